@@ -1,0 +1,48 @@
+# The two commands a newcomer needs: `make run` and `make test`. Both set up .venv themselves.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+FWLIB  := build/fwlib
+ARGS   ?=
+PYTEST_ARGS ?=
+
+.PHONY: venv run test test-firmware typecheck bench models clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $@
+
+# Firmware libraries come from PyPI (see firmware/tools/fetch_libs.py), never from the MicroPython index.
+$(FWLIB)/.fetched: $(STAMP) firmware/tools/fetch_libs.py
+	$(BIN)/python firmware/tools/fetch_libs.py $(FWLIB)
+	touch $@
+
+venv: $(STAMP) $(FWLIB)/.fetched
+
+## Run the tower service (the simulated tower when no hardware is named).
+run: venv
+	$(BIN)/dicetower run $(ARGS)
+
+## Every test: firmware tests on the real micropython, the firmware type check, then pytest.
+test: venv test-firmware typecheck
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-firmware: venv
+	$(BIN)/python firmware/tools/run_tests.py
+
+typecheck: venv
+	$(BIN)/python firmware/tools/typecheck.py
+
+## Printed figures: vision accuracy and speed, audit scale.
+bench: venv
+	$(BIN)/python -m bench
+
+## Rebuild the shipped models from licensed data.
+models: venv
+	$(BIN)/python -m dicetower.vision.train_models
+
+clean:
+	rm -rf build $(VENV)

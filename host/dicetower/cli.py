@@ -1,0 +1,39 @@
+"""The `dicetower` command line. Each subcommand lives with the subpackage that does its job and is
+imported only when called, so `dicetower resolve` does not pay for OpenCV."""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+# command name -> "module:attribute" of a click command
+COMMANDS = {
+    "run": "dicetower.service.cli:run",
+    "sim": "dicetower.sim.cli:sim",
+    "read": "dicetower.vision.cli:read",
+    "calibrate": "dicetower.vision.cli:calibrate",
+    "resolve": "dicetower.rules.cli:resolve",
+    "odds": "dicetower.rules.cli:odds",
+    "audit": "dicetower.audit.cli:audit",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use (see COMMANDS)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attr = target.split(":")
+        return getattr(importlib.import_module(module_name), attr)
+
+
+@click.group(cls=LazyGroup)
+@click.version_option(package_name="dicetower")
+def main() -> None:
+    """Camera-read dice tower: read dice, resolve rolls, log them, audit fairness."""

@@ -1,0 +1,76 @@
+"""The reading of one die: what the vision produces and the rules engine and roll log consume."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+#: Below this confidence (0..1) a reading is unsure: the player must confirm it or drop the die again
+#: (RULES.md GEN-D01). Never resolved in silence.
+UNSURE_BELOW = 0.80
+
+
+@dataclass
+class DieReading:
+    """One die read from one frame.
+
+    die_type:   "d4" | "d6" | "d8" | "d10" | "d12" | "d20" | "stone" (a Throwing Stones stone)
+    value:      face value (1..N), or None for faces that carry symbols only
+    box:        (x, y, w, h) in pixels of the frame: top-left corner, width, height
+    confidence: 0..1, the classifier's confidence in value/face
+    colour:     body colour name (e.g. "white", "yellow", "red") or None when unknown
+    face_colour: colour of the up face (Throwing Stones: "ruby", "gold", "silver", "rainbow") or None
+    symbols:    symbol ids on the up face (custom dice), empty for plain numbered/pip dice
+    die_id:     identity of the physical die (stone id, registered die), or None
+    cocked:     True when the die is not lying flat (GEN-D01: to be thrown again)
+    """
+
+    die_type: str
+    value: int | None
+    box: tuple[int, int, int, int]
+    confidence: float
+    colour: str | None = None
+    face_colour: str | None = None
+    symbols: list[str] = field(default_factory=list)
+    die_id: str | None = None
+    cocked: bool = False
+
+    @property
+    def unsure(self) -> bool:
+        """True when the reading must be confirmed by a person (low confidence or cocked)."""
+        return self.cocked or self.confidence < UNSURE_BELOW
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form used by `dicetower read --json`: die_type, value, box [x,y,w,h], confidence, plus
+        colour/symbols/die_id/cocked/unsure when they carry information."""
+        out: dict[str, Any] = {
+            "die_type": self.die_type,
+            "value": self.value,
+            "box": [int(v) for v in self.box],
+            "confidence": round(float(self.confidence), 4),
+        }
+        extra = asdict(self)
+        for key in ("colour", "face_colour", "die_id"):
+            if extra[key] is not None:
+                out[key] = extra[key]
+        if self.symbols:
+            out["symbols"] = list(self.symbols)
+        if self.cocked:
+            out["cocked"] = True
+        out["unsure"] = self.unsure
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> "DieReading":
+        """Inverse of to_json. Raises KeyError/TypeError on a malformed object."""
+        return cls(
+            die_type=str(obj["die_type"]),
+            value=None if obj.get("value") is None else int(obj["value"]),
+            box=tuple(int(v) for v in obj.get("box", (0, 0, 0, 0))),  # type: ignore[arg-type]
+            confidence=float(obj.get("confidence", 1.0)),
+            colour=obj.get("colour"),
+            face_colour=obj.get("face_colour"),
+            symbols=list(obj.get("symbols", [])),
+            die_id=obj.get("die_id"),
+            cocked=bool(obj.get("cocked", False)),
+        )
