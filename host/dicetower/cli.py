@@ -37,3 +37,7 @@ class LazyGroup(click.Group):
 @click.version_option(package_name="dicetower")
 def main() -> None:
     """Camera-read dice tower: read dice, resolve rolls, log them, audit fairness."""
+
+
+if __name__ == "__main__":
+    main()

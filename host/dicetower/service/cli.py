@@ -1,0 +1,150 @@
+"""`dicetower run`: the tower service, on the simulated tower unless a serial port is named."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+import time
+from pathlib import Path
+
+import click
+
+from dicetower import paths
+from dicetower.readings import DieReading
+
+from .roll import RollResult
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp"}
+
+
+def demo_feed() -> list[Path]:
+    """The shipped replay feed: real photos in demo/matteop65 (MIT, see its ATTRIBUTION.md)."""
+    return sorted(p for p in (paths.repo_root() / "demo" / "matteop65").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+
+
+def image_files(items: tuple[str, ...]) -> list[Path]:
+    """Image files named directly or found in the named folders, in name order.
+    Raises click.BadParameter when a path does not exist or holds no image."""
+    files: list[Path] = []
+    for item in items:
+        path = Path(item)
+        if path.is_dir():
+            files += sorted(p for p in path.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise click.BadParameter(f"{item}: no such file or folder", param_hint="--replay")
+    if not files:
+        raise click.BadParameter("no image files (.jpg .png .bmp) found", param_hint="--replay")
+    return files
+
+
+def describe(result: RollResult) -> str:
+    """One printed line per roll: the dice read, flags and the logged outcome."""
+
+    def die(r: DieReading) -> str:
+        flag = " UNSURE" if r.unsure else ""
+        return f"{r.die_type}={'?' if r.value is None else r.value}({r.confidence:.2f}{flag})"
+
+    dice = " ".join(die(r) for r in result.readings) or "(no dice)"
+    return f"roll #{result.roll_id} from {Path(result.frame_source).name}: {dice}"
+
+
+@click.command()
+@click.option("--port", metavar="URL", help="Serial port of a real tower (/dev/ttyUSB0, socket://HOST:PORT). "
+              "Default: start the simulated tower.")
+@click.option("--camera", "camera_index", type=int, metavar="INDEX", help="Live camera (cv2.VideoCapture index).")
+@click.option("--replay", multiple=True, metavar="PATH", help="Replay camera: image files or folders (repeatable). "
+              "Default: the shipped demo feed.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Roll log SQLite file (default: rolls.sqlite in the user's data directory).")
+@click.option("--table", "table_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Table profile (TOML): rule system, characters, what ROLL resolves.")
+@click.option("--die-set", default=None, help="Calibrated dice set to read with (see `dicetower calibrate`).")
+@click.option("--rolls", type=int, default=None, help="Press ROLL this many times by itself, then exit 0 (simulated tower).")
+def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log_path: Path | None,
+        table_path: Path | None, die_set: str | None, rolls: int | None) -> None:
+    """Run the tower service. In the terminal: `r` presses ROLL (simulated tower), `y`/`n` answer an
+    unsure reading, `q` quits."""
+    from dicetower.audit.rolllog import RollLog
+    from dicetower.link import TowerLink
+    from dicetower.vision.camera import LiveCamera, ReplayCamera
+    from dicetower.vision.reader import DiceReader
+
+    from .roll import RollPipeline
+    from .table import load_plan
+    from .tower import TowerService
+
+    if rolls is not None and port:
+        raise click.UsageError("--rolls presses ROLL on the simulated tower; it cannot press a real tower's button")
+    camera = LiveCamera(camera_index) if camera_index is not None else ReplayCamera(image_files(replay) if replay else demo_feed())
+    log_path = log_path or paths.default_log_path()
+    plan, idle_line = load_plan(table_path)
+
+    with contextlib.ExitStack() as stack:
+        sim = None
+        if port is None:
+            from dicetower.sim import SimTower
+
+            sim = stack.enter_context(SimTower())
+            port = sim.serial_url
+            click.echo(f"simulated tower running; serial link at {port}")
+        log = stack.enter_context(RollLog(log_path, tower="sim" if sim else port))
+        link = TowerLink(port)
+        stack.callback(link.close)
+        hello = link.handshake()
+        click.echo(f"tower firmware {hello.get('fw')} (protocol {hello.get('proto')}); roll log {log_path}")
+
+        def show(result: RollResult) -> None:
+            click.echo(describe(result))
+            click.echo("outcome: " + ", ".join(f"{k}={v}" for k, v in result.outcome.items()))
+            if sim is not None:
+                sim.wait_until(lambda: sim.oled_lines()[: len(result.screen)] == [s.ljust(16)[:16].rstrip() for s in result.screen], 5.0)
+                click.echo(sim.oled_text_art())
+
+        service = TowerService(link, camera, RollPipeline(DiceReader(die_set), log, plan),
+                               idle_line=idle_line, on_result=show,
+                               confirm_timeout_s=2.0 if rolls is not None else 30.0)
+        service.start()
+        if rolls is not None:
+            assert sim is not None
+            for _ in range(rolls):
+                before = len(service.results)
+                sim.press("roll")
+                deadline = time.monotonic() + 60
+                while len(service.results) == before:
+                    if time.monotonic() > deadline:
+                        raise click.ClickException("the tower sent no ROLL within 60 s of the press")
+                    service.poll(0.1)
+            click.echo(f"{rolls} rolls logged to {log_path}")
+            return
+        _interactive(service, sim)
+
+
+def _interactive(service, sim) -> None:  # type: ignore[no-untyped-def]
+    """Keys: r = press ROLL (simulated tower), y/n = answer an unsure reading, q = quit."""
+    quit_flag = threading.Event()
+
+    def keys() -> None:
+        while not quit_flag.is_set():
+            try:
+                key = click.getchar()
+            except (EOFError, KeyboardInterrupt):
+                key = "q"
+            if key in ("q", "\x03", "\x04"):
+                quit_flag.set()
+            elif key == "r":
+                if sim is None:
+                    click.echo("press the ROLL button on the tower", err=True)
+                else:
+                    sim.press("roll")
+            elif key in ("y", "n"):
+                service.answers.put("OK" if key == "y" else "NO")
+
+    click.echo("r = ROLL, y/n = keep/re-throw an unsure die, q = quit" if sim else "press ROLL on the tower; q = quit")
+    if not sys.stdin.isatty():
+        click.echo("(standard input is not a terminal: reading keys line by line)")
+    threading.Thread(target=keys, daemon=True).start()
+    while not quit_flag.is_set():
+        service.poll(0.1)

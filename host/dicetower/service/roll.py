@@ -1,0 +1,127 @@
+"""One roll, from a camera frame to a logged outcome and its screen. No I/O with the tower here, so
+the same path serves the live service, the simulated tower and the tests."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from dicetower import rules
+from dicetower.readings import DieReading
+
+from .plan import RollPlan
+
+
+class Reader(Protocol):
+    def read(self, image: np.ndarray) -> list[DieReading]: ...
+
+
+class Log(Protocol):
+    def record_roll(self, readings: list[DieReading], outcome: dict[str, Any], *, system: str,
+                    procedure: str, frame_sha256: str, frame_source: str | None = None,
+                    crops: list[bytes] | None = None) -> Any: ...
+
+
+@dataclass
+class RollResult:
+    """What one roll produced.
+
+    roll_id:   the roll log's id (the roll is logged before it is shown)
+    readings:  the dice read, in reading order
+    outcome:   the procedure's outcome (JSON-serialisable), or {"status": ..., "error": ...} when the
+               throw must be made again (wrong dice, unsure dice the player rejected)
+    screen:    the OLED lines to show (at most 8 of at most 16 characters)
+    """
+
+    roll_id: int
+    readings: list[DieReading]
+    outcome: dict[str, Any]
+    screen: list[str]
+    frame_sha256: str
+    frame_source: str
+    unsure: list[int] = field(default_factory=list)
+
+
+def frame_sha256(image: np.ndarray, source: str | None = None) -> str:
+    """SHA-256 (hex) of the image a roll was read from: of the file's bytes when the frame came from
+    an image file (anyone can check it against the photo), else of the raw HxWx3 BGR pixel bytes."""
+    if source:
+        path = Path(source)
+        if path.is_file():
+            return hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashlib.sha256(np.ascontiguousarray(image).tobytes()).hexdigest()
+
+
+def screen_lines(procedure_id: str, outcome: dict[str, Any]) -> list[str]:
+    """The OLED form of an outcome: the procedure's own screen when it has one, else the rules
+    engine's generic form (at most 8 lines of 16 characters)."""
+    from dicetower.rules import screen as generic
+
+    proc = rules.get(procedure_id)
+    if proc.screen is not None:
+        return proc.screen(outcome)
+    return generic.generic_screen(procedure_id, outcome)
+
+
+def refusal_screen(title: str, detail: str) -> list[str]:
+    """Screen for a throw that must be made again: a title and the reason folded to 16 columns."""
+    words, lines, line = detail.split(), [title[:16]], ""
+    for word in words:
+        if len(line) + len(word) + (1 if line else 0) > 16:
+            lines.append(line)
+            line = word[:16]
+        else:
+            line = f"{line} {word}" if line else word[:16]
+    if line:
+        lines.append(line)
+    return lines[:8]
+
+
+class RollPipeline:
+    """Frame -> readings -> outcome -> log -> screen, for one table's RollPlan.
+
+    reader: DiceReader-like (read(image) -> list[DieReading])
+    log:    RollLog-like (record_roll(...))
+    """
+
+    def __init__(self, reader: Reader, log: Log, plan: RollPlan):
+        self.reader = reader
+        self.log = log
+        self.plan = plan
+
+    def read(self, image: np.ndarray) -> list[DieReading]:
+        """Read every die in the frame. image: HxWx3 uint8 BGR."""
+        return self.reader.read(image)
+
+    def resolve_and_log(self, image: np.ndarray, source: str, readings: list[DieReading],
+                        rejected: bool = False) -> RollResult:
+        """Resolve the plan's procedure on these readings, log the roll, and return the screen.
+
+        The roll is logged (committed) BEFORE the screen is returned, so a shown result is always in
+        the log. Readings the player rejected (unsure, GEN-D01) or dice the procedure refuses
+        (GEN-D04, RulesError) are logged with an outcome {"status": "rethrow", ...} and a screen that
+        asks for the dice again; nothing is guessed. Raises the log's error when logging fails: the
+        caller must then not show a result.
+        """
+        sha = frame_sha256(image, source)
+        unsure = [i for i, r in enumerate(readings) if r.unsure]
+        if rejected:
+            outcome: dict[str, Any] = {"status": "rethrow", "reason": "unsure reading rejected (GEN-D01)"}
+            screen = refusal_screen("DROP AGAIN", "an unsure die was rejected: drop the dice again")
+        elif not readings:
+            outcome = {"status": "rethrow", "reason": "no dice seen in the tray"}
+            screen = refusal_screen("NO DICE SEEN", "drop the dice again")
+        else:
+            try:
+                outcome = {"status": "resolved", **rules.resolve(self.plan.procedure, self.plan.build_inputs(readings))}
+                screen = screen_lines(self.plan.procedure, outcome)
+            except rules.RulesError as exc:
+                outcome = {"status": "rethrow", "reason": str(exc)}
+                screen = refusal_screen("THROW AGAIN", str(exc))
+        record = self.log.record_roll(readings, outcome, system=self.plan.procedure.split(".")[0],
+                                      procedure=self.plan.procedure, frame_sha256=sha, frame_source=source)
+        return RollResult(record.roll_id, readings, outcome, screen, sha, source, unsure)

@@ -1,0 +1,107 @@
+"""Table profiles (TOML): the table's rule system, characters and what a press of ROLL resolves.
+
+A profile (see tables/*.toml in the repository):
+
+    name = "Thursday d6 pool"
+    system = "d6pool"                       # one of dicetower.rules.SYSTEMS
+    [roll]                                  # what a press of ROLL resolves
+    procedure = "d6pool.count_successes"    # RULES.md procedure id
+    dice_input = "faces"                    # the inputs key that receives the dice readings
+    [roll.inputs]                           # fixed inputs; "@a.b.c" refers to a profile value
+    [characters.NAME] ...                   # characteristics, skills, health tracks, stones
+
+State changed by outcomes is saved back with save_profile(), atomically.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from dicetower import rules
+
+from .plan import RollPlan
+
+
+class ProfileError(ValueError):
+    """A table profile that cannot be used; the message names the file and the field to fix."""
+
+
+def load_profile(path: Path) -> dict[str, Any]:
+    """Parse a profile. Raises ProfileError naming the file on bad TOML or a missing/unknown system."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProfileError(f"{path}: cannot read the table profile ({exc})") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ProfileError(f"{path}: not valid TOML ({exc}); fix the file and retry") from exc
+    system = data.get("system")
+    if system not in rules.SYSTEMS:
+        raise ProfileError(f"{path}: 'system' must be one of {', '.join(rules.SYSTEMS)}, not {system!r}")
+    return data
+
+
+def _deref(value: Any, profile: dict[str, Any], path: Path) -> Any:
+    """Replace "@a.b.c" strings by the profile's value at a.b.c (recursively in lists and tables)."""
+    if isinstance(value, str) and value.startswith("@"):
+        node: Any = profile
+        for key in value[1:].split("."):
+            if not isinstance(node, dict) or key not in node:
+                raise ProfileError(f"{path}: {value} refers to nothing in the profile")
+            node = node[key]
+        return node
+    if isinstance(value, dict):
+        return {k: _deref(v, profile, path) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_deref(v, profile, path) for v in value]
+    return value
+
+
+def plan_from_profile(profile: dict[str, Any], path: Path) -> RollPlan:
+    """The RollPlan of a parsed profile. Raises ProfileError on an unknown procedure id."""
+    roll = profile.get("roll", {})
+    procedure = roll.get("procedure")
+    if not procedure:
+        raise ProfileError(f"{path}: [roll] needs a 'procedure' (a RULES.md procedure id)")
+    if not procedure.startswith(profile["system"] + "."):
+        raise ProfileError(f"{path}: procedure {procedure} is not of the table's system {profile['system']}")
+    try:
+        rules.get(procedure)
+    except rules.RulesError as exc:
+        raise ProfileError(f"{path}: {exc}") from exc
+    return RollPlan(procedure=procedure, dice_input=roll.get("dice_input", "faces"),
+                    inputs=_deref(roll.get("inputs", {}), profile, path))
+
+
+def load_plan(path: Path | None) -> tuple[RollPlan, str]:
+    """(plan, idle screen line) for a profile file, or the default d6 success pool (seed 004,
+    d6pool.count_successes) when no profile is given."""
+    if path is None:
+        return RollPlan(), "d6 pool: ROLL"
+    profile = load_profile(path)
+    return plan_from_profile(profile, path), str(profile.get("idle", profile.get("name", "Press ROLL")))[:16]
+
+
+def save_profile(path: Path, profile: dict[str, Any]) -> None:
+    """Write the profile back atomically: a temporary file in the same folder, fsync, then rename,
+    so a crash leaves either the old or the new file, never half of one. Raises OSError (disk full,
+    read-only) with the old file intact."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            tomli_w.dump(profile, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+

@@ -1,0 +1,91 @@
+"""The service loop: events from the tower link in, screens out."""
+
+from __future__ import annotations
+
+import queue
+import time
+from typing import Any, Callable, Protocol
+
+from dicetower.readings import DieReading
+
+from .roll import RollPipeline, RollResult
+
+
+class Link(Protocol):
+    def next_event(self, timeout_s: float) -> Any: ...
+    def show_screen(self, lines: list[str], big: str | None = None) -> None: ...
+    def show_idle(self, line: str) -> None: ...
+    def set_light(self, mode: str) -> None: ...
+
+
+class Camera(Protocol):
+    def read(self) -> Any: ...
+
+
+def confirm_screen(index: int, reading: DieReading) -> list[str]:
+    """OLED prompt for an unsure reading (GEN-D01): what was read and which button does what."""
+    value = "?" if reading.value is None else str(reading.value)
+    why = "cocked" if reading.cocked else f"conf {reading.confidence:.2f}"
+    return [f"UNSURE DIE {index + 1}", f"{reading.die_type} read {value}", why, "", "OK  = keep it", "NO  = drop again"]
+
+
+class TowerService:
+    """Runs the tower: on each ROLL event reads a frame, has unsure dice confirmed, resolves, logs, shows.
+
+    link:      TowerLink-like (next_event, show_screen, show_idle, set_light)
+    camera:    ReplayCamera/LiveCamera-like (read() -> Frame(image, source))
+    pipeline:  RollPipeline for the table's plan
+    confirm_timeout_s: how long to wait for OK/NO on an unsure die (s); no answer counts as NO,
+               so an unsure die is never resolved in silence
+    on_result: called with each RollResult after it is logged and shown (printing, tests)
+    """
+
+    def __init__(self, link: Link, camera: Camera, pipeline: RollPipeline, *,
+                 confirm_timeout_s: float = 30.0, idle_line: str = "Press ROLL",
+                 on_result: Callable[[RollResult], None] | None = None):
+        self.link = link
+        self.camera = camera
+        self.pipeline = pipeline
+        self.confirm_timeout_s = confirm_timeout_s
+        self.idle_line = idle_line
+        self.on_result = on_result
+        #: answers typed at the host ("OK"/"NO"), merged with the tower's panel buttons
+        self.answers: "queue.Queue[str]" = queue.Queue()
+        self.results: list[RollResult] = []
+
+    def start(self) -> None:
+        """Show the idle screen (the link's handshake is done by its owner)."""
+        self.link.show_idle(self.idle_line)
+
+    def poll(self, timeout_s: float = 0.1) -> RollResult | None:
+        """Handle at most one tower event; returns the RollResult when it was a ROLL."""
+        event = self.link.next_event(timeout_s)
+        if event is None or event.type != "ROLL":
+            return None
+        return self.handle_roll()
+
+    def handle_roll(self) -> RollResult:
+        """Frame -> readings -> (confirmation of unsure dice) -> outcome -> log -> screen."""
+        frame = self.camera.read()
+        readings = self.pipeline.read(frame.image)
+        rejected = any(not self._confirm(i, r) for i, r in enumerate(readings) if r.unsure)
+        result = self.pipeline.resolve_and_log(frame.image, frame.source, readings, rejected=rejected)
+        self.link.show_screen(result.screen)
+        self.link.set_light("idle")
+        self.results.append(result)
+        if self.on_result:
+            self.on_result(result)
+        return result
+
+    def _confirm(self, index: int, reading: DieReading) -> bool:
+        self.link.show_screen(confirm_screen(index, reading))
+        deadline = time.monotonic() + self.confirm_timeout_s
+        while time.monotonic() < deadline:
+            try:
+                return self.answers.get_nowait() == "OK"
+            except queue.Empty:
+                pass
+            event = self.link.next_event(0.1)
+            if event is not None and event.type == "BTN" and event.fields.get("name") in ("ok", "no"):
+                return event.fields["name"] == "ok"
+        return False

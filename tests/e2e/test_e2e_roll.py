@@ -1,0 +1,89 @@
+"""End to end: the unchanged firmware in a real micropython process (the simulated tower), pyserial on
+its socket URL, real OpenCV on a shipped real photo, a real SQLite roll log."""
+
+import csv
+import hashlib
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from dicetower import paths, rules
+from dicetower.audit.rolllog import RollLog
+from dicetower.link import TowerLink
+from dicetower.service.plan import RollPlan
+from dicetower.service.roll import RollPipeline
+from dicetower.service.tower import TowerService
+from dicetower.sim import SimTower
+from dicetower.vision.camera import ReplayCamera
+from dicetower.vision.reader import DiceReader
+
+pytestmark = pytest.mark.e2e
+DEMO = paths.repo_root() / "demo" / "matteop65"
+
+
+def demo_labels() -> dict[str, list[int]]:
+    """Labelled values of each shipped demo photo (labels.csv beside the photos)."""
+    values: dict[str, list[int]] = {}
+    with open(DEMO / "labels.csv", newline="") as fh:
+        for row in csv.DictReader(fh):
+            values.setdefault(Path(row["image"]).name, []).append(int(row["value"]))
+    return values
+
+
+def known_photo() -> tuple[Path, list[int]]:
+    """A demo photo with three or more labelled dice, the first in name order."""
+    for name, values in sorted(demo_labels().items()):
+        if len(values) >= 3:
+            return DEMO / name, values
+    pytest.fail("the demo feed has no photo with three labelled dice")
+
+
+def run_until_roll(service: TowerService, timeout_s: float = 60.0):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        result = service.poll(0.1)
+        if result is not None:
+            return result
+    pytest.fail("no ROLL event reached the host")
+
+
+def test_roll_press_shows_host_result_on_oled_and_logs_it(tmp_path):
+    photo, labelled = known_photo()
+    expected = rules.resolve("d6pool.count_successes", {"faces": labelled})
+    log_path = tmp_path / "rolls.sqlite"
+    with SimTower() as tower, RollLog(log_path, tower="sim") as log:
+        link = TowerLink(tower.serial_url)
+        try:
+            link.handshake()
+            service = TowerService(link, ReplayCamera([photo]), RollPipeline(DiceReader(), log, RollPlan()),
+                                   confirm_timeout_s=1.0)
+            service.start()
+            tower.press("roll")
+            result = run_until_roll(service)
+            # the gate opened and closed again, the light ring went to capture white
+            assert tower.servo_angle == pytest.approx(tower.servo_closed_deg, abs=1.0)
+            assert sorted(r.value for r in result.readings) == sorted(labelled)
+            assert result.outcome["successes"] == expected["successes"]
+            screen = [line.rstrip() for line in result.screen]
+            assert tower.wait_until(lambda: [l.rstrip() for l in tower.oled_lines()[: len(screen)]] == screen, 5.0), \
+                tower.oled_text_art()
+            assert str(expected["successes"]) in " ".join(tower.oled_lines())
+        finally:
+            link.close()
+        rolls = log.rolls()
+    assert len(rolls) == 1
+    assert rolls[0]["frame_sha256"] == hashlib.sha256(photo.read_bytes()).hexdigest()
+    assert sorted(d["value"] for d in rolls[0]["dice"]) == sorted(labelled)
+
+
+def test_make_run_rolls_three_times_and_logs_them(tmp_path):
+    log_path = tmp_path / "rolls.sqlite"
+    proc = subprocess.run([sys.executable, "-m", "dicetower.cli", "run", "--rolls", "3", "--log", str(log_path)],
+                          capture_output=True, text=True, timeout=240, cwd=paths.repo_root())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count("roll #") == 3
+    with RollLog(log_path) as log:
+        assert len(log.rolls()) == 3

@@ -1,0 +1,79 @@
+"""Table profiles and roll plans: parsing, references, atomic save."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from dicetower.readings import DieReading
+from dicetower.service.plan import RollPlan
+from dicetower.service.table import ProfileError, load_plan, load_profile, save_profile
+
+
+def reading(value, die_type="d6", colour="white"):
+    return DieReading(die_type=die_type, value=value, box=(0, 0, 10, 10), confidence=0.99, colour=colour)
+
+
+def test_plan_passes_readings_with_fixed_inputs():
+    plan = RollPlan(procedure="alkemy.simple_test", dice_input="dice", inputs={"target": 7})
+    built = plan.build_inputs([reading(5), reading(2, colour="red")])
+    assert built["target"] == 7
+    assert built["dice"] == [{"die_type": "d6", "value": 5, "colour": "white"},
+                             {"die_type": "d6", "value": 2, "colour": "red"}]
+
+
+def test_default_plan_is_the_d6_success_pool():
+    plan, idle = load_plan(None)
+    assert plan.procedure == "d6pool.count_successes" and idle
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "table.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_profile_references_resolve_to_character_values(tmp_path):
+    path = write(tmp_path, """
+name = "Thursday"
+system = "d6pool"
+[roll]
+procedure = "d6pool.count_successes"
+[roll.inputs]
+label = "@characters.ana.name"
+[characters.ana]
+name = "Ana"
+characteristics = { DEXT = 4 }
+""")
+    plan, idle = load_plan(path)
+    assert plan.inputs == {"label": "Ana"}
+    assert idle == "Thursday"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("system = 'chess'", "must be one of"),
+    ("system = 'd6pool'\n[roll]\nprocedure = 'alkemy.simple_test'", "not of the table's system"),
+    ("system = 'd6pool'\n[roll]\nprocedure = 'd6pool.count_successes'\ninputs = { x = '@nowhere.at.all' }", "refers to nothing"),
+    ("system = = 'd6pool'", "not valid TOML"),
+])
+def test_bad_profiles_say_what_to_fix(tmp_path, text, message):
+    with pytest.raises(ProfileError, match=message):
+        load_plan(write(tmp_path, text))
+
+
+def test_save_profile_is_atomic_and_keeps_old_file_on_failure(tmp_path, monkeypatch):
+    path = write(tmp_path, "system = 'd6pool'\n[characters.ana]\nwounds = 0\n")
+    profile = load_profile(path)
+    profile["characters"]["ana"]["wounds"] = 2
+    save_profile(path, profile)
+    assert load_profile(path)["characters"]["ana"]["wounds"] == 2
+
+    def broken_replace(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    profile["characters"]["ana"]["wounds"] = 9
+    with pytest.raises(OSError):
+        save_profile(path, profile)
+    assert load_profile(path)["characters"]["ana"]["wounds"] == 2
+    assert [p.name for p in tmp_path.iterdir()] == ["table.toml"]
