@@ -1,0 +1,251 @@
+"""The roll log on real SQLite files: contents, hash chain and tampering, bad files, crash safety."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from dicetower.audit.rolllog import LogError, RollLog, chain_hash
+from dicetower.readings import DieReading
+
+SHA = hashlib.sha256(b"frame").hexdigest()
+
+
+def d(die_type: str, value: int | None, conf: float = 0.97, die_id: str | None = None, x: int = 10) -> DieReading:
+    return DieReading(die_type=die_type, value=value, box=(x, 20, 30, 30), confidence=conf, die_id=die_id)
+
+
+def log_some(path, n=5):
+    with RollLog(path, tower="sim", table="t1") as log:
+        for i in range(n):
+            log.record_roll([d("d6", 1 + i % 6, die_id="red"), d("d20", 1 + (7 * i) % 20, die_id="blue")],
+                            {"successes": i}, system="d6pool", procedure="d6pool.count_successes",
+                            frame_sha256=SHA, frame_source=f"img{i}.jpg")
+
+
+def test_rolls_are_logged_with_every_field_and_read_back(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    with RollLog(path, tower="sim", table="friday") as log:
+        rec = log.record_roll([d("d6", 5, 0.99, "A"), d("d6", 2, 0.5, "B")], {"successes": 1},
+                              system="d6pool", procedure="d6pool.count_successes", frame_sha256=SHA,
+                              frame_source="x.jpg", crops=[b"\x89PNG\r\n\x1a\nabc", b"\xff\xd8jpeg"])
+        assert rec.roll_id == 1 and rec.time > 0
+        rec2 = log.record_roll([], {"status": "rethrow"}, system="d6pool", procedure="d6pool.count_successes",
+                               frame_sha256=SHA)
+        assert rec2.roll_id == 2
+    with RollLog(path, readonly=True) as log:
+        rolls = log.rolls()
+        assert log.verify().ok
+    assert [r["roll_id"] for r in rolls] == [1, 2]
+    first = rolls[0]
+    assert first["tower"] == "sim" and first["table"] == "friday" and first["outcome"] == {"successes": 1}
+    assert first["frame_sha256"] == SHA and first["time_utc"].endswith("+00:00")
+    assert [(x["die_id"], x["value"], x["unsure"], x["confirmed"]) for x in first["dice"]] == \
+        [("A", 5, False, False), ("B", 2, True, False)]
+    crop = tmp_path / first["dice"][0]["crop_path"]
+    assert crop.read_bytes() == b"\x89PNG\r\n\x1a\nabc" and crop.suffix == ".png"
+    assert rolls[1]["dice"] == []
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+
+
+def test_confirmation_and_correction_are_appended_and_chained(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    log_some(path, 2)
+    with RollLog(path) as log:
+        log.mark_confirmed(1, 0, None)
+        log.mark_confirmed(2, 1, 13)
+        with pytest.raises(LogError, match="out of range for a d20"):
+            log.mark_confirmed(2, 1, 21)
+        with pytest.raises(LogError, match="roll 9 has no die 0"):
+            log.mark_confirmed(9, 0, 3)
+        rolls = log.rolls()
+        assert log.verify().ok
+    assert rolls[0]["dice"][0]["confirmed"] and rolls[0]["dice"][0]["face"] == rolls[0]["dice"][0]["value"]
+    corrected = rolls[1]["dice"][1]
+    assert corrected["confirmed"] and corrected["corrected_value"] == 13 and corrected["face"] == 13
+    assert corrected["value"] == 8  # what was read stays in the log
+
+
+def faults_of(path):
+    with RollLog(path, readonly=True) as log:
+        return log.verify().faults
+
+
+def test_verify_finds_an_edited_face(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    log_some(path)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE readings SET value = 6 WHERE reading_id = 3")
+    faults = faults_of(path)
+    assert [(f.kind, f.table, f.row_id) for f in faults] == [("edited", "readings", 3)]
+
+
+def test_verify_finds_an_edited_outcome_even_when_rehashed(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    log_some(path)
+    with sqlite3.connect(path) as db:
+        db.row_factory = sqlite3.Row
+        row = dict(db.execute("SELECT * FROM rolls WHERE roll_id = 2").fetchone())
+        row["outcome"] = json.dumps({"successes": 99})
+        db.execute("UPDATE rolls SET outcome = ?, row_hash = ? WHERE roll_id = 2",
+                   (row["outcome"], chain_hash(row["prev_hash"], "rolls", row)))
+    faults = faults_of(path)
+    assert [(f.kind, f.table, f.row_id) for f in faults] == [("edited", "rolls", 2)]
+
+
+def test_verify_finds_an_inserted_row_with_a_valid_hash(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    log_some(path)
+    with sqlite3.connect(path) as db:
+        db.row_factory = sqlite3.Row
+        before = dict(db.execute("SELECT * FROM readings WHERE reading_id = 4").fetchone())
+        fake = dict(before, reading_id=100, seq=before["seq"] + 0.5, value=6, die_index=7,
+                    prev_hash=before["row_hash"])
+        fake["row_hash"] = chain_hash(fake["prev_hash"], "readings", fake)
+        cols = ", ".join(fake)
+        db.execute(f"INSERT INTO readings ({cols}) VALUES ({', '.join('?' * len(fake))})", list(fake.values()))
+    faults = faults_of(path)
+    assert [(f.kind, f.table, f.row_id) for f in faults] == [("inserted", "readings", 100)]
+
+
+def test_verify_finds_a_deleted_row_in_the_middle_and_at_the_end(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    log_some(path)
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM readings WHERE reading_id = 5")
+    faults = faults_of(path)
+    assert [(f.kind, f.table) for f in faults] == [("deleted", "readings")]
+    assert faults[0].row_id == 6 and "1 row(s) deleted" in faults[0].detail
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM readings WHERE reading_id = 10")
+    kinds = [(f.kind, f.table) for f in faults_of(path)]
+    assert kinds == [("deleted", "readings"), ("deleted", "meta")]
+
+
+def test_verify_finds_an_edited_crop(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    with RollLog(path) as log:
+        log.record_roll([d("d6", 4)], {}, system="s", procedure="p", frame_sha256=SHA, crops=[b"\x89PNG\r\n\x1a\n1"])
+    crop = next((tmp_path / "rolls.sqlite.crops").iterdir())
+    crop.write_bytes(b"\x89PNG\r\n\x1a\n2")
+    assert [(f.kind, f.table) for f in faults_of(path)] == [("edited", "crop")]
+
+
+def test_unknown_die_and_face_out_of_range_log_nothing(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    log_some(path, 1)
+    with RollLog(path) as log:
+        with pytest.raises(LogError, match=r"unknown die type 'd7' \(die 1 of the roll\)"):
+            log.record_roll([d("d6", 3), d("d7", 3)], {}, system="s", procedure="p", frame_sha256=SHA)
+        with pytest.raises(LogError, match="face 7 is out of range for a d6"):
+            log.record_roll([d("d6", 7)], {}, system="s", procedure="p", frame_sha256=SHA)
+        assert len(log.rolls()) == 1 and log.verify().ok
+
+
+def test_newer_schema_is_refused_and_left_untouched(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    log_some(path, 1)
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA user_version = 7")
+    before = path.read_bytes()
+    with pytest.raises(LogError, match=r"newer dicetower \(roll log schema version 7.*upgrade dicetower"):
+        RollLog(path)
+    assert path.read_bytes() == before
+
+
+def test_corrupt_file_is_named_and_left_untouched(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    path.write_bytes(os.urandom(4096))
+    before = path.read_bytes()
+    with pytest.raises(LogError, match=f"{path.name} is not a SQLite database.*left untouched"):
+        RollLog(path)
+    assert path.read_bytes() == before
+    # a SQLite header followed by garbage (a truncated or overwritten log)
+    path.write_bytes(b"SQLite format 3\x00" + os.urandom(4000))
+    with pytest.raises(LogError, match=f"{path.name} is corrupt or not a roll log"):
+        RollLog(path)
+
+
+def test_other_sqlite_database_is_not_taken_over(tmp_path):
+    path = tmp_path / "other.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE notes (x)")
+    with pytest.raises(LogError, match="not a roll log"):
+        RollLog(path)
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT name FROM sqlite_master").fetchall() == [("notes",)]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes to read-only files")
+def test_read_only_log_says_the_roll_was_not_logged(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    log_some(path, 2)
+    os.chmod(path, 0o444)
+    try:
+        with RollLog(path) as log:
+            with pytest.raises(LogError, match="NOT logged"):
+                log.record_roll([d("d6", 3)], {}, system="s", procedure="p", frame_sha256=SHA)
+    except LogError as exc:  # refused at open (WAL needs to write): still a clear error
+        assert "rolls.sqlite" in str(exc)
+    finally:
+        os.chmod(path, 0o644)
+    with RollLog(path, readonly=True) as log:
+        assert len(log.rolls()) == 2
+
+
+def test_full_disk_says_the_roll_was_not_logged(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    log_some(path, 2)
+    with RollLog(path) as log:
+        page_count = log._db.execute("PRAGMA page_count").fetchone()[0]
+        log._db.execute(f"PRAGMA max_page_count = {page_count}")  # the database cannot grow: a full disk
+        with pytest.raises(LogError, match=r"NOT logged.*(full|disk).*must not be shown"):
+            for i in range(200):
+                log.record_roll([d("d6", 3)] * 10, {"pad": "x" * 2000}, system="s", procedure="p", frame_sha256=SHA)
+    with RollLog(path, readonly=True) as log:
+        assert log.verify().ok
+        assert all(len(r["dice"]) == (2 if r["roll_id"] <= 2 else 10) for r in log.rolls())
+
+
+WRITER = """
+import sys
+from dicetower.audit.rolllog import RollLog
+from dicetower.readings import DieReading
+with RollLog(sys.argv[1], tower="crash") as log:
+    i = 0
+    while True:
+        dice = [DieReading("d6", 1 + (i + k) % 6, (k, 0, 5, 5), 0.9) for k in range(8)]
+        rec = log.record_roll(dice, {"i": i}, system="s", procedure="p", frame_sha256="0" * 64)
+        print(rec.roll_id, flush=True)
+        i += 1
+"""
+
+
+def test_sigkill_mid_batch_keeps_every_committed_roll(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True)
+    committed = []
+    deadline = time.monotonic() + 60
+    while len(committed) < 40 and time.monotonic() < deadline:
+        committed.append(int(proc.stdout.readline()))
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    committed += [int(line) for line in proc.stdout.read().split()]
+    assert len(committed) >= 40
+    with RollLog(path, readonly=True) as log:
+        result = log.verify()
+        rolls = {r["roll_id"]: r for r in log.rolls()}
+    assert result.ok, result.faults
+    for roll_id in committed:
+        assert len(rolls[roll_id]["dice"]) == 8
+    assert all(len(r["dice"]) == 8 for r in rolls.values())  # no half-written roll
