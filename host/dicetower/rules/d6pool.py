@@ -252,6 +252,9 @@ def dice_count(inputs: dict[str, Any]) -> dict[str, Any]:
              (D6P-D05: too weakened; a forced defence scores 0).
     Raises RulesError on non-integer values or a bad equipment choice.
     """
+    if not {"characteristic_value", "equipment_bonus", "equipment", "equipment_candidates",
+            "equipment_possessed"} & set(inputs):
+        raise RulesError("give characteristic_value (and skill_level, equipment, wounds) to count the dice")
     characteristic = characteristic_name(inputs["characteristic"]) if inputs.get("characteristic") else None
     owned: list[dict[str, Any]] = []
     used_bonus = 0
