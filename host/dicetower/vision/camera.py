@@ -1,0 +1,90 @@
+"""Cameras: where the tower's frames come from. LiveCamera reads a real camera (cv2.VideoCapture);
+ReplayCamera serves image files in order (the simulated tower's camera and `make run`'s default)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+
+class FrameError(Exception):
+    """A frame could not be had: a missing, unreadable or corrupt image file, or a camera that gave
+    no frame. The message names the file or camera and says what to do."""
+
+
+@dataclass
+class Frame:
+    """One camera frame. image: HxWx3 uint8 BGR; source: the file path it was read from, or
+    "camera:<index>" for a live camera."""
+
+    image: np.ndarray
+    source: str
+
+
+def load_image(path: Path | str) -> np.ndarray:
+    """Read one image file. Returns HxWx3 uint8 BGR (grayscale files are converted, alpha dropped).
+    Raises FrameError naming the file when it is missing, empty or not a decodable image."""
+    path = Path(path)
+    if not path.is_file():
+        raise FrameError(f"{path}: no such image file")
+    data = np.fromfile(str(path), dtype=np.uint8)
+    if data.size == 0:
+        raise FrameError(f"{path}: the file is empty; replace it with a JPEG or PNG photo")
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if image is None or image.size == 0:
+        raise FrameError(f"{path}: not a readable image (corrupt or not JPEG/PNG/BMP); re-export or drop it")
+    return image
+
+
+class ReplayCamera:
+    """Serves image files in order, as a camera would serve frames; loops back to the first file when
+    loop=True, else raises FrameError after the last one.
+
+    paths: image files (JPEG/PNG/BMP). Raises ValueError when paths is empty."""
+
+    def __init__(self, paths: list[Path] | list[str], loop: bool = True):
+        self.paths = [Path(p) for p in paths]
+        if not self.paths:
+            raise ValueError("ReplayCamera needs at least one image file")
+        self.loop = loop
+        self._next = 0
+
+    def read(self) -> Frame:
+        """The next frame. Raises FrameError (naming the file) on a corrupt or missing file; the
+        camera still moves on, so the next read serves the following file."""
+        if self._next >= len(self.paths):
+            if not self.loop:
+                raise FrameError(f"replay camera: all {len(self.paths)} files served")
+            self._next = 0
+        path = self.paths[self._next]
+        self._next += 1
+        return Frame(load_image(path), str(path))
+
+    def close(self) -> None:
+        """Nothing to release; present so both cameras share one interface."""
+
+
+class LiveCamera:
+    """A real camera through cv2.VideoCapture(index). Raises FrameError when the camera cannot be
+    opened (wrong index, no permission, in use by another program)."""
+
+    def __init__(self, index: int = 0):
+        self.index = index
+        self._cap = cv2.VideoCapture(index)
+        if not self._cap.isOpened():
+            raise FrameError(f"camera {index}: cannot open it (check the index with `ls /dev/video*`, "
+                             "and that no other program holds it)")
+
+    def read(self) -> Frame:
+        """Grab one frame: HxWx3 uint8 BGR. Raises FrameError when the camera gives none."""
+        ok, image = self._cap.read()
+        if not ok or image is None:
+            raise FrameError(f"camera {self.index}: no frame (unplugged or busy?)")
+        return Frame(image, f"camera:{self.index}")
+
+    def close(self) -> None:
+        """Release the camera device."""
+        self._cap.release()

@@ -1,0 +1,80 @@
+"""`dicetower read IMAGE... [--json] [--die-set NAME] [--annotate DIR]`: the dice reader on photos.
+
+The --json form is the project's stable reading interface (checked independently): one object per
+line and image, {"image": <path as given>, "dice": [DieReading.to_json()...], "ms": <read time>}, or
+{"image": ..., "error": <what went wrong>} for an image that cannot be read."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .camera import FrameError, load_image
+from .reader import DiceReader
+
+
+def read_image_file(reader: DiceReader, path: str, annotate_dir: Path | None = None) -> dict[str, Any]:
+    """Read one image file as `dicetower read --json` reports it: {"image", "dice", "ms"} (ms: time to
+    decode and read the image), or {"image", "error"} when the file is missing or corrupt. Saves the
+    annotated frame as annotate_dir/<stem>.png when annotate_dir is given."""
+    try:
+        t0 = time.perf_counter()
+        image = load_image(path)
+        readings = reader.read(image)
+        ms = (time.perf_counter() - t0) * 1000.0
+    except FrameError as exc:
+        return {"image": path, "error": str(exc)}
+    out: dict[str, Any] = {"image": path, "dice": [r.to_json() for r in readings], "ms": round(ms, 1)}
+    if annotate_dir is not None:
+        from .annotate import save_annotated
+
+        out_path = save_annotated(image, readings, annotate_dir / (Path(path).stem + ".png"))
+        out["annotated"] = str(out_path)
+    return out
+
+
+def _table(result: dict[str, Any]) -> str:
+    """Readable form of one read_image_file result."""
+    lines = [f"{result['image']}: {len(result['dice'])} dice, {result['ms']:.1f} ms"]
+    for d in result["dice"]:
+        flag = "  UNSURE" if d["unsure"] else ""
+        extra = "".join(f"  {k}={d[k]}" for k in ("colour", "face_colour", "symbols") if k in d)
+        value = "?" if d["value"] is None else d["value"]
+        lines.append(f"  {d['die_type']:>4} {value!s:>3}  conf {d['confidence']:.2f}  box {d['box']}{extra}{flag}")
+    if "annotated" in result:
+        lines.append(f"  annotated: {result['annotated']}")
+    return "\n".join(lines)
+
+
+@click.command()
+@click.argument("images", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line and image.")
+@click.option("--die-set", default=None, help="Calibrated dice set to read with (see `dicetower calibrate`).")
+@click.option("--annotate", "annotate_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Save each annotated frame (boxes, values, confidences) as DIR/<image name>.png.")
+def read(images: tuple[str, ...], as_json: bool, die_set: str | None, annotate_dir: Path | None) -> None:
+    """Read the dice in each IMAGE (JPEG/PNG): die type, value, box [x, y, w, h] px, confidence.
+    A missing or corrupt image is reported on stderr (and as an "error" line with --json); the others
+    are still read, and the exit code is 1."""
+    try:
+        reader = DiceReader(die_set)
+    except (ValueError, LookupError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    failed = 0
+    for path in images:
+        result = read_image_file(reader, path, annotate_dir)
+        if "error" in result:
+            failed += 1
+            click.echo(f"error: {result['error']}", err=True)
+        if as_json:
+            click.echo(json.dumps(result))
+        elif "error" not in result:
+            click.echo(_table(result))
+        sys.stdout.flush()
+    if failed:
+        sys.exit(1)

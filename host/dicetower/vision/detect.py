@@ -1,0 +1,123 @@
+"""Find the dice in a frame, at any resolution from 640x480 webcam frames to 12-megapixel photos.
+
+Pip dice are found by their pips (pips.read_faces, dark and light pips). Dice without pips (numbered,
+symbol dice) are found as die bodies: colour distance from the table, where the table is the empty-tray
+reference frame when the tower has one (background subtraction) and otherwise a smooth model of the
+frame itself (a heavy median filter: dice are small against the tray), thresholded by Otsu."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from .pips import PipFace, Pip, read_faces
+
+#: Frames are analysed with their long side at most this many px (12 MP photos are downscaled).
+ANALYSIS_LONG_SIDE = 800
+#: The pip filter's structuring size is the analysis long side over this (21 px at 640 px).
+KERNEL_FRACTION = 30
+
+
+def analysis_scale(shape: tuple[int, ...], long_side: int = ANALYSIS_LONG_SIDE) -> float:
+    """Factor (<= 1) from frame px to analysis px for a frame of shape (H, W[, C])."""
+    return min(1.0, long_side / float(max(shape[0], shape[1])))
+
+
+def _kernel(long_side_px: int) -> int:
+    k = max(9, int(round(long_side_px / KERNEL_FRACTION)))
+    return k | 1
+
+
+def _scaled_face(face: PipFace, factor: float) -> PipFace:
+    """The face with its pips, box and centre in frame px (factor = 1 / analysis scale)."""
+    x, y, w, h = face.box
+    pips = [replace(p, x=p.x * factor, y=p.y * factor, area=p.area * factor * factor) for p in face.pips]
+    return replace(face, pips=pips, box=(int(round(x * factor)), int(round(y * factor)),
+                                         int(round(w * factor)), int(round(h * factor))),
+                   centre=(face.centre[0] * factor, face.centre[1] * factor))
+
+
+def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+    """Intersection over the smaller box's area (0..1)."""
+    ax, ay, aw, ah = a
+    bx, by, bw, bh = b
+    iw = max(0, min(ax + aw, bx + bw) - max(ax, bx))
+    ih = max(0, min(ay + ah, by + bh) - max(ay, by))
+    return iw * ih / max(1, min(aw * ah, bw * bh))
+
+
+def find_pip_faces(image: np.ndarray) -> list[PipFace]:
+    """Top faces of the pip dice in a frame. image: HxWx3 uint8 BGR, any size. Boxes and pips in frame
+    px. Dark and light pips are both looked for; where both readings claim one die, the more confident
+    stays. When nothing is found at the analysis scale, a half scale is tried (close-up photos, where
+    pips are larger than the pip filter)."""
+    gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    for long_side in (ANALYSIS_LONG_SIDE, ANALYSIS_LONG_SIDE // 2):
+        s = analysis_scale(gray_full.shape, long_side)
+        gray = gray_full if s == 1.0 else cv2.resize(gray_full, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+        k = _kernel(max(gray.shape))
+        faces = read_faces(gray, "dark", k) + read_faces(gray, "light", k)
+        faces.sort(key=lambda f: -f.confidence)
+        kept: list[PipFace] = []
+        for f in faces:
+            if all(_overlap(f.box, g.box) < 0.3 for g in kept):
+                kept.append(f)
+        if kept:
+            return [_scaled_face(f, 1.0 / s) for f in kept]
+    return []
+
+
+@dataclass
+class DieBody:
+    """A die-sized blob that differs from the table. box: (x, y, w, h) frame px; mask: hxw uint8
+    (255 = die) over the box."""
+
+    box: tuple[int, int, int, int]
+    mask: np.ndarray
+
+
+def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
+                    min_side_frac: float = 0.02, max_side_frac: float = 0.5) -> list[DieBody]:
+    """Die-sized blobs that differ from the table. image: HxWx3 uint8 BGR; reference: the empty tray,
+    same shape, or None (the table is then modelled from the frame itself); die sides between
+    min_side_frac and max_side_frac of the frame's long side. Raises ValueError when reference's shape
+    differs from image's."""
+    if reference is not None and reference.shape != image.shape:
+        raise ValueError(f"reference frame is {reference.shape}, frame is {image.shape}: take the empty-tray "
+                         "reference with the same camera and resolution")
+    s = analysis_scale(image.shape, 640)
+    small = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else image
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    if reference is not None:
+        ref = cv2.resize(reference, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_AREA)
+        table = cv2.cvtColor(cv2.GaussianBlur(ref, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    else:
+        tiny = cv2.resize(small, None, fx=1 / 8, fy=1 / 8, interpolation=cv2.INTER_AREA)
+        tiny = cv2.medianBlur(tiny, 9)
+        table = cv2.cvtColor(cv2.resize(tiny, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_LINEAR),
+                             cv2.COLOR_BGR2LAB).astype(np.float32)
+    dist = np.sqrt(((lab - table) ** 2).sum(axis=2))
+    dist8 = np.clip(dist * 4, 0, 255).astype(np.uint8)
+    _, mask = cv2.threshold(dist8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    mask = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, se), cv2.MORPH_OPEN, se)
+    long_side = max(small.shape[:2])
+    bodies: list[DieBody] = []
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        side = max(w, h)
+        if not min_side_frac * long_side <= side <= max_side_frac * long_side:
+            continue
+        if area < 0.45 * w * h or max(w, h) > 2.2 * min(w, h):  # dice are compact, not cables or edges
+            continue
+        comp = (labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255
+        f = 1.0 / s
+        box = (int(x * f), int(y * f), int(round(w * f)), int(round(h * f)))
+        bodies.append(DieBody(box, cv2.resize(comp, (box[2], box[3]), interpolation=cv2.INTER_NEAREST)))
+    return bodies
+
+
+__all__ = ["DieBody", "Pip", "PipFace", "analysis_scale", "find_die_bodies", "find_pip_faces"]

@@ -1,0 +1,332 @@
+"""Pip dice (d6): find pips, group them into faces, pick each die's top face and read its value.
+
+Works on dark pips on a light die (white die, black pips) and light pips on a dark die; nothing is
+tuned to one dice set: the pip mask comes from a morphological black-hat / top-hat whose threshold is
+Otsu's on each frame, and every distance is measured in pip diameters.
+
+How a face is told from its neighbours: pips of one face share one size and one foreshortening, lie
+within ~4 pip diameters of each other and have clean die body between them. The face that looks most
+straight at the camera (largest, roundest pips) is the top face; smaller, flattened pip groups beside
+it are the die's side faces (visible when the camera looks obliquely). Two neighbouring groups that
+are both strongly foreshortened mean a die that is not lying flat: it is reported as cocked (GEN-D01).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+#: Canonical pip layouts of a d6 face, in units of the pip pitch, centred on the face.
+D6_LAYOUTS: dict[int, np.ndarray] = {
+    1: np.array([[0, 0]], float),
+    2: np.array([[-1, -1], [1, 1]], float),
+    3: np.array([[-1, -1], [0, 0], [1, 1]], float),
+    4: np.array([[-1, -1], [-1, 1], [1, -1], [1, 1]], float),
+    5: np.array([[-1, -1], [-1, 1], [1, -1], [1, 1], [0, 0]], float),
+    6: np.array([[-1, -1], [-1, 0], [-1, 1], [1, -1], [1, 0], [1, 1]], float),
+}
+
+LINK_DIAMETERS = 4.2  # pips of one face lie within this many pip diameters of a neighbour on it
+MIN_PIP_AREA_PX = 6.0  # smaller blobs are noise at the analysis scale
+SIDE_REACH_DIAMETERS = 5.0
+MIN_SNR = 3.0  # surround_snr below this: not a pip on a plain die face  # a die's side faces lie within about one face side (~5 pip diameters) of its top face
+
+
+@dataclass
+class Pip:
+    """One pip blob. x, y: centre (px); area (px^2); roundness: minor/major ellipse axis (0..1];
+    angle: ellipse angle (degrees); contrast: 0..255 response of the pip against its surround."""
+
+    x: float
+    y: float
+    area: float
+    roundness: float
+    angle: float
+    contrast: float
+
+    @property
+    def diameter(self) -> float:
+        """Equivalent circle diameter, px."""
+        return 2.0 * math.sqrt(self.area / math.pi)
+
+
+@dataclass
+class PipFace:
+    """The top face of one pip die.
+
+    value:      number of pips (1..6), or None when the pips do not make a d6 face
+    confidence: 0..1 from layout fit, pip size consistency, roundness and contrast
+    box:        (x, y, w, h) px of the face, in the frame the pips were found in
+    cocked:     True when a neighbouring face is as visible as this one (die not lying flat, GEN-D01)
+    polarity:   "dark" (dark pips on a light die) or "light" (light pips on a dark die)
+    centre:     (x, y) px of the face centre
+    """
+
+    pips: list[Pip]
+    value: int | None
+    confidence: float
+    box: tuple[int, int, int, int]
+    cocked: bool
+    polarity: str
+    centre: tuple[float, float] = field(default=(0.0, 0.0))
+
+
+def pip_response(gray: np.ndarray, polarity: str, kernel_px: int) -> np.ndarray:
+    """Local contrast of pip-sized blobs. gray: HxW uint8; polarity "dark" -> black-hat (dark blobs on
+    light), "light" -> top-hat (light blobs on dark); kernel_px: odd structuring size, larger than a pip.
+    Returns HxW uint8."""
+    se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kernel_px, kernel_px))
+    op = cv2.MORPH_BLACKHAT if polarity == "dark" else cv2.MORPH_TOPHAT
+    return cv2.morphologyEx(gray, op, se)
+
+
+def surround_snr(gray: np.ndarray, x: float, y: float, radius: float) -> float:
+    """How cleanly a blob at (x, y) px of the given radius (px) sits on a plain die face: the contrast
+    between the blob's centre and a ring at 1.3..2.3 radii, over the ring's spread (std). A pip on a die
+    face scores above ~5; dark spots on grain, keyboards, cables or die edges score near 2."""
+    r_out = 2.3 * radius
+    h, w = gray.shape
+    x0, x1 = max(int(x - r_out) - 1, 0), min(int(x + r_out) + 2, w)
+    y0, y1 = max(int(y - r_out) - 1, 0), min(int(y + r_out) + 2, h)
+    win = gray[y0:y1, x0:x1].astype(np.float32)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    d = np.hypot(xx - x, yy - y)
+    ring = win[(d > 1.3 * radius) & (d < r_out)]
+    inner = win[d < max(0.5 * radius, 1.5)]
+    if ring.size < 8 or inner.size == 0:
+        return 0.0
+    return float(abs(ring.mean() - inner.mean()) / (ring.std() + 1.0))
+
+
+def find_pips(response: np.ndarray, gray: np.ndarray, min_contrast: float = 25.0) -> tuple[list[Pip], float]:
+    """Pip candidates in a pip_response map (of gray, HxW uint8): Otsu threshold (never below
+    min_contrast), then elliptical, compact blobs that sit on a plain face (surround_snr >= MIN_SNR).
+    Returns (pips, threshold used)."""
+    thr, _ = cv2.threshold(response, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    thr = max(float(thr), min_contrast)
+    mask = (response > thr).astype(np.uint8)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    pips: list[Pip] = []
+    for c in contours:
+        area = cv2.contourArea(c)
+        if area < MIN_PIP_AREA_PX or len(c) < 5:
+            continue
+        (cx, cy), (w, h), angle = cv2.fitEllipse(c)
+        major, minor = max(w, h), min(w, h)
+        if major <= 0:
+            continue
+        ellipse_area = math.pi * major * minor / 4.0
+        solidity = area / max(cv2.contourArea(cv2.convexHull(c)), 1e-6)
+        # a pip fills its fitted ellipse and is convex; cables, grain and creases do not
+        if solidity < 0.8 or not 0.6 < area / max(ellipse_area, 1e-6) < 1.4:
+            continue
+        x, y, bw, bh = cv2.boundingRect(c)
+        if x == 0 or y == 0 or x + bw >= response.shape[1] or y + bh >= response.shape[0]:
+            continue  # cut by the frame edge: not a whole pip
+        contrast = float(response[y:y + bh, x:x + bw][mask[y:y + bh, x:x + bw] > 0].mean())
+        if surround_snr(gray, cx, cy, major / 2.0) < MIN_SNR:
+            continue
+        pips.append(Pip(float(cx), float(cy), float(area), float(minor / major), float(angle), contrast))
+    return pips, thr
+
+
+def _segment_clear(a: Pip, b: Pip, response: np.ndarray, thr: float, pips: list[Pip]) -> bool:
+    """True when the die body between pips a and b has no dark crease (no other pip, no gap between
+    two dice or two faces): the response stays below half the pip threshold along the segment."""
+    n = max(int(math.hypot(b.x - a.x, b.y - a.y)), 2)
+    xs = np.linspace(a.x, b.x, n)
+    ys = np.linspace(a.y, b.y, n)
+    near = np.zeros(n, bool)
+    for p in pips:
+        near |= np.hypot(xs - p.x, ys - p.y) < 0.75 * p.diameter
+    keep = ~near
+    if keep.sum() < 2:
+        return True
+    h, w = response.shape
+    vals = response[np.clip(ys[keep].round().astype(int), 0, h - 1), np.clip(xs[keep].round().astype(int), 0, w - 1)]
+    return float((vals > 0.5 * thr).mean()) <= 0.12
+
+
+def _linked(a: Pip, b: Pip) -> bool:
+    """Geometric test that two pips may belong to one face: close in pip diameters, same size and
+    the same foreshortening."""
+    d = math.hypot(a.x - b.x, a.y - b.y)
+    dia = 0.5 * (a.diameter + b.diameter)
+    ratio = max(a.area, b.area) / max(min(a.area, b.area), 1e-6)
+    return d <= LINK_DIAMETERS * dia and ratio <= 2.5 and abs(a.roundness - b.roundness) <= 0.3
+
+
+def group_faces(pips: list[Pip], response: np.ndarray, thr: float) -> list[list[Pip]]:
+    """Group pips into faces (single linkage over _linked pairs with a clear segment between them)."""
+    parent = list(range(len(pips)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, j in itertools.combinations(range(len(pips)), 2):
+        if _linked(pips[i], pips[j]) and _segment_clear(pips[i], pips[j], response, thr, pips):
+            parent[root(i)] = root(j)
+    groups: dict[int, list[Pip]] = {}
+    for i, p in enumerate(pips):
+        groups.setdefault(root(i), []).append(p)
+    return list(groups.values())
+
+
+def _frontalness(group: list[Pip]) -> float:
+    """How squarely a face looks at the camera: mean pip area times mean roundness."""
+    return float(np.mean([p.area for p in group]) * np.mean([p.roundness for p in group]))
+
+
+def _extent(group: list[Pip]) -> float:
+    xs = [p.x for p in group]
+    ys = [p.y for p in group]
+    return max(max(xs) - min(xs), max(ys) - min(ys)) + max(p.diameter for p in group)
+
+
+def _centre(group: list[Pip]) -> tuple[float, float]:
+    return float(np.mean([p.x for p in group])), float(np.mean([p.y for p in group]))
+
+
+def layout_error(group: list[Pip]) -> float:
+    """How far the pip centres are from the d6 layout of their count, in pip pitches (0 = exact);
+    affine-invariant (the face may be seen at an angle). inf for 7+ pips."""
+    n = len(group)
+    if n not in D6_LAYOUTS:
+        return math.inf
+    pts = np.array([[p.x, p.y] for p in group])
+    dia = float(np.mean([p.diameter for p in group]))
+    if n == 1:
+        return 0.0
+    if n == 2:
+        pitch_in_dia = math.hypot(*(pts[1] - pts[0])) / dia / (2 * math.sqrt(2))
+        return max(0.0, 0.7 - pitch_in_dia, pitch_in_dia - 1.8)
+    if n == 3:
+        # collinear, the middle pip half-way between the outer two
+        d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
+        i, j = np.unravel_index(np.argmax(d), d.shape)
+        k = 3 - i - j
+        mid = (pts[i] + pts[j]) / 2
+        return float(np.linalg.norm(pts[k] - mid) / max(d[i, j] / 2, 1e-6))
+    # 4..6 pips: find the affine map from the canonical layout that fits best over the assignments
+    # given by ordering both point sets along their principal axes (try the 8 axis symmetries).
+    canon = D6_LAYOUTS[n]
+    best = math.inf
+    for perm in itertools.permutations(range(n)) if n <= 5 else _six_orders(pts):
+        src = canon
+        dst = pts[list(perm)]
+        A = np.hstack([src, np.ones((n, 1))])
+        sol, *_ = np.linalg.lstsq(A, dst, rcond=None)
+        resid = A @ sol - dst
+        lin = sol[:2]
+        pitch = math.sqrt(abs(np.linalg.det(lin))) or 1e-6
+        err = float(np.sqrt((resid ** 2).sum(1).mean()) / pitch)
+        best = min(best, err)
+    return best
+
+
+def _six_orders(pts: np.ndarray):
+    """Candidate assignments of 6 pips to the 2x3 layout: split along the principal axis into two
+    columns of three, each ordered along the long axis (8 symmetries)."""
+    c = pts - pts.mean(0)
+    _, _, vt = np.linalg.svd(c)
+    long_axis, short_axis = vt[0], vt[1]
+    s = c @ short_axis
+    order = np.argsort(s)
+    col_a, col_b = order[:3], order[3:]
+    for flip_cols in (False, True):
+        a, b = (col_b, col_a) if flip_cols else (col_a, col_b)
+        for flip_rows in (False, True):
+            sign = -1 if flip_rows else 1
+            a_sorted = a[np.argsort(sign * (c[a] @ long_axis))]
+            b_sorted = b[np.argsort(sign * (c[b] @ long_axis))]
+            yield list(a_sorted) + list(b_sorted)
+            yield list(b_sorted) + list(a_sorted)
+
+
+def face_confidence(group: list[Pip], thr: float) -> float:
+    """0..1: layout fit x pip size consistency x contrast margin over the threshold."""
+    err = layout_error(group)
+    if not math.isfinite(err):
+        return 0.0
+    areas = np.array([p.area for p in group])
+    cv = float(areas.std() / areas.mean()) if len(group) > 1 else 0.0
+    q_layout = math.exp(-((err / 0.35) ** 2))
+    q_size = math.exp(-((cv / 0.45) ** 2))
+    q_contrast = min(1.0, min(p.contrast for p in group) / (1.6 * thr))
+    return float(q_layout * q_size * (0.6 + 0.4 * q_contrast))
+
+
+def _face_box(group: list[Pip]) -> tuple[int, int, int, int]:
+    """Box of the whole face around its pips: the pip pattern grown by one pip diameter each side."""
+    dia = float(np.mean([p.diameter for p in group]))
+    margin = 1.0 * dia if len(group) > 1 else 1.5 * dia
+    x0 = min(p.x for p in group) - dia / 2 - margin
+    y0 = min(p.y for p in group) - dia / 2 - margin
+    x1 = max(p.x for p in group) + dia / 2 + margin
+    y1 = max(p.y for p in group) + dia / 2 + margin
+    return int(round(x0)), int(round(y0)), int(round(x1 - x0)), int(round(y1 - y0))
+
+
+def _roundness(group: list[Pip]) -> float:
+    return float(np.mean([p.roundness for p in group]))
+
+
+def _face_side(group: list[Pip]) -> float:
+    """Estimated side of the die face in px: ~4.6 pip diameters, from the pips' major axes (which
+    foreshortening does not shrink)."""
+    return 4.6 * float(np.median([p.diameter / math.sqrt(max(p.roundness, 0.1)) for p in group]))
+
+
+def _is_side_face(g: list[Pip], h: list[Pip]) -> bool:
+    """True when pip group g is a side face of the die whose top face is group h: g lies beside h
+    (within one face side) and h looks more squarely at the camera, or the two are alike and g lies
+    below h in the image (a camera above the tray sees the side faces that turn towards it, below the
+    top faces)."""
+    gx, gy = _centre(g)
+    hx, hy = _centre(h)
+    dist = math.hypot(gx - hx, gy - hy)
+    side = max(_face_side(g), _face_side(h))
+    if dist > 0.5 * (_extent(g) + _extent(h)) + SIDE_REACH_DIAMETERS * float(np.mean([p.diameter for p in h])):
+        return False
+    front_g, front_h = _frontalness(g), _frontalness(h)
+    if front_h > 3.0 * front_g or (_roundness(h) - _roundness(g) >= 0.2 and front_h > front_g):
+        return True
+    below = gy - hy > 0.5 * abs(gx - hx)
+    return below and dist < 1.2 * side and front_h > 0.5 * front_g
+
+
+def _flag_cocked(faces: list[PipFace]) -> None:
+    """Flag a die as cocked (GEN-D01) when its top face is far more foreshortened than the other
+    dice's top faces in the same frame (a tilted face). Needs two or more dice to compare."""
+    if len(faces) < 2:
+        return
+    rounds = [_roundness(f.pips) for f in faces]
+    typical = float(np.median(rounds))
+    for f, r in zip(faces, rounds):
+        f.cocked = r < 0.7 * typical
+
+
+def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]:
+    """Top faces of the pip dice in one grayscale frame. gray: HxW uint8 (analysis scale); polarity:
+    "dark" or "light" pips; kernel_px: structuring size (odd, larger than a pip). Boxes in gray's px."""
+    response = pip_response(gray, polarity, kernel_px)
+    pips, thr = find_pips(response, gray)
+    pips = [p for p in pips if p.diameter < kernel_px]
+    groups = group_faces(pips, response, thr)
+    faces: list[PipFace] = []
+    for g in groups:
+        if any(_is_side_face(g, h) for h in groups if h is not g):
+            continue
+        n = len(g)
+        value = n if n in D6_LAYOUTS else None
+        conf = face_confidence(g, thr) if value is not None else 0.0
+        faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g)))
+    _flag_cocked(faces)
+    return faces

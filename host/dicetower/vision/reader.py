@@ -1,0 +1,132 @@
+"""The dice reader: one frame in, one DieReading per die out. Joins detection (detect.py), pip
+reading (pips.py), body colour (colour.py) and, for dice without pips or a calibrated dice set, the
+face classifier of faces.py (`classify_crop`)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable
+
+import cv2
+import numpy as np
+
+from dicetower.readings import DieReading
+
+from .colour import colour_name
+from .detect import PipFace, find_die_bodies, find_pip_faces
+
+Classifier = Callable[..., Any]
+
+
+def _face_classifier(die_set: str | None) -> Classifier | None:
+    """faces.classify_crop(crop_bgr, die_set) -> FaceResult when the face classifier is installed and
+    the die set (None = the shipped "standard" set) loads; None otherwise (pip d6 only).
+    Raises faces.DieSetError when a named die set does not exist."""
+    try:
+        faces = importlib.import_module("dicetower.vision.faces")
+    except ModuleNotFoundError as exc:
+        if exc.name != "dicetower.vision.faces":
+            raise
+        if die_set is not None:
+            raise ValueError(f"die set {die_set!r}: this install has no face classifier "
+                             "(dicetower.vision.faces); only pip d6 can be read") from exc
+        return None
+    try:
+        faces.load_die_set(die_set)
+    except faces.DieSetError:
+        if die_set is not None:
+            raise
+        return None  # shipped models not built (`make models`): pip d6 only
+    return faces.classify_crop
+
+
+def check_image(image: Any) -> np.ndarray:
+    """Return image if it is a HxWx3 uint8 BGR frame; raise ValueError saying what is wrong."""
+    if not isinstance(image, np.ndarray):
+        raise ValueError(f"frame must be a numpy HxWx3 uint8 BGR array, got {type(image).__name__}")
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise ValueError(f"frame must be HxWx3 uint8 BGR, got shape {image.shape} dtype {image.dtype}")
+    if min(image.shape[:2]) < 32:
+        raise ValueError(f"frame {image.shape[1]}x{image.shape[0]} px is too small to hold a die")
+    return image
+
+
+def body_pixels(image: np.ndarray, face: PipFace) -> np.ndarray:
+    """The die-body pixels of a pip face (the face box minus its pips): Nx3 uint8 BGR."""
+    x, y, w, h = face.box
+    H, W = image.shape[:2]
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
+    crop = image[y0:y1, x0:x1]
+    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    med = np.median(gray)
+    body = gray >= med if face.polarity == "dark" else gray <= med
+    return crop[body]
+
+
+class DiceReader:
+    """Reads every die in a frame.
+
+    die_set:   name of a calibrated dice set (`dicetower calibrate`), read with faces.classify_crop;
+               None reads pip d6 (and numbered dice when faces.py provides classify_crop)
+    reference: the empty tray (HxWx3 uint8 BGR, same camera) for background subtraction, or None
+
+    Without die_set, dice that are not pip d6 are read only when the shipped models exist
+    (`make models`), and a blob the classifier is unsure of is not reported as a die (tables hold
+    cables, cups and hands); with die_set, every die-sized blob is read and unsure ones are flagged.
+    Raises faces.DieSetError for an unknown die set, ValueError when no face classifier is installed.
+    """
+
+    def __init__(self, die_set: str | None = None, reference: np.ndarray | None = None):
+        self.die_set = die_set
+        self.reference = reference
+        self.classify = _face_classifier(die_set)
+
+    @property
+    def reads_numbered(self) -> bool:
+        """True when dice other than pip d6 are read (a face classifier and its models are present)."""
+        return self.classify is not None
+
+    def read(self, image: np.ndarray) -> list[DieReading]:
+        """All dice in image (HxWx3 uint8 BGR), left to right, top to bottom. Boxes in image px.
+        A reading below confidence UNSURE_BELOW, or cocked (GEN-D01), is flagged unsure, not dropped.
+        Raises ValueError on a frame that is not HxWx3 uint8."""
+        check_image(image)
+        readings: list[DieReading] = []
+        faces = [] if self.die_set is not None else find_pip_faces(image)
+        for face in faces:
+            readings.append(DieReading("d6", face.value, clip_box(face.box, image.shape), face.confidence,
+                                       colour=colour_name(body_pixels(image, face)), cocked=face.cocked))
+        if self.classify is not None:
+            for body in find_die_bodies(image, self.reference):
+                if any(_centre_inside(body.box, f.box) or _centre_inside(f.box, body.box) for f in faces):
+                    continue
+                readings += self._classified(image, body.box, body.mask)
+        readings.sort(key=lambda r: (r.box[1] // max(r.box[3], 1), r.box[0]))
+        return readings
+
+    def _classified(self, image: np.ndarray, box: tuple[int, int, int, int], mask: np.ndarray) -> list[DieReading]:
+        """Read one die body with faces.classify_crop; [] when the classifier says it is not a die."""
+        assert self.classify is not None
+        x, y, w, h = box
+        crop = image[y:y + h, x:x + w]
+        result = self.classify(crop, die_set=self.die_set)
+        if self.die_set is None and result.unsure:
+            return []
+        body = crop[mask > 0] if (mask > 0).any() else crop.reshape(-1, 3)
+        return [DieReading(result.die_type, result.value, box, float(result.confidence),
+                           colour=colour_name(body), face_colour=result.face_colour,
+                           symbols=list(result.symbols))]
+
+
+def clip_box(box: tuple[int, int, int, int], shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """box (x, y, w, h) px cut to a frame of shape (H, W, ...)."""
+    x, y, w, h = box
+    x0, y0 = max(0, x), max(0, y)
+    x1, y1 = min(shape[1], x + w), min(shape[0], y + h)
+    return x0, y0, max(0, x1 - x0), max(0, y1 - y0)
+
+
+def _centre_inside(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    """True when the centre of box a lies inside box b."""
+    cx, cy = a[0] + a[2] / 2, a[1] + a[3] / 2
+    return b[0] <= cx <= b[0] + b[2] and b[1] <= cy <= b[1] + b[3]
