@@ -470,16 +470,19 @@ class RollLog:
 
     def audit_rows(self) -> list[tuple]:
         """Every die read, in roll order, in the flat form the audit uses:
-        (roll_id, time_epoch, tower, table, die_index, die_id, die_type, face, box_json) with face the
-        value the audit counts (the latest correction, else the value read; None = no number read)."""
-        corrections = self.corrections()
-        rows = self._db.execute(
-            "SELECT r.roll_id, r.time_epoch, r.tower, r.table_name, d.die_index, d.die_id, d.die_type, d.value, d.box "
-            "FROM readings d JOIN rolls r ON r.roll_id = d.roll_id ORDER BY d.roll_id, d.die_index").fetchall()
-        if corrections:
-            rows = [row if (row[0], row[4]) not in corrections or corrections[(row[0], row[4])] is None
-                    else row[:7] + (corrections[(row[0], row[4])],) + row[8:] for row in rows]
-        return rows
+        (roll_id, time_epoch, tower, table, die_index, die_id, die_type, face, x_centre) where face is the
+        value the audit counts (the latest correction, else the value read; 0 = no number read) and
+        x_centre the die's box centre in px (its drop position in the tray)."""
+        return self._db.execute(
+            "WITH latest AS (SELECT roll_id, die_index, corrected_value FROM confirmations c "
+            "  WHERE seq = (SELECT MAX(seq) FROM confirmations c2 "
+            "               WHERE c2.roll_id = c.roll_id AND c2.die_index = c.die_index)) "
+            "SELECT r.roll_id, r.time_epoch, r.tower, r.table_name, d.die_index, d.die_id, d.die_type, "
+            "  COALESCE(l.corrected_value, d.value, 0), "
+            "  json_extract(d.box, '$[0]') + json_extract(d.box, '$[2]') / 2.0 "
+            "FROM readings d JOIN rolls r ON r.roll_id = d.roll_id "
+            "LEFT JOIN latest l ON l.roll_id = d.roll_id AND l.die_index = d.die_index "
+            "ORDER BY d.roll_id, d.die_index").fetchall()
 
     def count_readings(self) -> int:
         """Number of die readings logged."""
