@@ -301,7 +301,19 @@ def simple_action_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     return {**count_successes_odds(inputs), "procedure": "d6pool.simple_action"}
 
 
-@procedure("d6pool.simple_action", odds=simple_action_odds)
+def simple_action_screen(outcome: dict[str, Any]) -> list[str]:
+    """"SIMPLE ACTION", "Successes: N", then the verdict or "GM: enough?", then wounds."""
+    verdict = outcome["outcome"]
+    lines = ["SIMPLE ACTION", fit(f"Successes: {outcome['successes']}"),
+             "GM: enough?" if isinstance(verdict, dict) else fit(str(verdict).upper())]
+    if outcome.get("wounds_physical_after"):
+        lines.append(fit(f"Wounds: {outcome['wounds_physical_after']}"))
+    if "dice_next_attempt" in outcome:
+        lines.append(fit(f"Next try: {outcome['dice_next_attempt']} dice"))
+    return lines
+
+
+@procedure("d6pool.simple_action", odds=simple_action_odds, screen=simple_action_screen)
 def simple_action(inputs: dict[str, Any]) -> dict[str, Any]:
     """A simple action: the GM judges whether the score is enough (seed 004, 5.1; RULES.md 5.3, D6P-D03).
 
@@ -351,7 +363,13 @@ def opposed_action_odds(inputs: dict[str, Any]) -> dict[str, Any]:
                                 b_wins=p(diff, lambda d: d < 0), tie=p(diff, lambda d: d == 0), difference=diff)
 
 
-@procedure("d6pool.opposed_action", odds=opposed_action_odds)
+def opposed_action_screen(outcome: dict[str, Any]) -> list[str]:
+    """"OPPOSED", "A 5 vs B 3", "A WINS" or "TIE: no winner"."""
+    verdict = f"{outcome['winner'].upper()} WINS" if outcome["winner"] else "TIE: no winner"
+    return ["OPPOSED", fit(f"A {outcome['a_successes']} vs B {outcome['b_successes']}"), verdict]
+
+
+@procedure("d6pool.opposed_action", odds=opposed_action_odds, screen=opposed_action_screen)
 def opposed_action(inputs: dict[str, Any]) -> dict[str, Any]:
     """Opposed action: the higher score wins (seed 004, 5.2); a tie has no winner and the initiator
     ("a") does not succeed (D6P-D04).
@@ -373,7 +391,14 @@ def combat_odds(inputs: dict[str, Any]) -> dict[str, Any]:
                                 mean=odds_mod.fraction_str(damage.mean()))
 
 
-@procedure("d6pool.combat", odds=combat_odds)
+def combat_screen(outcome: dict[str, Any]) -> list[str]:
+    """"COMBAT", "Att 4 vs Def 2", "HIT: 2 damage" or "No hit", "Def damage: N"."""
+    lines = ["COMBAT", fit(f"Att {outcome['attacker_successes']} vs Def {outcome['defender_successes']}"),
+             fit(f"HIT: {outcome['damage']} damage") if outcome["hit"] else "No hit"]
+    return lines + [fit(f"Def damage: {outcome['defender_damage_after']}")]
+
+
+@procedure("d6pool.combat", odds=combat_odds, screen=combat_screen)
 def combat(inputs: dict[str, Any]) -> dict[str, Any]:
     """Combat: if the attacker's score exceeds the defender's (strictly), the defender takes the
     difference in damage points (seed 004, 5.3; RULES.md 5.3, D6P-D04, D6P-D08).

@@ -65,28 +65,43 @@ def _value_text(value: Any) -> str:
     return label(str(value))
 
 
+def shorten(words: str, room: int) -> str:
+    """Words cut to fit `room` columns, the longest word first, none below 3 letters
+    ("defender damage after", 14 -> "defen dama aft"), then cut at `room`."""
+    parts = ascii_text(words).split()
+    while parts and len(" ".join(parts)) > room:
+        longest = max(range(len(parts)), key=lambda i: len(parts[i]))
+        if len(parts[longest]) <= 3:
+            break
+        parts[longest] = parts[longest][:-1]
+    return " ".join(parts)[:room]
+
+
 def key_value_line(key: str, value: Any) -> str:
-    """"key value" on one 16-column line, the key shortened first so the value stays whole."""
-    text = _value_text(value)
-    name = ascii_text(label(key))
-    room = COLUMNS - len(ascii_text(text)) - 1
-    if room < 3:
+    """"key value" on one 16-column line, the key's words shortened so the value stays whole; a
+    value too long to share the line is shown alone (cut at 16)."""
+    text = ascii_text(_value_text(value))
+    room = COLUMNS - len(text) - 1
+    if room < 4:
         return fit(text)
-    return fit(f"{name[:room]} {text}")
+    return fit(f"{shorten(label(key), room)} {text}")
 
 
 def generic_screen(procedure_id: str, outcome: dict[str, Any]) -> list[str]:
     """Fallback display form: the procedure's name on the first line, then one "key value" line per
     top-level outcome key (in the outcome's order) while they fit. Keys whose value is a nested
-    object other than a GM prompt are left out. Always passes check_screen."""
+    object other than a GM prompt are left out; a value too long to share its line is folded over
+    lines of its own. Always passes check_screen."""
     lines = [fit(label(procedure_id.split(".", 1)[-1]).upper())]
     for key, value in outcome.items():
         if len(lines) == ROWS:
             break
         if key in ("procedure", "choices", "reroll_request") or (isinstance(value, dict) and not value.get("gm_judgement")):
             continue
-        lines.append(key_value_line(key, value))
-    return lines
+        line = key_value_line(key, value)
+        text = ascii_text(_value_text(value))
+        lines += [line] if len(text) <= COLUMNS - 4 else wrap(text)
+    return lines[:ROWS]
 
 
 def check_screen(form: list[str] | dict[str, Any]) -> None:
