@@ -48,6 +48,23 @@ def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> floa
     return iw * ih / max(1, min(aw * ah, bw * bh))
 
 
+def _plausible_polarity(dark: list[PipFace], light: list[PipFace]) -> list[PipFace]:
+    """Lone pips (faces showing 1) are weak evidence: a letter on a keyboard or a glint looks like one.
+    Keep a polarity's lone pips only when that polarity also shows multi-pip faces in the frame, or
+    when neither does and its lone pips are the rounder (a top-face pip faces the camera)."""
+    def multi(faces: list[PipFace]) -> int:
+        return sum(len(f.pips) > 1 for f in faces)
+
+    def roundness(faces: list[PipFace]) -> float:
+        lone = [f.pips[0].roundness for f in faces if len(f.pips) == 1]
+        return float(np.mean(lone)) if lone else 0.0
+
+    keep_lone = {"dark": multi(dark) > 0 or multi(light) == 0, "light": multi(light) > 0 or multi(dark) == 0}
+    if multi(dark) == 0 and multi(light) == 0:
+        keep_lone = {"dark": roundness(dark) >= roundness(light), "light": roundness(light) > roundness(dark)}
+    return [f for f in dark + light if len(f.pips) > 1 or keep_lone[f.polarity]]
+
+
 def find_pip_faces(image: np.ndarray) -> list[PipFace]:
     """Top faces of the pip dice in a frame. image: HxWx3 uint8 BGR, any size. Boxes and pips in frame
     px. Dark and light pips are both looked for; where both readings claim one die, the more confident
@@ -58,7 +75,7 @@ def find_pip_faces(image: np.ndarray) -> list[PipFace]:
         s = analysis_scale(gray_full.shape, long_side)
         gray = gray_full if s == 1.0 else cv2.resize(gray_full, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
         k = _kernel(max(gray.shape))
-        faces = read_faces(gray, "dark", k) + read_faces(gray, "light", k)
+        faces = _plausible_polarity(read_faces(gray, "dark", k), read_faces(gray, "light", k))
         faces.sort(key=lambda f: -f.confidence)
         kept: list[PipFace] = []
         for f in faces:

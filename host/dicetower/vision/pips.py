@@ -236,16 +236,14 @@ def _six_orders(pts: np.ndarray):
     columns of three, each ordered along the long axis (8 symmetries)."""
     c = pts - pts.mean(0)
     _, _, vt = np.linalg.svd(c)
-    long_axis, short_axis = vt[0], vt[1]
-    s = c @ short_axis
-    order = np.argsort(s)
-    col_a, col_b = order[:3], order[3:]
-    for flip_cols in (False, True):
-        a, b = (col_b, col_a) if flip_cols else (col_a, col_b)
+    # a 2x3 pattern spans about as much across its columns as along them: try both principal axes
+    for long_axis, short_axis in ((vt[0], vt[1]), (vt[1], vt[0])):
+        order = np.argsort(c @ short_axis)
+        col_a, col_b = order[:3], order[3:]
         for flip_rows in (False, True):
             sign = -1 if flip_rows else 1
-            a_sorted = a[np.argsort(sign * (c[a] @ long_axis))]
-            b_sorted = b[np.argsort(sign * (c[b] @ long_axis))]
+            a_sorted = col_a[np.argsort(sign * (c[col_a] @ long_axis))]
+            b_sorted = col_b[np.argsort(sign * (c[col_b] @ long_axis))]
             yield list(a_sorted) + list(b_sorted)
             yield list(b_sorted) + list(a_sorted)
 

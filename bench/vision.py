@@ -1,0 +1,114 @@
+"""Vision figures for `make bench`: per source in ../shared/datasets the reader supports, detection
+recall and precision, value accuracy over detected dice, per-die accuracy, unsure rate, accuracy of the
+readings given as sure, and ms per image (median, p95), through the code path of `dicetower read`
+(dicetower.vision.cli.read_image_file)."""
+
+from __future__ import annotations
+
+import csv
+import statistics
+from collections import defaultdict
+from pathlib import Path
+
+from dicetower import paths
+from dicetower.vision.cli import read_image_file
+from dicetower.vision.reader import DiceReader
+
+#: Sources and whether they need the numbered-dice classifier (faces.py with `make models`).
+SOURCES = [("matteop65_table_d6", False), ("realdice_d20", True), ("lurig_dietype", True)]
+
+
+def load_labels(folder: Path) -> dict[str, list[dict[str, str]]]:
+    """labels.csv rows grouped by image (path relative to folder)."""
+    by_image: dict[str, list[dict[str, str]]] = defaultdict(list)
+    with open(folder / "labels.csv", newline="") as fh:
+        for row in csv.DictReader(fh):
+            by_image[row["image"]].append(row)
+    return by_image
+
+
+def match(labels: list[dict[str, str]], dice: list[dict]) -> list[tuple[dict[str, str], dict | None]]:
+    """Pair each labelled die with at most one read die: the nearest whose box holds the label's centre
+    or whose centre lies in the label's box (labels may box only the pip pattern, so no IoU). A label
+    without a box (one die per image) takes the most confident die."""
+    free = list(range(len(dice)))
+    pairs: list[tuple[dict[str, str], dict | None]] = []
+    for lab in labels:
+        if not lab["x"]:
+            best = max(free, key=lambda i: dice[i]["confidence"], default=None)
+        else:
+            lx, ly, lw, lh = (float(lab[k]) for k in ("x", "y", "w", "h"))
+            cx, cy = lx + lw / 2, ly + lh / 2
+            best, best_d = None, float("inf")
+            for i in free:
+                x, y, w, h = dice[i]["box"]
+                dx, dy = x + w / 2, y + h / 2
+                inside = (x <= cx <= x + w and y <= cy <= y + h) or (lx <= dx <= lx + lw and ly <= dy <= ly + lh)
+                d = (dx - cx) ** 2 + (dy - cy) ** 2
+                if inside and d < best_d:
+                    best, best_d = i, d
+        if best is not None:
+            free.remove(best)
+        pairs.append((lab, None if best is None else dice[best]))
+    return pairs
+
+
+def bench_source(name: str, reader: DiceReader, type_only: bool = False) -> dict[str, float]:
+    """Figures for one dataset folder (see the module docstring)."""
+    folder = paths.shared_dir() / "datasets" / name
+    labelled = detected = correct = n_dice = unsure = sure = sure_correct = 0
+    ms: list[float] = []
+    for image, labels in sorted(load_labels(folder).items()):
+        result = read_image_file(reader, str(folder / image))
+        if "error" in result:
+            print(f"  {image}: {result['error']}")
+            continue
+        ms.append(result["ms"])
+        dice = result["dice"]
+        n_dice += len(dice)
+        unsure += sum(d["unsure"] for d in dice)
+        for lab, die in match(labels, dice):
+            labelled += 1
+            if die is None:
+                continue
+            detected += 1
+            ok = die["die_type"] == lab["die_type"] and (type_only or str(die["value"]) == lab["value"])
+            correct += ok
+            if not die["unsure"]:
+                sure += 1
+                sure_correct += ok
+    ms_sorted = sorted(ms)
+    return {
+        "images": len(ms), "labelled": labelled,
+        "recall": detected / max(labelled, 1), "precision": detected / max(n_dice, 1),
+        "value_acc": correct / max(detected, 1), "per_die_acc": correct / max(labelled, 1),
+        "unsure_rate": unsure / max(n_dice, 1), "sure_acc": sure_correct / max(sure, 1),
+        "ms_median": statistics.median(ms) if ms else float("nan"),
+        "ms_p95": ms_sorted[min(len(ms_sorted) - 1, int(0.95 * len(ms_sorted)))] if ms else float("nan"),
+    }
+
+
+def main() -> int:
+    """Print the figures per source; return 0 (figures, not a pass/fail test)."""
+    datasets = paths.shared_dir() / "datasets"
+    if not datasets.is_dir():
+        print(f"no datasets at {datasets}: set DICETOWER_SHARED or put the shared folder beside the repo")
+        return 0
+    reader = DiceReader()
+    print("source                 imgs  dice  recall  precis  val_acc  per_die  unsure  sure_acc  ms_med  ms_p95")
+    for name, numbered in SOURCES:
+        if not (datasets / name).is_dir():
+            continue
+        if numbered and not reader.reads_numbered:
+            print(f"{name:<22} skipped: needs the numbered-dice models (`make models`)")
+            continue
+        f = bench_source(name, reader, type_only=name == "lurig_dietype")
+        print(f"{name:<22} {f['images']:>4} {f['labelled']:>5}  {f['recall']:.4f}  {f['precision']:.4f}  "
+              f"{f['value_acc']:.4f}   {f['per_die_acc']:.4f}  {f['unsure_rate']:.4f}  {f['sure_acc']:.4f}  "
+              f"{f['ms_median']:6.1f}  {f['ms_p95']:6.1f}")
+    print("fickett_poly_tiles     not benched: montages of 90x90 tiles, not tray photos `dicetower read` takes")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

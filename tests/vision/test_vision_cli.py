@@ -1,0 +1,57 @@
+"""`dicetower read` through the real console script."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from dicetower import paths
+
+DEMO = paths.repo_root() / "demo" / "matteop65"
+DICETOWER = Path(sys.executable).with_name("dicetower")
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(DICETOWER), "read", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_json_form_one_line_per_image_with_stable_keys():
+    a, b = str(DEMO / "valid_24.jpg"), str(DEMO / "dice_30.jpg")
+    proc = run(a, b, "--json")
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [line["image"] for line in lines] == [a, b]
+    for line in lines:
+        assert list(line)[:3] == ["image", "dice", "ms"] and line["ms"] > 0
+        for die in line["dice"]:
+            assert list(die)[:4] == ["die_type", "value", "box", "confidence"]
+            assert die["die_type"] == "d6" and 1 <= die["value"] <= 6 and len(die["box"]) == 4
+            assert "unsure" in die
+    assert sorted(d["value"] for d in lines[0]["dice"]) == [4, 4]
+    assert sorted(d["value"] for d in lines[1]["dice"]) == [1, 1, 1]
+
+
+def test_corrupt_and_missing_images_are_reported_and_the_rest_still_read(tmp_path):
+    bad = tmp_path / "corrupt.jpg"
+    bad.write_bytes(b"\xff\xd8 not really a jpeg")
+    good = str(DEMO / "valid_24.jpg")
+    proc = run(str(bad), str(tmp_path / "gone.png"), good, "--json")
+    assert proc.returncode == 1
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert "corrupt.jpg" in lines[0]["error"] and "gone.png" in lines[1]["error"]
+    assert len(lines[2]["dice"]) == 2
+    assert "corrupt.jpg" in proc.stderr and "gone.png" in proc.stderr
+
+
+def test_table_form_and_annotated_png(tmp_path):
+    proc = run(str(DEMO / "valid_24.jpg"), "--annotate", str(tmp_path / "ann"))
+    assert proc.returncode == 0, proc.stderr
+    assert "2 dice" in proc.stdout and "d6" in proc.stdout
+    png = tmp_path / "ann" / "valid_24.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_unknown_die_set_is_a_clear_error():
+    proc = run(str(DEMO / "valid_24.jpg"), "--die-set", "no_such_set_xyz")
+    assert proc.returncode != 0
+    assert "no_such_set_xyz" in proc.stderr

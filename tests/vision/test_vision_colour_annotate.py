@@ -1,0 +1,38 @@
+"""Body colour names and the annotated frame."""
+
+import numpy as np
+import pytest
+
+from dicetower import paths
+from dicetower.readings import DieReading
+from dicetower.vision.annotate import annotate, save_annotated
+from dicetower.vision.camera import load_image
+from dicetower.vision.colour import colour_name
+
+DEMO = paths.repo_root() / "demo" / "matteop65"
+
+
+@pytest.mark.parametrize("bgr,name", [((240, 235, 230), "white"), ((20, 20, 25), "black"), ((30, 30, 200), "red"),
+                                      ((40, 210, 230), "yellow"), ((200, 80, 30), "blue"), ((60, 170, 40), "green"),
+                                      ((128, 128, 128), "grey")])
+def test_colour_names(bgr, name):
+    rng = np.random.default_rng(0)
+    px = np.clip(np.array(bgr) + rng.normal(0, 6, (500, 3)), 0, 255).astype(np.uint8)
+    assert colour_name(px) == name
+
+
+def test_colour_name_refuses_no_pixels():
+    with pytest.raises(ValueError):
+        colour_name(np.zeros((0, 3), np.uint8))
+
+
+def test_annotated_frame_marks_sure_green_and_unsure_red(tmp_path):
+    image = load_image(DEMO / "valid_24.jpg")
+    sure = DieReading("d6", 4, (250, 215, 85, 85), 0.98)
+    unsure = DieReading("d6", 2, (400, 10, 70, 60), 0.40)
+    out = annotate(image, [sure, unsure])
+    assert out.shape == image.shape and not np.array_equal(out, image)
+    assert (out[215, 250:335] == (0, 200, 0)).all(axis=1).any()
+    assert (out[10, 400:470] == (0, 0, 255)).all(axis=1).any()
+    path = save_annotated(image, [sure], tmp_path / "a" / "x.png")
+    assert load_image(path).shape == image.shape
