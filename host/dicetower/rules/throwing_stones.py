@@ -96,12 +96,16 @@ def _talent_and_char(inputs: dict[str, Any], talent_required: bool) -> tuple[str
     return talent, str(char).strip("[] ").upper()
 
 
-def face_value(face: Face, colour: str, talent: str | None, save: bool, allowed: list[str] | None) -> int:
+def face_value(face: Face, colour: str, talent: str | None, save: bool, allowed: list[str] | None,
+               centrer: bool = False) -> int:
     """What one up face adds to a test (1.4): its colour (rainbow -> the needed colour, TS-D02), the
-    talent's pluses (TS-D05) and, in a save, +1 per name face, centrer and zele symbol (TS-D06)."""
+    talent's pluses (TS-D05) and, in a save, +1 per name face, centrer and zele symbol (TS-D06);
+    `centrer` adds +1 per centrer face outside saves (the Prêt throw, TS-D31)."""
     value = int(face.counts_as(colour, allowed=allowed)) + (face.talent_pluses(talent) if talent else 0)
     if save:
         value += int(face.name_face) + face.effects.count("centrer") + face.effects.count("zele")
+    elif centrer:
+        value += face.effects.count("centrer")
     return value
 
 
@@ -143,11 +147,12 @@ def _mulligan(faces: list[Face], inputs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def test_odds_die(inputs: dict[str, Any], *, save: bool, talent_required: bool = False) -> icepool.Die:
-    """Exact distribution of a test's result over the catalogue faces of the stones thrown."""
+def test_odds_die(inputs: dict[str, Any], *, save: bool, talent_required: bool = False, centrer: bool = False) -> icepool.Die:
+    """Exact distribution of a test's result over the catalogue faces of the stones thrown
+    (inputs["stones"], see thrown_stone_faces), each face 1/6. Raises RulesError without a catalogue."""
     talent, char = _talent_and_char(inputs, talent_required)
     colour, allowed = CHARACTERISTIC_COLOUR[char], allowed_rainbow(inputs)
-    return sum_die(thrown_stone_faces(inputs), lambda f: face_value(f, colour, talent, save, allowed))
+    return sum_die(thrown_stone_faces(inputs), lambda f: face_value(f, colour, talent, save, allowed, centrer))
 
 
 def _test_odds(proc: str, save: bool, talent_required: bool = False):

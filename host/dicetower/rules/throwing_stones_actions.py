@@ -11,9 +11,18 @@ import icepool
 from . import odds as odds_json
 from .dice import read_die
 from .registry import RulesError, procedure
-from .throwing_stones import WEAPONS, _int, _item, attack, run_test, test_odds_die
+from .registry import REGISTRY
+from .throwing_stones import WEAPONS, _int, _item, _outcomes, attack, karma_gain, run_test, test_odds_die
 from .throwing_stones_magic import spell_cast
-from .throwing_stones import karma_gain
+
+
+def same_odds_as(proc_id: str, own_id: str):
+    """Odds of an action resolved by another procedure: that procedure's odds under the action's id."""
+    def odds(inputs: dict[str, Any]) -> dict[str, Any]:
+        base = REGISTRY[proc_id].odds
+        assert base is not None
+        return {**base(inputs), "procedure": own_id}
+    return odds
 
 
 def _test_with_optional_roll(inputs: dict[str, Any], test: str, talent: str, char: str, difficulty: int) -> dict[str, Any]:
@@ -81,13 +90,13 @@ def stand_and_act(inputs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-@procedure("throwing_stones.action.attack")
+@procedure("throwing_stones.action.attack", odds=same_odds_as("throwing_stones.attack", "throwing_stones.action.attack"))
 def action_attack(inputs: dict[str, Any]) -> dict[str, Any]:
     """Attaque: resolved as throwing_stones.attack (Table 5; RULES.md 1.10). Same inputs and outcome."""
     return attack(inputs)
 
 
-@procedure("throwing_stones.action.cast")
+@procedure("throwing_stones.action.cast", odds=same_odds_as("throwing_stones.spell_cast", "throwing_stones.action.cast"))
 def action_cast(inputs: dict[str, Any]) -> dict[str, Any]:
     """Lancer un sort: resolved as throwing_stones.spell_cast (Table 5; RULES.md 1.10, 1.11)."""
     return spell_cast(inputs)
@@ -99,7 +108,14 @@ def draw(inputs: dict[str, Any]) -> dict[str, Any]:
     return {"roll": False, "weapon_ready_next_turn": True}
 
 
-@procedure("throwing_stones.action.ready")
+def _ready_odds(inputs: dict[str, Any]) -> dict[str, Any]:
+    gap = _int(inputs, "opponent_initiative", minimum=0) - _int(inputs, "initiative", minimum=0)
+    added = test_odds_die({**inputs, "characteristic": "I", "talent": None}, save=False, centrer=True)
+    p = odds_json.probability_where(added, lambda a: a > gap)
+    return _outcomes(added, "throwing_stones.action.ready", success=p, failure=1 - p, added=added)
+
+
+@procedure("throwing_stones.action.ready", odds=_ready_odds)
 def ready(inputs: dict[str, Any]) -> dict[str, Any]:
     """Prêt: another [I] throw added to your initiative, +1 per centrer face; you take the initiative
     only if the new total strictly exceeds the opponent's (Table 5; RULES.md 1.6 step 4; TS-D24, TS-D31).
@@ -110,7 +126,7 @@ def ready(inputs: dict[str, Any]) -> dict[str, Any]:
     own, opp = _int(inputs, "initiative", minimum=0), _int(inputs, "opponent_initiative", minimum=0)
     if "roll" in inputs:
         res = run_test({**inputs, "characteristic": "I"}, save=False)
-        added = res["result"] + sum("centrer" in f.get("effects", []) for f in res["faces"])
+        added = res["result"] + sum(f.get("effects", []).count("centrer") for f in res["faces"])
     else:
         added = _int(inputs, "ready_result", minimum=0)
     return {"added": added, "new_initiative": own + added, "takes_initiative": own + added > opp}
@@ -122,7 +138,7 @@ def dodge(inputs: dict[str, Any]) -> dict[str, Any]:
     return {"roll": False, "rerolls_on_defence_and_saves": "ALL", "reroll_source": "dodge"}
 
 
-@procedure("throwing_stones.action.trip")
+@procedure("throwing_stones.action.trip", odds=same_odds_as("throwing_stones.attack", "throwing_stones.action.trip"))
 def trip(inputs: dict[str, Any]) -> dict[str, Any]:
     """Faire tomber: an attack; on a hit the target falls unless it passes an Équilibre talent save [A]
     at difficulty = the attack's result (TS-D30) (Table 5; RULES.md 1.10).
@@ -140,7 +156,7 @@ def trip(inputs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-@procedure("throwing_stones.action.gain_karma")
+@procedure("throwing_stones.action.gain_karma", odds=same_odds_as("throwing_stones.karma_gain", "throwing_stones.action.gain_karma"))
 def gain_karma(inputs: dict[str, Any]) -> dict[str, Any]:
     """Obtenir des points de Karma: allowed only after you succeeded at an action and your opponent
     failed theirs; then throwing_stones.karma_gain (Table 5; RULES.md 1.10, 1.14).
@@ -166,18 +182,32 @@ def stand_up(inputs: dict[str, Any]) -> dict[str, Any]:
     return {"roll": False, "standing_next_round": True, "prone_this_round": True, "anti_rerolls": 2}
 
 
-@procedure("throwing_stones.action.sand_in_eyes")
+def _sand_odds(inputs: dict[str, Any]) -> dict[str, Any]:
+    if not isinstance(inputs.get("target_stones"), list):
+        raise RulesError("odds need 'target_stones' (the target's stone ids) besides 'stones' and the catalogue (TS-D01)")
+    mine = test_odds_die({**inputs, "talent": "dexterite", "characteristic": "A"}, save=False)
+    theirs = test_odds_die({**inputs, "stones": inputs.get("target_stones"), "talent": "perception", "characteristic": "I",
+                            "monster": inputs.get("target_monster")}, save=True)
+    diff = mine - theirs
+    p = odds_json.probability_where(diff, lambda d: d >= 0)
+    return _outcomes(diff.map(lambda d: max(1, d) if d >= 0 else 0), "throwing_stones.action.sand_in_eyes",
+                     success=p, failure=1 - p)
+
+
+@procedure("throwing_stones.action.sand_in_eyes", odds=_sand_odds)
 def sand_in_eyes(inputs: dict[str, Any]) -> dict[str, Any]:
     """Sable dans les yeux: your Dextérité talent test [A] vs the target's Perception talent save [I];
     success (yours >= theirs) blinds the target for max(1, difference) rounds (Table 5; TS-D26).
 
-    inputs:  {"roll": [stones] | "thrower_result": int, "target_roll": [stones] | "target_save_result": int}
+    inputs:  {"roll": [stones] | "thrower_result": int, "target_roll": [stones] | "target_save_result": int,
+              "stones"?/"target_stones"?: stone ids of each side, "catalogue"?}
     returns: {"thrower_result", "target_save_result", "success", "blinded_rounds"}
     """
     mine = (run_test({**inputs, "talent": "dexterite", "characteristic": "A"}, save=False)["result"]
             if "roll" in inputs else _int(inputs, "thrower_result", minimum=0))
     theirs = (run_test({**inputs, "talent": "perception", "characteristic": "I", "roll": inputs["target_roll"],
-                        "roll_reroll": inputs.get("target_roll_reroll")}, save=True)["result"]
+                        "roll_reroll": inputs.get("target_roll_reroll"), "stones": inputs.get("target_stones"),
+                        "monster": inputs.get("target_monster"), "rainbow_choices": None}, save=True)["result"]
               if "target_roll" in inputs else _int(inputs, "target_save_result", minimum=0))
     ok = mine >= theirs
     return {"thrower_result": mine, "target_save_result": theirs, "success": ok,

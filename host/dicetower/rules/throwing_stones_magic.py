@@ -17,7 +17,7 @@ from . import odds as odds_json
 from .dice import read_dice, read_die
 from .registry import RulesError, procedure
 from .screen import fit
-from .throwing_stones import _int, _outcomes
+from .throwing_stones import _int, _outcomes, test_odds_die
 from .throwing_stones_stones import MAGIC_TALENTS, monster, norm_id, read_throw, sum_die, thrown_stone_faces
 
 #: spell id -> (school, cost): an int, or a formula of X ("X", "X+1", "2X")
@@ -155,13 +155,30 @@ def eclair(inputs: dict[str, Any]) -> dict[str, Any]:
     return {"d6_damage": d6, "save_succeeded": ok, "damage": dmg}
 
 
+def target_save_odds(proc: str, characteristic: str, talent: str | None = None):
+    """Odds function for a spell whose effect hangs on the target's save (RULES.md 1.11 step 7): the
+    exact chance that a save of `characteristic` (or `talent`) by inputs["target_stones"] (catalogue
+    faces, 1/6 each) reaches the caster's success value."""
+    def odds(inputs: dict[str, Any]) -> dict[str, Any]:
+        cv = _cv(inputs)
+        if not isinstance(inputs.get("target_stones"), list):
+            raise RulesError("odds of the target's save need 'target_stones' (stone ids) and the catalogue (TS-D01)")
+        target = {**inputs, "stones": inputs.get("target_stones"), "characteristic": characteristic, "talent": talent,
+                  "monster": inputs.get("target_monster")}
+        die = test_odds_die(target, save=True)
+        p = odds_json.probability_where(die, lambda r: r >= cv)
+        return _outcomes(die.map(lambda r: "resisted" if r >= cv else "affected"), proc,
+                         success=1 - p, resisted=p, target_save=die)
+    return odds
+
+
 def _saved(inputs: dict[str, Any]) -> tuple[int, int, bool]:
     cv, save = _cv(inputs), _save(inputs)
     assert save is not None
     return cv, save, save >= cv
 
 
-@procedure("throwing_stones.magic.assommer")
+@procedure("throwing_stones.magic.assommer", odds=target_save_odds("throwing_stones.magic.assommer", "I", None))
 def assommer(inputs: dict[str, Any]) -> dict[str, Any]:
     """Assommer (1): the target must pass an [I] save or cannot act next turn (Table 3).
     inputs: {"caster_success_value", "target_save_result"}; returns: {"save_succeeded", "target_loses_next_turn"}"""
@@ -169,7 +186,7 @@ def assommer(inputs: dict[str, Any]) -> dict[str, Any]:
     return {"save": "I", "save_succeeded": ok, "target_loses_next_turn": not ok}
 
 
-@procedure("throwing_stones.magic.illusion")
+@procedure("throwing_stones.magic.illusion", odds=target_save_odds("throwing_stones.magic.illusion", "I", None))
 def illusion(inputs: dict[str, Any]) -> dict[str, Any]:
     """Illusion (X+1): cast any school's spell at difficulty +1 (X = its cost); the target gets an [I]
     save besides the spell's own save; never affects the caster (Table 3).
@@ -178,7 +195,7 @@ def illusion(inputs: dict[str, Any]) -> dict[str, Any]:
     return {"save": "I", "save_succeeded": ok, "illusion_resisted": ok, "then": "the original spell's own save"}
 
 
-@procedure("throwing_stones.magic.mental_broye")
+@procedure("throwing_stones.magic.mental_broye", odds=target_save_odds("throwing_stones.magic.mental_broye", "I", None))
 def mental_broye(inputs: dict[str, Any]) -> dict[str, Any]:
     """Mental Broyé (X = target's I): an [I] save vs the success value or unconscious for
     max(1, success value - save) rounds (Table 3; TS-D27).
@@ -187,7 +204,7 @@ def mental_broye(inputs: dict[str, Any]) -> dict[str, Any]:
     return {"save": "I", "save_succeeded": ok, "unconscious_rounds": 0 if ok else max(1, cv - save)}
 
 
-@procedure("throwing_stones.magic.drain_de_vie")
+@procedure("throwing_stones.magic.drain_de_vie", odds=target_save_odds("throwing_stones.magic.drain_de_vie", "F", None))
 def drain_de_vie(inputs: dict[str, Any]) -> dict[str, Any]:
     """Drain de vie (X): X HP from the target to the caster unless the target passes an [F] save;
     caster's damage received cannot go below 0 (Table 3).
@@ -216,7 +233,7 @@ def vision_du_futur(inputs: dict[str, Any]) -> dict[str, Any]:
     return {"dice_next_round": _int(inputs, "X", minimum=0), "before_choosing_action": True}
 
 
-@procedure("throwing_stones.magic.arme_inutilisable")
+@procedure("throwing_stones.magic.arme_inutilisable", odds=target_save_odds("throwing_stones.magic.arme_inutilisable", "F", None))
 def arme_inutilisable(inputs: dict[str, Any]) -> dict[str, Any]:
     """Arme inutilisable (1): the target's weapon is useless for success-value rounds; an [F] save
     shortens it by the save result, min 0 (Table 3; RULES.md 1.11 DECISION).
@@ -226,7 +243,7 @@ def arme_inutilisable(inputs: dict[str, Any]) -> dict[str, Any]:
     return {"save": "F", "useless_rounds": max(0, cv - save)}
 
 
-@procedure("throwing_stones.magic.changeforme")
+@procedure("throwing_stones.magic.changeforme", odds=target_save_odds("throwing_stones.magic.changeforme", "F", None))
 def changeforme(inputs: dict[str, Any]) -> dict[str, Any]:
     """Changeforme (3): X = success value of the target's stones become monster stones; an [F] save
     that succeeds cancels it; upkeep 1 MP per round (Table 3; RULES.md 1.11 DECISION).
@@ -246,7 +263,7 @@ def arme_amelioree(inputs: dict[str, Any]) -> dict[str, Any]:
     return {"weapon_size_bonus": 1, "rounds": _cv(inputs) + _int(inputs, "rounds_left", minimum=0, default=0)}
 
 
-@procedure("throwing_stones.magic.vent_fort")
+@procedure("throwing_stones.magic.vent_fort", odds=target_save_odds("throwing_stones.magic.vent_fort", "A", "equilibre"))
 def vent_fort(inputs: dict[str, Any]) -> dict[str, Any]:
     """Vent fort (3): an Équilibre [A] save vs the success value, or the target falls (Table 3).
     inputs: {"caster_success_value", "target_save_result"}; returns: {"save_succeeded", "target_falls"}"""
@@ -283,7 +300,7 @@ def soin(inputs: dict[str, Any]) -> dict[str, Any]:
     return {"target_damage_received_after": max(0, _int(inputs, "target_damage_received", minimum=0) - _int(inputs, "X", minimum=0))}
 
 
-@procedure("throwing_stones.magic.poison")
+@procedure("throwing_stones.magic.poison", odds=target_save_odds("throwing_stones.magic.poison", "F", None))
 def poison(inputs: dict[str, Any]) -> dict[str, Any]:
     """Poison / Antidote (2): "poison": an [F] save vs the success value or poisoned (as Table 1);
     "antidote": immune to the Poison spell for success-value rounds (Table 3).
@@ -298,7 +315,7 @@ def poison(inputs: dict[str, Any]) -> dict[str, Any]:
     return {"mode": mode, "save": "F", "save_succeeded": ok, "target_poisoned": not ok}
 
 
-@procedure("throwing_stones.magic.aveugler")
+@procedure("throwing_stones.magic.aveugler", odds=target_save_odds("throwing_stones.magic.aveugler", "F", None))
 def aveugler(inputs: dict[str, Any]) -> dict[str, Any]:
     """Aveugler (2): on a failed [F] save vs the success value the target is blinded (as sand in the
     eyes: complete anti-reroll, TS-D25) for success value - save rounds (Table 3).
