@@ -21,7 +21,7 @@ class Debouncer:
         self._raw = level
         self._since = 0             # ticks_ms when the raw level last changed
 
-    def update(self, raw: int, now_ms: int) -> bool:
+    def update(self, raw: int, now_ms) -> bool:
         """Take one sample `raw` (0/1) read at `now_ms` (ticks_ms); True when the debounced level
         changed with it."""
         if raw != self._raw:
@@ -54,7 +54,7 @@ class Pushbutton:
         self._down_at = 0
         self._long_sent = False
 
-    def update(self, raw: int, now_ms: int) -> None:
+    def update(self, raw: int, now_ms) -> None:
         """Take one raw sample (1 released, 0 pressed) at `now_ms`; fires the callbacks."""
         if self._debounce.update(raw, now_ms):
             if self._debounce.level == 0:
