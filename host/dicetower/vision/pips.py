@@ -33,6 +33,8 @@ D6_LAYOUTS: dict[int, np.ndarray] = {
 LINK_DIAMETERS = 4.2  # pips of one face lie within this many pip diameters of a neighbour on it
 MIN_PIP_AREA_PX = 6.0  # smaller blobs are noise at the analysis scale
 SIDE_REACH_DIAMETERS = 5.0
+MAX_SPLIT_PIPS = 9  # larger tangles are left unread rather than searched (time)
+AMBIGUOUS_CAP = 0.6  # confidence cap of a face split from pips that could also be its own
 MIN_SNR = 3.0  # surround_snr below this: not a pip on a plain die face  # a die's side faces lie within about one face side (~5 pip diameters) of its top face
 
 
@@ -214,21 +216,37 @@ def layout_error(group: list[Pip]) -> float:
         k = 3 - i - j
         mid = (pts[i] + pts[j]) / 2
         return float(np.linalg.norm(pts[k] - mid) / max(d[i, j] / 2, 1e-6))
-    # 4..6 pips: find the affine map from the canonical layout that fits best over the assignments
-    # given by ordering both point sets along their principal axes (try the 8 axis symmetries).
+    # 4..6 pips: the affine map from the canonical layout that fits best, over the assignments a
+    # convex pattern allows (pips ordered around the centre; for 6, two columns of three)
     canon = D6_LAYOUTS[n]
     best = math.inf
-    for perm in itertools.permutations(range(n)) if n <= 5 else _six_orders(pts):
-        src = canon
+    orders = _six_orders(pts) if n == 6 else _ring_orders(pts, centre_pip=n == 5)
+    for perm in orders:
         dst = pts[list(perm)]
-        A = np.hstack([src, np.ones((n, 1))])
+        A = np.hstack([canon, np.ones((n, 1))])
         sol, *_ = np.linalg.lstsq(A, dst, rcond=None)
         resid = A @ sol - dst
-        lin = sol[:2]
-        pitch = math.sqrt(abs(np.linalg.det(lin))) or 1e-6
-        err = float(np.sqrt((resid ** 2).sum(1).mean()) / pitch)
-        best = min(best, err)
+        pitch = math.sqrt(abs(np.linalg.det(sol[:2]))) or 1e-6
+        best = min(best, float(np.sqrt((resid ** 2).sum(1).mean()) / pitch))
     return best
+
+
+def _ring_orders(pts: np.ndarray, centre_pip: bool):
+    """Assignments of 4 corner pips (plus the centre pip for 5) to the canonical layout: corners in
+    angular order around the centroid, every rotation and both directions."""
+    c = pts - pts.mean(0)
+    idx = list(range(len(pts)))
+    centre: list[int] = []
+    if centre_pip:
+        k = int(np.argmin((c ** 2).sum(1)))
+        centre = [k]
+        idx.remove(k)
+    ring = sorted(idx, key=lambda i: math.atan2(c[i, 1], c[i, 0]))
+    # canonical corners (-1,-1), (-1,1), (1,-1), (1,1) in angular order: 0, 1, 3, 2
+    for direction in (ring, ring[::-1]):
+        for r in range(4):
+            rot = direction[r:] + direction[:r]
+            yield [rot[0], rot[1], rot[3], rot[2]] + centre
 
 
 def _six_orders(pts: np.ndarray):
@@ -311,6 +329,38 @@ def _flag_cocked(faces: list[PipFace]) -> None:
         f.cocked = r < 0.7 * typical
 
 
+def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[list[Pip], bool]]:
+    """A pip group that is not one clean d6 face (touching dice, or a side face's pips linked to the
+    top face) split into faces: repeatedly take the largest subset (most frontal first) that fits a d6
+    layout with confidence >= sure; what is left stays as one group. Groups of more than MAX_SPLIT_PIPS pips are left whole (unread).
+    Returns (face pips, ambiguous): ambiguous when pips left out look as frontal as the face's own
+    (a pip may be missing or extra), so the reading must not be given as sure."""
+    if face_confidence(group, thr) >= sure or len(group) > MAX_SPLIT_PIPS:
+        return [(group, False)]
+    rest = sorted(group, key=lambda p: -p.area * p.roundness)
+    parts: list[list[Pip]] = []
+    while len(rest) > 1:
+        found = None
+        for m in range(min(6, len(rest)), 1, -1):
+            best = max(itertools.combinations(rest, m),
+                       key=lambda sub: (face_confidence(list(sub), thr) >= sure, _frontalness(list(sub))))
+            if face_confidence(list(best), thr) >= sure:
+                found = list(best)
+                break
+        if found is None:
+            break
+        parts.append(found)
+        rest = [p for p in rest if p not in found]
+    if rest:
+        parts.append(rest)
+    out: list[tuple[list[Pip], bool]] = []
+    for part in parts:
+        typical = float(np.median([p.area * p.roundness for p in part]))
+        others = [p for p in group if p not in part]
+        out.append((part, any(p.area * p.roundness >= 0.6 * typical for p in others)))
+    return out
+
+
 def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]:
     """Top faces of the pip dice in one grayscale frame. gray: HxW uint8 (analysis scale); polarity:
     "dark" or "light" pips; kernel_px: structuring size (odd, larger than a pip). Boxes in gray's px."""
@@ -318,13 +368,17 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
     pips, thr = find_pips(response, gray)
     pips = [p for p in pips if p.diameter < kernel_px]
     groups = group_faces(pips, response, thr)
+    parts = [part for g in groups for part in split_group(g, thr)]
+    groups = [g for g, _ in parts]
     faces: list[PipFace] = []
-    for g in groups:
+    for g, ambiguous in parts:
         if any(_is_side_face(g, h) for h in groups if h is not g):
             continue
         n = len(g)
         value = n if n in D6_LAYOUTS else None
         conf = face_confidence(g, thr) if value is not None else 0.0
+        if ambiguous:
+            conf = min(conf, AMBIGUOUS_CAP)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g)))
     _flag_cocked(faces)
     return faces
