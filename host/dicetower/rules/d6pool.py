@@ -125,8 +125,8 @@ def count_successes_screen(outcome: dict[str, Any]) -> list[str]:
     values = [str(v) for v in outcome.get("faces", [])]
     per_line = (COLUMNS + 1) // 2
     room = (ROWS - len(lines)) * per_line
-    if len(values) > room:
-        values = values[: room - 1] + [f"+{len(values) - room + 1}"]
+    if len(values) > room:  # the last row keeps 6 values and "+k" (k up to 4 digits)
+        values = values[: room - 2] + [f"+{len(values) - room + 2}"]
     for i in range(0, len(values), per_line):
         lines.append(" ".join(values[i:i + per_line]))
     return lines

@@ -17,9 +17,14 @@ BIG_LINES = 3
 BIG_COLUMNS = 4  # a large figure is drawn 4x the font: 128 px / 32 px
 
 
+#: Letters NFKD does not split into a base letter and an accent (Polish ł in the seed 003 text).
+NO_DECOMPOSITION = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "ß": "ss", "œ": "oe", "Œ": "OE"})
+
+
 def ascii_text(text: Any) -> str:
-    """`text` as printable ASCII: accents folded ("Dégât" -> "Degat"), other characters dropped."""
-    folded = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode("ascii")
+    """`text` as printable ASCII: accents folded ("Dégât" -> "Degat", "Pachołek" -> "Pacholek"),
+    other characters dropped."""
+    folded = unicodedata.normalize("NFKD", str(text).translate(NO_DECOMPOSITION)).encode("ascii", "ignore").decode("ascii")
     return "".join(ch for ch in folded if 32 <= ord(ch) < 127)
 
 

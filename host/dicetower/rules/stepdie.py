@@ -9,7 +9,6 @@ the die read must be the size the engine expects after help (GEN-D04).
 
 from __future__ import annotations
 
-import unicodedata
 from fractions import Fraction
 from typing import Any
 
@@ -18,7 +17,7 @@ import icepool
 from . import odds as odds_mod
 from .dice import SIDES, choose, read_dice, read_die
 from .registry import RulesError, procedure
-from .screen import fit, label, wrap
+from .screen import ascii_text, fit, label, wrap
 
 SYSTEM = "stepdie"
 DIE_STEPS = ("d6", "d8", "d10", "d12", "d20")           # seed 003, 3.6
@@ -50,8 +49,7 @@ SCREEN_WORDS = {"exceptional_success": "EXCEPTIONAL!", "success": "SUCCESS", "fa
 
 def _key(text: Any) -> str:
     """Lower-case ASCII form of a name: "Entraîné" -> "entraine", "Grande puissance" -> "grande_puissance"."""
-    folded = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode("ascii")
-    return "_".join(folded.strip().lower().replace("-", " ").split())
+    return "_".join(ascii_text(text).strip().lower().replace("-", " ").split())
 
 
 def _int(inputs: dict[str, Any], key: str, default: int | None = None, *, minimum: int | None = None) -> int:
