@@ -93,6 +93,9 @@ class TowerLink:
         self._reader = serial.threaded.ReaderThread(self._serial, lambda: _FrameProtocol(self))
         self._reader.start()
         self._reader.connect()
+        if not hasattr(self._serial, "cancel_read"):
+            # ports that cannot cancel a read (socket://) are polled, so close() is quick
+            self._serial.timeout = 0.1
 
     # receiving (reader thread) ---------------------------------------------------------------
     def _on_line(self, line: bytes) -> None:
