@@ -354,3 +354,55 @@ def test_procedures_that_roll_answer_odds_on_a_catalogue():
         odds = proc.odds({"monster": "cobra"} if pid == "throwing_stones.monster_hp" else inputs)
         assert odds["procedure"] == pid
         assert sum(Fraction(o["fraction"]) for o in odds["outcomes"]) == 1, pid
+
+
+# ---------------------------------------------------------------- from a table profile to an outcome
+
+
+PROFILE = """
+name = "Arena night"
+system = "throwing_stones"
+[roll]
+procedure = "throwing_stones.characteristic_test"
+dice_input = "roll"
+[roll.inputs]
+characteristic = "F"
+difficulty = 1
+catalogue = "@characters.Ada.stones"
+[characters.Ada]
+[[characters.Ada.stones.ash]]
+colour = "ruby"
+name_face = true
+[[characters.Ada.stones.ash]]
+colour = "ruby"
+swords = 1
+[[characters.Ada.stones.ash]]
+colour = "silver"
+[[characters.Ada.stones.ash]]
+colour = "gold"
+talent = "sorcellerie"
+pluses = 1
+[[characters.Ada.stones.ash]]
+colour = "silver"
+effects = ["chance"]
+[[characters.Ada.stones.ash]]
+name_face = true
+"""
+
+
+def test_a_toml_profile_catalogue_resolves_vision_readings_and_gives_idle_odds(tmp_path):
+    """TS-D01 through the tower service's plan: a TOML catalogue (no colour key = colourless face,
+    TS-D03), stone readings from the vision, and the odds of the roll about to be made."""
+    from dicetower.rules.odds import idle_line
+    from dicetower.service.table import load_profile, plan_from_profile
+
+    path = tmp_path / "arena.toml"
+    path.write_text(PROFILE, encoding="utf-8")
+    plan = plan_from_profile(load_profile(path), path)
+    readings = [DieReading("stone", 2, (0, 0, 9, 9), 0.99, die_id="ash")]
+    out = rules.resolve(plan.procedure, plan.build_inputs(readings))
+    assert out["result"] == 1 and out["success"] is True and out["faces"][0]["swords"] == 1
+    odds = rules.get(plan.procedure).odds(plan.inputs)
+    assert odds["success"]["fraction"] == "1/3" and idle_line(odds) == "Success 33.3%"
+    with pytest.raises(rules.RulesError, match="unknown stone 'oak'"):
+        rules.resolve(plan.procedure, plan.build_inputs([DieReading("stone", 2, (0, 0, 9, 9), 0.99, die_id="oak")]))

@@ -13,7 +13,6 @@ from .dice import read_die
 from .registry import RulesError, procedure
 from .registry import REGISTRY
 from .throwing_stones import WEAPONS, _int, _item, _outcomes, attack, karma_gain, run_test, test_odds_die
-from .throwing_stones_magic import spell_cast
 
 
 def same_odds_as(proc_id: str, own_id: str):
@@ -99,7 +98,7 @@ def action_attack(inputs: dict[str, Any]) -> dict[str, Any]:
 @procedure("throwing_stones.action.cast", odds=same_odds_as("throwing_stones.spell_cast", "throwing_stones.action.cast"))
 def action_cast(inputs: dict[str, Any]) -> dict[str, Any]:
     """Lancer un sort: resolved as throwing_stones.spell_cast (Table 5; RULES.md 1.10, 1.11)."""
-    return spell_cast(inputs)
+    return REGISTRY["throwing_stones.spell_cast"].resolve(inputs)
 
 
 @procedure("throwing_stones.action.draw")
