@@ -25,7 +25,7 @@ GATE_CLOSED_DEG = const(10)
 GATE_OPEN_DEG = const(100)
 
 # WS2812B light ring (12 LEDs, GRB order) around the camera.
-RING_PIN = const(5)
+RING_PIN = const(13)
 RING_COUNT = const(12)
 
 # Panel buttons, active-low: each button shorts its pin to GND, the internal pull-up holds it high.

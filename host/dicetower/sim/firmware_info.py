@@ -24,9 +24,8 @@ for c in range(32, 127):
     fb.fill(0)
     fb.text(chr(c), 0, 0, 1)
     glyphs[chr(c)] = bytes(buf).hex()
-names = ("FW_VERSION", "SERVO_PIN", "GATE_OPEN_DEG", "GATE_CLOSED_DEG", "RING_PIN", "RING_COUNT",
-         "I2C_ID", "OLED_ADDR", "OLED_WIDTH", "OLED_HEIGHT", "BUTTONS")
-print(json.dumps({"board": {n: getattr(board, n) for n in names}, "glyphs": glyphs}))
+consts = {n: getattr(board, n) for n in dir(board) if n.isupper()}
+print(json.dumps({"board": consts, "glyphs": glyphs}))
 """
 
 
@@ -77,7 +76,7 @@ class FirmwareInfo:
     """board: constants of firmware/board.py (name -> value); glyphs: 8-byte MONO_HLSB bitmap of
     each printable ASCII character (0x20..0x7E) -> the character."""
 
-    board: dict
+    board: dict  # every upper-case name of board.py: SERVO_PIN, GATE_OPEN_DEG, BUTTONS, ...
     glyphs: dict[bytes, str]
 
     @property
