@@ -12,7 +12,8 @@ from . import odds as odds_json
 from .dice import read_die
 from .registry import RulesError, procedure
 from .registry import REGISTRY
-from .throwing_stones import WEAPONS, _int, _item, _outcomes, attack, karma_gain, run_test, test_odds_die
+from .throwing_stones import _int, _item, _outcomes, karma_gain, run_test, test_odds_die
+from .throwing_stones_stones import WEAPONS
 
 
 def same_odds_as(proc_id: str, own_id: str):
@@ -92,7 +93,7 @@ def stand_and_act(inputs: dict[str, Any]) -> dict[str, Any]:
 @procedure("throwing_stones.action.attack", odds=same_odds_as("throwing_stones.attack", "throwing_stones.action.attack"))
 def action_attack(inputs: dict[str, Any]) -> dict[str, Any]:
     """Attaque: resolved as throwing_stones.attack (Table 5; RULES.md 1.10). Same inputs and outcome."""
-    return attack(inputs)
+    return REGISTRY["throwing_stones.attack"].resolve(inputs)
 
 
 @procedure("throwing_stones.action.cast", odds=same_odds_as("throwing_stones.spell_cast", "throwing_stones.action.cast"))
@@ -145,7 +146,7 @@ def trip(inputs: dict[str, Any]) -> dict[str, Any]:
     inputs:  throwing_stones.attack inputs, plus "target_save_result"?: int
     returns: the attack outcome plus {"save_required": {"test", "difficulty"}, "target_falls"?}
     """
-    out = attack(inputs)
+    out = REGISTRY["throwing_stones.attack"].resolve(inputs)
     if out["hit"]:
         out["save_required"] = {"test": "save talent equilibre [A]", "difficulty": out["attack_score"]}
         if "target_save_result" in inputs:

@@ -1,4 +1,5 @@
-"""Throwing Stones stones: face records, the stone catalogue, reading a throw, counting, exact odds.
+"""Throwing Stones stones: face records, the stone catalogue, reading a throw, counting, exact odds,
+and the seed's tables the other modules share (Table 1 ids, Table 2 monsters, Table 4 equipment).
 
 Seed 000 "Symbole" and Table 1; RULES.md 1.1, DECISIONS TS-D01 (catalogue), TS-D02 (rainbow), TS-D03
 (colourless faces), TS-D04 (at most 10 stones), GEN-D03 (rerolls by stone identity), GEN-D04.
@@ -68,6 +69,13 @@ MONSTERS: dict[str, dict[str, Any]] = {
     "scorpion_geant": {"primaire": "contre_attaque", "secondaire": "poison", "attribute": "A", "W": 3, "AV": 2, "stones": 6, "hp_modifier": 0},
     "taureau": {"primaire": "faire_tomber", "secondaire": "berserk", "attribute": "F", "W": 3, "AV": 2, "stones": 4, "hp_modifier": 1},
 }
+
+
+#: Table 4 weapons: [F] load, cost PO, damage/size W
+WEAPONS = {"baton": (8, 5, 2), "dague": (3, 10, 1), "epee": (6, 50, 2), "epee_a_2_mains": (12, 120, 3), "matraque": (4, 2, 1)}
+#: Table 4 armours: [F] load, cost PO, armour value (TS-D10: the "Dégât" column), pénalité (no rule)
+ARMOURS = {"banded": (8, 150, 5, 3), "cotte_de_maille": (7, 120, 4, 2), "cuir": (5, 30, 2, 1),
+           "matelassee": (4, 15, 1, 1), "ring_mail": (6, 45, 3, 2), "bouclier": (3, 5, 1, None)}
 
 
 def monster(name: Any) -> dict[str, Any]:
@@ -431,7 +439,7 @@ def fold_die(stones: list[list[Face]], initial: Any, step: Callable[[Any, Face],
     return state
 
 
-__all__ = ["Face", "MONSTERS", "TALENTS", "MAGIC_TALENTS", "CHARACTERISTIC_COLOUR", "read_throw", "read_face", "apply_reroll",
+__all__ = ["Face", "MONSTERS", "WEAPONS", "ARMOURS", "TALENTS", "MAGIC_TALENTS", "CHARACTERISTIC_COLOUR", "read_throw", "read_face", "apply_reroll",
            "colour_count", "count_effect", "rainbow_choices", "allowed_rainbow", "characteristic_colour",
            "thrown_stone_faces", "sum_die", "fold_die", "monster", "norm_id", "plain_id", "catalogue_of",
            "stone_faces"]
