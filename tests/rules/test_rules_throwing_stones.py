@@ -406,3 +406,17 @@ def test_a_toml_profile_catalogue_resolves_vision_readings_and_gives_idle_odds(t
     assert odds["success"]["fraction"] == "1/3" and idle_line(odds) == "Success 33.3%"
     with pytest.raises(rules.RulesError, match="unknown stone 'oak'"):
         rules.resolve(plan.procedure, plan.build_inputs([DieReading("stone", 2, (0, 0, 9, 9), 0.99, die_id="oak")]))
+
+
+def test_bersek_rerolls_come_first_and_are_capped_at_one_per_face():
+    roll = [stone("ash", 4), stone("birch", 5), stone("cedar", 5)]  # gold (adds nothing); ruby+1; ruby+3
+    common = base(damage_roll=roll, weapon="dague", worn_armour=["cuir"], attacker_attack_roll_effects=["berserk"])
+    first = rules.resolve("throwing_stones.damage", common)
+    assert first["stage"] == "attacker_reroll" and first["attacker_rerolls_allowed"] == 1
+    assert first["reroll_request"] == {**first["reroll_request"], "who": "attacker", "stones": ["ash"]}
+    with pytest.raises(rules.RulesError, match="at most 1"):
+        rules.resolve("throwing_stones.damage", {**common, "damage_roll_reroll": {
+            "positions": [0, 1], "roll": [stone("ash", 2), stone("birch", 2)]}})
+    second = rules.resolve("throwing_stones.damage", {**common, "damage_roll_reroll": {"positions": [0], "roll": [stone("ash", 2)]}})
+    assert second["stage"] == "armour_reroll" and second["damage"] == 3 + 3  # 3 rubies + the 3 swords of the best face (dagger W 1)
+    assert second["reroll_request"]["who"] == "defender" and len(second["reroll_request"]["positions"]) == 2

@@ -14,7 +14,7 @@ from . import odds as odds_json
 from .dice import read_die
 from .registry import RulesError, procedure
 from .screen import fit
-from .throwing_stones import _int, _item, _mulligan, _outcomes, run_test, test_odds_die
+from .throwing_stones import ALL, _int, _item, _mulligan, _outcomes, run_test, test_odds_die
 from .throwing_stones_stones import (
     ARMOURS, WEAPONS, Face, allowed_rainbow, apply_reroll, colour_count, count_effect, fold_die, monster, norm_id, rainbow_choices,
     read_throw, sum_die, thrown_stone_faces,
@@ -275,11 +275,15 @@ def damage(inputs: dict[str, Any]) -> dict[str, Any]:
               "attacker_attack_roll_effects"? | "attacker_attack_roll"?, "defender_defence_roll_effects"? |
               "defender_defence_roll"?, "attack_hit"?, "armour_reroll"?: {"positions", "roll"} (the forced
               reroll, merged by stone identity), "armour_reroll_positions"? (the defender's choice),
+              "damage_roll_reroll"?: {"positions", "roll"} (the attacker's own Bersek rerolls, made first),
+              "attacker_rerolls"?: extra own rerolls, "attacker_reroll_declined"?: bool,
               "damage_received_before"?, "HP"?}
     returns: {"armour_value_table", "roll_bonus", "armour_rerolls_defender_may_force", and with a
               damage roll: "rubies", "sword_points", "damage", "weapon_size", "effects_triggered": [],
-              "reroll_request"? (stones the defender has picked up), "damage_received_after"?, "state"?}
-    Raises RulesError on wrong stones or more forced rerolls than allowed.
+              "attacker_rerolls_allowed", "stage": "attacker_reroll"|"armour_reroll"|"final",
+              "reroll_request"? (the stones to pick up at this stage: the attacker's first, then the
+              defender's), "damage_received_after"?, "state"?}
+    Raises RulesError on wrong stones or more own or forced rerolls than allowed.
     """
     att_faces = read_throw(inputs, "attacker_attack_roll", required=False, who="attacker")
     dfn_faces = read_throw(inputs, "defender_defence_roll", required=False, who="defender")
@@ -299,7 +303,27 @@ def damage(inputs: dict[str, Any]) -> dict[str, Any]:
     rubies, swords = damage_count(faces, size)
     out.update(weapon_size=size, rubies=rubies, sword_points=swords, damage=rubies + swords,
                faces=[f.to_json() for f in faces])
+    own_allowed = _own_damage_rerolls(inputs, att_effects)
+    out["attacker_rerolls_allowed"] = own_allowed
+    own_reroll = inputs.get("damage_roll_reroll")
+    if own_reroll is not None:
+        n = len(own_reroll.get("positions") or []) if isinstance(own_reroll, dict) else 0
+        if own_allowed != ALL and n > int(own_allowed):
+            raise RulesError(f"the attacker may reroll at most {own_allowed} damage stones (1 per Bersek face on the "
+                             f"hitting attack, TS-D09, plus attacker_rerolls), not {n}")
     forced_reroll = inputs.get("armour_reroll")
+    if own_allowed and own_reroll is None and forced_reroll is None and not inputs.get("attacker_reroll_declined"):
+        # the attacker declares first (Table 5, Dégât); GEN-D05 default: the stones that add nothing
+        idle = [i for i, f in enumerate(faces) if f.colour != "ruby" and f.swords == 0]
+        chosen = idle if own_allowed == ALL else idle[:int(own_allowed)]
+        out["stage"] = "attacker_reroll"
+        out["reroll_request"] = {"who": "attacker", "optional": True, "positions": chosen,
+                                 "stones": [faces[p].stone_id for p in chosen],
+                                 "why": "Bersek: pick up these damage stones and drop them again (TS-D09, GEN-D03); "
+                                        "the defender's armour rerolls come after"}
+        out["choices"] = {"attacker_reroll": {"by": "default (stones adding nothing)", "positions": chosen}}
+        return _after_damage(inputs, out)
+    out["stage"] = "final" if forced_reroll is not None or not forced else "armour_reroll"
     if forced_reroll is not None:
         positions = forced_reroll.get("positions") if isinstance(forced_reroll, dict) else None
         if not isinstance(positions, list) or len(positions) > forced:
@@ -326,6 +350,23 @@ def damage(inputs: dict[str, Any]) -> dict[str, Any]:
                                      "why": "armour: the attacker picks up these damage stones and drops them again "
                                             "(RULES.md 1.8 step 4, GEN-D03)"}
         out["choices"] = {"armour_reroll": {"by": by, "positions": chosen}}
+    return _after_damage(inputs, out)
+
+
+def _own_damage_rerolls(inputs: dict[str, Any], attack_effects: list[str]) -> int | str:
+    """Rerolls the attacker may make on the damage roll: 1 per Bersek face on the hitting attack
+    (TS-D09) plus inputs["attacker_rerolls"] (int or "ALL", e.g. a targeted action)."""
+    extra = inputs.get("attacker_rerolls", 0)
+    if extra == ALL:
+        return ALL
+    if isinstance(extra, bool) or not isinstance(extra, int) or extra < 0:
+        raise RulesError(f"attacker_rerolls must be a whole number >= 0 or \"ALL\", not {extra!r}")
+    hit = inputs.get("attack_hit", True) is not False
+    return extra + (attack_effects.count("berserk") if hit else 0)
+
+
+def _after_damage(inputs: dict[str, Any], out: dict[str, Any]) -> dict[str, Any]:
+    """Add the damage to the defender's damage received and run the death check when given."""
     if "damage_received_before" in inputs:
         out["damage_received_after"] = _int(inputs, "damage_received_before", minimum=0) + out["damage"]
         if "HP" in inputs:
