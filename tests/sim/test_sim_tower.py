@@ -4,12 +4,13 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
 import serial
 
-from dicetower.link import TowerLink
+from dicetower.link import Frame, FrameError, TowerLink
 from dicetower.sim import SimTower
 
 WHITE = (255, 255, 255)
@@ -113,3 +114,40 @@ def test_dicetower_sim_command_serves_until_interrupted():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def read_frames(port, count: int, limit_s: float = 10.0) -> list:
+    """The next `count` frames read by pyserial (noise lines skipped)."""
+    frames = []
+    deadline = time.monotonic() + limit_s
+    while len(frames) < count and time.monotonic() < deadline:
+        line = port.readline()
+        try:
+            frames.append(Frame.decode(line))
+        except FrameError:
+            continue
+    return frames
+
+
+def test_firmware_acks_a_repeat_but_draws_once_and_ignores_noise(tower):
+    with serial.serial_for_url(tower.serial_url, timeout=0.5) as port:
+        scr = Frame("SCR", 200, {"0": "repeat test"}).encode()
+        port.write(b"garbage line\n" + scr[:-4] + b"zzz\n" + scr)  # noise, a corrupted copy, the frame
+        assert [(f.kind, f.seq) for f in read_frames(port, 1)] == [("ACK", 200)]
+        assert tower.wait_until(lambda: tower.oled_lines()[0] == "repeat test", 5)
+        writes = tower.board.oled.writes
+        port.write(scr)  # the host's resend after a lost ACK
+        assert [(f.kind, f.seq) for f in read_frames(port, 1)] == [("ACK", 200)]
+        assert tower.board.oled.writes == writes  # acknowledged again, not drawn again
+
+
+def test_firmware_resends_roll_until_acknowledged(tower):
+    with serial.serial_for_url(tower.serial_url, timeout=0.5) as port:
+        tower.press("roll")
+        first, again = read_frames(port, 2)
+        assert first.kind == "ROLL" and again == first  # same seq: a resend, not a new roll
+        port.write(Frame("ACK", first.seq).encode())
+        time.sleep(0.6)  # let a resend already on its way arrive before listening
+        port.reset_input_buffer()
+        later = read_frames(port, 1, limit_s=1.5)
+        assert later == []  # acknowledged: no more resends

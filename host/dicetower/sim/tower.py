@@ -17,6 +17,10 @@ from .board import SimBoard
 from .firmware_info import FirmwareError, firmware_env, firmware_info, micropython_path
 from .serial_bridge import SerialBridge
 
+#: The firmware's heap in the simulation: what an ESP32 (no PSRAM) leaves to MicroPython, ~110 KB.
+#: Objects on the 64-bit unix port are about twice their ESP32 size, so this is the stricter test.
+HEAP_BYTES = 110 * 1024
+
 
 class SimTower:
     """The simulated tower: `micropython firmware/main.py` with the shims of firmware/sim on
@@ -48,7 +52,7 @@ class SimTower:
         b = self._info.board
         self._board = SimBoard(servo_pin=b["SERVO_PIN"], ring_pin=b["RING_PIN"])
         self._proc = subprocess.Popen(
-            [micropython_path(), str(paths.firmware_dir() / "main.py")],
+            [micropython_path(), "-X", f"heapsize={HEAP_BYTES}", str(paths.firmware_dir() / "main.py")],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=firmware_env(DICETOWER_SIM_CTRL=self._board.address))
         assert self._proc.stdin is not None and self._proc.stdout is not None
