@@ -81,3 +81,16 @@ def test_press_across_the_ticks_wraparound():
     button2, rec2 = make()
     feed(button2, held(50, 1) + held(400, 0) + held(50, 1), start)
     assert rec2.events == [("short", "ok")]
+
+
+def test_polling_allocates_no_heap():
+    import gc
+
+    button = Pushbutton("roll", 25, None, None)
+    gc.collect()
+    before = gc.mem_alloc()
+    now = 0
+    for i in range(3000):  # released, then pressed (a long press), then released: 15 s of polls
+        button.update(0 if 1000 <= i < 2000 else 1, now)
+        now = time.ticks_add(now, Pushbutton.POLL_MS)
+    assert gc.mem_alloc() == before, gc.mem_alloc() - before

@@ -133,3 +133,17 @@ def test_reader_takes_bytes_one_at_a_time_until_end_of_file():
     assert set(reads) == {1}
     assert wire.messages == [("IDLE", {"text": "P(2+) 55%"})]
     assert link.noise == 1
+
+
+def test_receiving_bytes_allocates_no_heap_until_a_line_ends():
+    import gc
+
+    link, wire = make()
+    data = frame.encode("SCR", 3, {"0": "d6: 6 5 3 1", "1": "3 successes"})[:-1]
+    gc.collect()
+    before = gc.mem_alloc()
+    for b in data:
+        link.feed(b)
+    assert gc.mem_alloc() == before, gc.mem_alloc() - before
+    link.feed(10)
+    assert wire.messages == [("SCR", {"0": "d6: 6 5 3 1", "1": "3 successes"})]

@@ -53,6 +53,7 @@ def test_roll_press_drops_lights_and_reaches_the_host(tower, link):
     assert tower.oled_lines()[5:7] == ["d6: 6 6 5", "successes"]
     link.set_light("idle")
     assert tower.wait_until(lambda: tower.leds[0] == (12, 8, 4), 5)
+    assert tower.board.errors == []  # every report of the shims was understood
 
 
 def test_ok_short_and_no_long_presses_become_btn_events(tower, link):
