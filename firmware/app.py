@@ -22,7 +22,7 @@ class App:
     """The tower's behaviour; `link` is made here, the parts are passed in (tests pass their own)."""
 
     def __init__(self, write, display: Display, gate: Gate, ring: LightRing):
-        self.link = Link(write, self.on_message)
+        self.link = Link(write, self.on_message, self.on_host_lost)
         self.display = display
         self.gate = gate
         self.ring = ring
@@ -52,6 +52,11 @@ class App:
             self.link.send("ROLL", {})
         finally:
             self.rolling = False
+
+    def on_host_lost(self, kind: str) -> None:
+        """A message the host never acknowledged: say so on the panel rather than wait in silence."""
+        self.ring.set("alarm")
+        self.display.result(["NO HOST ANSWER", "", kind + " not taken.", "Check the USB", "cable and that", "the host runs."])
 
     # host messages ---------------------------------------------------------------------------
     def on_message(self, kind: str, fields: dict) -> None:

@@ -21,14 +21,16 @@ class Link:
     write:      callable(bytes) that sends one frame (sys.stdout.buffer.write on the tower)
     on_message: callable(kind: str, fields: dict) for each new message from the host (not ACKs,
                 not repeats)
+    on_give_up: callable(kind: str) or None, called when a reliable message was never acknowledged
     """
 
     RESEND_MS = 300  # wait for an ACK this long (ms) before resending
     TRIES = 10       # sends of one reliable message before it is given up (counted in `dropped`)
 
-    def __init__(self, write, on_message):
+    def __init__(self, write, on_message, on_give_up=None):
         self._write = write
         self._on_message = on_message
+        self._on_give_up = on_give_up
         self._buf = bytearray(frame.MAX_FRAME)
         self._n = 0
         self._overflow = False
@@ -128,4 +130,6 @@ class Link:
                         pass
                 else:
                     self.dropped += 1
+                    if self._on_give_up:
+                        self._on_give_up(kind)
                 self._wait_seq = 0

@@ -102,3 +102,23 @@ def test_unknown_light_mode_and_message_are_reported_not_acted_on():
     assert parts.log == []
     errors = [w for w in parts.written if w[0] == "ERR"]
     assert errors == [("ERR", 0, {"what": "unknown light mode disco"}), ("ERR", 0, {"what": "unknown message DANCE"})]
+
+
+def test_message_the_host_never_takes_is_shown_as_an_alarm():
+    app, parts = make()
+    app.link.RESEND_MS = 5
+    app.link.TRIES = 2
+
+    async def scenario():
+        asyncio.create_task(app.link.sender())
+        app.on_short("ok")
+        for _ in range(200):
+            await asyncio.sleep_ms(5)
+            if app.link.dropped:
+                break
+
+    asyncio.run(scenario())
+    assert [w[0] for w in parts.written] == ["BTN", "BTN"]
+    assert parts.log[0] == ("ring", "alarm")
+    kind, what, lines, big = parts.log[1]
+    assert (kind, what, lines[0], lines[2]) == ("display", "result", "NO HOST ANSWER", "BTN not taken.")
