@@ -8,6 +8,7 @@ before, drop position, time of day) are about the tower rather than one die.
 
 from __future__ import annotations
 
+import gc
 import html
 import math
 from dataclasses import dataclass
@@ -43,23 +44,14 @@ class AuditData:
 
 def load(log: RollLog) -> AuditData:
     """Read every die reading of a log into columns (corrections applied)."""
-    rows = log.audit_rows()
-    index: dict[tuple[str | None, str], int] = {}
+    dice, rows = log.audit_columns()
+    read = rows["face"] > 0
     unread: dict[tuple[str | None, str], int] = {}
-    if not rows:
-        empty = np.zeros(0, dtype=np.int64)
-        return AuditData([], empty, empty, empty.astype(float), empty.astype(float), {})
-    _, epoch, _, _, _, die_id, die_type, face, x = zip(*rows)
-    key = np.fromiter((index.setdefault(k, len(index)) for k in zip(die_id, die_type)), dtype=np.int64, count=len(rows))
-    face_a = np.fromiter(face, dtype=np.int64, count=len(rows))
-    x_a = np.fromiter((v if v is not None else 0.0 for v in x), dtype=float, count=len(rows))
-    epoch_a = np.fromiter(epoch, dtype=float, count=len(rows))
-    dice = list(index)
-    read = face_a > 0
     if not read.all():
-        for k, c in zip(*np.unique(key[~read], return_counts=True)):
+        for k, c in zip(*np.unique(rows["key"][~read], return_counts=True)):
             unread[dice[k]] = int(c)
-    return AuditData(dice, key[read], face_a[read], x_a[read], epoch_a[read], unread)
+    rows = rows[read]
+    return AuditData(dice, rows["key"], rows["face"], rows["x"], rows["epoch"], unread)
 
 
 def tower_effects(face: np.ndarray, x: np.ndarray, epoch: np.ndarray, sides: int):
@@ -86,6 +78,14 @@ def audit_log(log: RollLog, *, alpha: float = 0.05, stated_relative_bias: float 
     """Audit every die of the log (ordered by die type, then die_id), then, with `sets`, every die type
     pooled as a dice set. Readings without a face value are counted as `unread`, not as faces."""
     data = load(log)
+    gc.freeze()  # statsmodels' multipletests calls gc.collect(): skip the objects that exist already
+    try:
+        return _audit(data, alpha, stated_relative_bias, sets)
+    finally:
+        gc.unfreeze()
+
+
+def _audit(data: AuditData, alpha: float, stated_relative_bias: float, sets: bool) -> list[DieAudit]:
     order = np.argsort(data.key, kind="stable")
     bounds = np.searchsorted(data.key[order], np.arange(len(data.dice) + 1))
     out: list[DieAudit] = []

@@ -35,6 +35,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
+import numpy as np
 from dicetower.readings import DieReading
 
 #: Schema version this code writes and reads (PRAGMA user_version). Bump with a migration.
@@ -73,7 +74,10 @@ CREATE TABLE readings (
     die_type     TEXT NOT NULL,
     value        INTEGER,
     confidence   REAL NOT NULL,
-    box          TEXT NOT NULL,
+    box_x        INTEGER NOT NULL,
+    box_y        INTEGER NOT NULL,
+    box_w        INTEGER NOT NULL,
+    box_h        INTEGER NOT NULL,
     colour       TEXT,
     face_colour  TEXT,
     symbols      TEXT NOT NULL,
@@ -105,7 +109,7 @@ CHAINED_COLUMNS: dict[str, tuple[str, ...]] = {
     "rolls": ("roll_id", "seq", "time_utc", "time_epoch", "tower", "table_name", "system", "procedure",
               "outcome", "frame_sha256", "frame_source"),
     "readings": ("reading_id", "seq", "roll_id", "die_index", "die_id", "die_type", "value", "confidence",
-                 "box", "colour", "face_colour", "symbols", "cocked", "unsure", "crop_path", "crop_sha256"),
+                 "box_x", "box_y", "box_w", "box_h", "colour", "face_colour", "symbols", "cocked", "unsure", "crop_path", "crop_sha256"),
     "confirmations": ("confirmation_id", "seq", "roll_id", "die_index", "time_utc", "time_epoch",
                       "corrected_value"),
 }
@@ -452,8 +456,8 @@ class RollLog:
                            "system": row[5], "procedure": row[6], "outcome": json.loads(row[7]),
                            "frame_sha256": row[8], "frame_source": row[9], "dice": []}
         for row in self._db.execute(
-                "SELECT roll_id, die_index, die_id, die_type, value, confidence, box, colour, face_colour, symbols, "
-                "cocked, unsure, crop_path FROM readings ORDER BY roll_id, die_index"):
+                "SELECT roll_id, die_index, die_id, die_type, value, confidence, json_array(box_x, box_y, box_w, box_h), "
+                "colour, face_colour, symbols, cocked, unsure, crop_path FROM readings ORDER BY roll_id, die_index"):
             key = (row[0], row[1])
             confirmed = key in corrections
             corrected = corrections.get(key)
@@ -468,21 +472,31 @@ class RollLog:
                 "crop_path": row[12]})
         return list(out.values())
 
-    def audit_rows(self) -> list[tuple]:
-        """Every die read, in roll order, in the flat form the audit uses:
-        (roll_id, time_epoch, tower, table, die_index, die_id, die_type, face, x_centre) where face is the
-        value the audit counts (the latest correction, else the value read; 0 = no number read) and
-        x_centre the die's box centre in px (its drop position in the tray)."""
-        return self._db.execute(
-            "WITH latest AS (SELECT roll_id, die_index, corrected_value FROM confirmations c "
-            "  WHERE seq = (SELECT MAX(seq) FROM confirmations c2 "
-            "               WHERE c2.roll_id = c.roll_id AND c2.die_index = c.die_index)) "
-            "SELECT r.roll_id, r.time_epoch, r.tower, r.table_name, d.die_index, d.die_id, d.die_type, "
-            "  COALESCE(l.corrected_value, d.value, 0), "
-            "  json_extract(d.box, '$[0]') + json_extract(d.box, '$[2]') / 2.0 "
-            "FROM readings d JOIN rolls r ON r.roll_id = d.roll_id "
-            "LEFT JOIN latest l ON l.roll_id = d.roll_id AND l.die_index = d.die_index "
-            "ORDER BY d.roll_id, d.die_index").fetchall()
+    def audit_columns(self) -> tuple[list[tuple[str | None, str]], np.ndarray]:
+        """Every die read, in log order (roll by roll, die by die), as columns for the audit.
+
+        Returns (dice, rows): dice = [(die_id, die_type), ...] (in no particular order); rows = a
+        structured array, shape (n,), fields reading_id (i8), epoch (f8, roll time, Unix s), key (i8,
+        index into dice), face (i8, the value the audit counts: the latest correction, else the value
+        read; 0 = no number read), x (f8, box centre x in px: the die's drop position in the tray)."""
+        dice = [(die_id, die_type) for die_type, die_id in self._db.execute(
+            "SELECT DISTINCT die_type, die_id FROM readings")]
+        case = " ".join(f"WHEN d.die_type = ? AND d.die_id IS ? THEN {i}" for i in range(len(dice)))
+        params = [v for die_id, die_type in dice for v in (die_type, die_id)]
+        cursor = self._db.execute(
+            f"SELECT d.reading_id, r.time_epoch, CASE {case or 'WHEN 0 THEN 0'} END, COALESCE(d.value, 0), "
+            "d.box_x + d.box_w / 2.0 FROM readings d JOIN rolls r ON r.roll_id = d.roll_id ORDER BY d.reading_id",
+            params)
+        rows = np.fromiter(cursor, dtype=[("reading_id", "i8"), ("epoch", "f8"), ("key", "i8"), ("face", "i8"),
+                                          ("x", "f8")])
+        corrected = {rid: value for rid, value in self._db.execute(
+            "SELECT d.reading_id, c.corrected_value FROM confirmations c JOIN readings d "
+            "ON d.roll_id = c.roll_id AND d.die_index = c.die_index ORDER BY c.seq")}
+        corrected = {rid: value for rid, value in corrected.items() if value is not None}
+        if corrected:
+            ids = np.fromiter(corrected, dtype=np.int64, count=len(corrected))
+            rows["face"][np.searchsorted(rows["reading_id"], ids)] = np.fromiter(corrected.values(), dtype=np.int64)
+        return dice, rows
 
     def count_readings(self) -> int:
         """Number of die readings logged."""
@@ -573,7 +587,8 @@ def reading_row(roll_id: int, die_index: int, reading: DieReading, crop_path: st
     """The ``readings`` row (without ids and hashes) of one DieReading."""
     return {"roll_id": roll_id, "die_index": die_index, "die_id": reading.die_id, "die_type": reading.die_type,
             "value": reading.value, "confidence": float(reading.confidence),
-            "box": json.dumps([int(v) for v in reading.box]), "colour": reading.colour,
+            "box_x": int(reading.box[0]), "box_y": int(reading.box[1]), "box_w": int(reading.box[2]),
+            "box_h": int(reading.box[3]), "colour": reading.colour,
             "face_colour": reading.face_colour, "symbols": json.dumps(list(reading.symbols)),
             "cocked": int(bool(reading.cocked)), "unsure": int(reading.unsure),
             "crop_path": crop_path, "crop_sha256": crop_sha256}
@@ -584,11 +599,15 @@ class _Chain:
 
     def __init__(self, db: sqlite3.Connection, seq: int, last_hash: str):
         self.db, self.seq, self.hash = db, seq, last_hash
+        self.next_ids: dict[str, int] = {}
 
     def add(self, table: str, fields: dict[str, Any]) -> int:
         """Insert one row into `table` with the next seq and its chain hash; return its id."""
         id_col = _ID_COLUMN[table]
-        next_id = self.db.execute(f"SELECT COALESCE(MAX({id_col}), 0) + 1 FROM {table}").fetchone()[0]
+        next_id = self.next_ids.get(table)
+        if next_id is None:
+            next_id = self.db.execute(f"SELECT COALESCE(MAX({id_col}), 0) + 1 FROM {table}").fetchone()[0]
+        self.next_ids[table] = next_id + 1
         self.seq += 1
         row = {id_col: next_id, "seq": self.seq, **fields}
         row_hash = chain_hash(self.hash, table, row)
