@@ -15,7 +15,7 @@ import numpy as np
 from .pips import PipFace, Pip, read_faces
 
 #: Frames are analysed with their long side at most this many px (12 MP photos are downscaled).
-ANALYSIS_LONG_SIDE = 800
+ANALYSIS_LONG_SIDE = 640
 #: The pip filter's structuring size is the analysis long side over this (21 px at 640 px).
 KERNEL_FRACTION = 30
 
@@ -49,20 +49,18 @@ def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> floa
 
 
 def _plausible_polarity(dark: list[PipFace], light: list[PipFace]) -> list[PipFace]:
-    """Lone pips (faces showing 1) are weak evidence: a letter on a keyboard or a glint looks like one.
-    Keep a polarity's lone pips only when that polarity also shows multi-pip faces in the frame, or
-    when neither does and its lone pips are the rounder (a top-face pip faces the camera)."""
-    def multi(faces: list[PipFace]) -> int:
-        return sum(len(f.pips) > 1 for f in faces)
+    """Lone pips (faces showing 1) are weak evidence: a key on a keyboard or a glint looks like one.
+    The frame's pip polarity is the one with more sure multi-pip faces (then more lone pips, then
+    rounder ones); the other polarity's lone pips are dropped, its multi-pip faces kept."""
+    from dicetower.readings import UNSURE_BELOW
 
-    def roundness(faces: list[PipFace]) -> float:
+    def evidence(faces: list[PipFace]) -> tuple[int, int, float]:
         lone = [f.pips[0].roundness for f in faces if len(f.pips) == 1]
-        return float(np.mean(lone)) if lone else 0.0
+        sure_multi = sum(len(f.pips) > 1 and f.confidence >= UNSURE_BELOW for f in faces)
+        return sure_multi, len(lone), float(np.mean(lone)) if lone else 0.0
 
-    keep_lone = {"dark": multi(dark) > 0 or multi(light) == 0, "light": multi(light) > 0 or multi(dark) == 0}
-    if multi(dark) == 0 and multi(light) == 0:
-        keep_lone = {"dark": roundness(dark) >= roundness(light), "light": roundness(light) > roundness(dark)}
-    return [f for f in dark + light if len(f.pips) > 1 or keep_lone[f.polarity]]
+    main = "dark" if evidence(dark) >= evidence(light) else "light"
+    return [f for f in dark + light if len(f.pips) > 1 or f.polarity == main]
 
 
 def find_pip_faces(image: np.ndarray) -> list[PipFace]:

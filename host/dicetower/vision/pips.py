@@ -35,7 +35,8 @@ MIN_PIP_AREA_PX = 6.0  # smaller blobs are noise at the analysis scale
 SIDE_REACH_DIAMETERS = 5.0
 MAX_SPLIT_PIPS = 9  # larger tangles are left unread rather than searched (time)
 AMBIGUOUS_CAP = 0.6  # confidence cap of a face split from pips that could also be its own
-MIN_SNR = 3.0  # surround_snr below this: not a pip on a plain die face  # a die's side faces lie within about one face side (~5 pip diameters) of its top face
+SEAM_FRACTION = 0.8  # a seam between faces or dice: pip response above this fraction of the pip threshold
+MIN_SNR = 8.0  # a die's side faces lie within about one face side (~5 pip diameters) of its top face
 
 
 @dataclass
@@ -88,8 +89,9 @@ def pip_response(gray: np.ndarray, polarity: str, kernel_px: int) -> np.ndarray:
 
 def surround_snr(gray: np.ndarray, x: float, y: float, radius: float) -> float:
     """How cleanly a blob at (x, y) px of the given radius (px) sits on a plain die face: the contrast
-    between the blob's centre and a ring at 1.3..2.3 radii, over the ring's spread (std). A pip on a die
-    face scores above ~5; dark spots on grain, keyboards, cables or die edges score near 2."""
+    between the blob's centre and a ring at 1.3..2.3 radii, over the ring's robust spread (median absolute
+    deviation, so a neighbouring pip cutting the ring does not count). A pip on a die face scores well
+    above MIN_SNR; dark spots on grain, cables or die edges score near 2."""
     r_out = 2.3 * radius
     h, w = gray.shape
     x0, x1 = max(int(x - r_out) - 1, 0), min(int(x + r_out) + 2, w)
@@ -101,7 +103,9 @@ def surround_snr(gray: np.ndarray, x: float, y: float, radius: float) -> float:
     inner = win[d < max(0.5 * radius, 1.5)]
     if ring.size < 8 or inner.size == 0:
         return 0.0
-    return float(abs(ring.mean() - inner.mean()) / (ring.std() + 1.0))
+    med = float(np.median(ring))
+    spread = 1.4826 * float(np.median(np.abs(ring - med)))  # MAD: neighbouring pips in the ring are outliers
+    return float(abs(med - float(np.median(inner))) / (spread + 1.0))
 
 
 def find_pips(response: np.ndarray, gray: np.ndarray, min_contrast: float = 25.0) -> tuple[list[Pip], float]:
@@ -138,7 +142,7 @@ def find_pips(response: np.ndarray, gray: np.ndarray, min_contrast: float = 25.0
 
 def _segment_clear(a: Pip, b: Pip, response: np.ndarray, thr: float, pips: list[Pip]) -> bool:
     """True when the die body between pips a and b has no dark crease (no other pip, no gap between
-    two dice or two faces): the response stays below half the pip threshold along the segment."""
+    two dice or two faces): the response stays below SEAM_FRACTION of the pip threshold along the segment."""
     n = max(int(math.hypot(b.x - a.x, b.y - a.y)), 2)
     xs = np.linspace(a.x, b.x, n)
     ys = np.linspace(a.y, b.y, n)
@@ -150,7 +154,7 @@ def _segment_clear(a: Pip, b: Pip, response: np.ndarray, thr: float, pips: list[
         return True
     h, w = response.shape
     vals = response[np.clip(ys[keep].round().astype(int), 0, h - 1), np.clip(xs[keep].round().astype(int), 0, w - 1)]
-    return float((vals > 0.5 * thr).mean()) <= 0.12
+    return float((vals > SEAM_FRACTION * thr).mean()) <= 0.12
 
 
 def _linked(a: Pip, b: Pip) -> bool:
@@ -250,20 +254,19 @@ def _ring_orders(pts: np.ndarray, centre_pip: bool):
 
 
 def _six_orders(pts: np.ndarray):
-    """Candidate assignments of 6 pips to the 2x3 layout: split along the principal axis into two
-    columns of three, each ordered along the long axis (8 symmetries)."""
+    """Assignments of 6 pips to the 2x3 layout: the two pips nearest the centroid are the middle row,
+    the other four are corners in angular order (every rotation and both directions), and the middle
+    pips go to either column."""
     c = pts - pts.mean(0)
-    _, _, vt = np.linalg.svd(c)
-    # a 2x3 pattern spans about as much across its columns as along them: try both principal axes
-    for long_axis, short_axis in ((vt[0], vt[1]), (vt[1], vt[0])):
-        order = np.argsort(c @ short_axis)
-        col_a, col_b = order[:3], order[3:]
-        for flip_rows in (False, True):
-            sign = -1 if flip_rows else 1
-            a_sorted = col_a[np.argsort(sign * (c[col_a] @ long_axis))]
-            b_sorted = col_b[np.argsort(sign * (c[col_b] @ long_axis))]
-            yield list(a_sorted) + list(b_sorted)
-            yield list(b_sorted) + list(a_sorted)
+    by_dist = list(np.argsort((c ** 2).sum(1)))
+    mid, corners = by_dist[:2], by_dist[2:]
+    ring = sorted(corners, key=lambda i: math.atan2(c[i, 1], c[i, 0]))
+    for direction in (ring, ring[::-1]):
+        for r in range(4):
+            rot = direction[r:] + direction[:r]
+            for m_a, m_b in (mid, mid[::-1]):
+                # canonical order: (-1,-1) (-1,0) (-1,1) (1,-1) (1,0) (1,1)
+                yield [rot[0], m_a, rot[1], rot[3], m_b, rot[2]]
 
 
 def face_confidence(group: list[Pip], thr: float) -> float:
