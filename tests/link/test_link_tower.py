@@ -144,6 +144,10 @@ def test_noise_is_counted_and_repeats_are_delivered_once(tower):
         assert link.next_event(0.3) is None
         assert link.noise == 4
         assert link.duplicates == 1
+        tower.send(b"\x00" * 5000)  # a stream with no newline is dropped, not buffered without end
+        tower.send(b"\n" + Frame("BTN", 8, {"name": "no", "press": "short"}).encode())
+        assert link.next_event(5).fields == {"name": "no", "press": "short"}
+        assert link.noise > 4
 
 
 def test_tower_boot_restarts_its_numbering(tower):

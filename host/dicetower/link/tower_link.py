@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import serial
 import serial.threaded
 
-from .codec import PROTO_VERSION, Frame, FrameError, next_seq
+from .codec import MAX_FRAME_BYTES, PROTO_VERSION, Frame, FrameError, next_seq
 
 #: the firmware version this host was written against (firmware/board.py FW_VERSION)
 FIRMWARE_VERSION = "0.1.0"
@@ -49,6 +49,12 @@ class _FrameProtocol(serial.threaded.Packetizer):
     def __init__(self, link: "TowerLink"):
         super().__init__()
         self.link = link
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if len(self.buffer) > MAX_FRAME_BYTES:  # no newline within a frame's length: noise, drop it
+            del self.buffer[:]
+            self.link.noise += 1
 
     def handle_packet(self, packet: bytes) -> None:
         self.link._on_line(packet)
