@@ -14,7 +14,7 @@ Layout of the file (schema version SCHEMA_VERSION, kept in `PRAGMA user_version`
 
 Hash chain: every row of the three tables carries ``seq`` (1, 2, 3, ... across all tables, in write
 order), ``prev_hash`` and ``row_hash = sha256(prev_hash + canonical row content)`` where the canonical
-content is the row's other columns as sorted-key compact JSON (see `canonical`). `verify` (and
+content is the table name and the row's other columns as a compact JSON array (see `canonical`). `verify` (and
 `dicetower audit verify`) recomputes the chain and names any edited, inserted or deleted row. A chain
 only shows tampering by someone who did not recompute every later hash; publish or write down the head
 hash (`verify` prints it) to pin the log's content up to that point.
@@ -26,7 +26,9 @@ crash (even SIGKILL) mid-write loses at most the roll being written, never a com
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
+import math
 import os
 import sqlite3
 import time
@@ -161,12 +163,14 @@ class VerifyResult:
         return not self.faults
 
 
+_CANONICAL = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def canonical(table: str, row: dict[str, Any]) -> str:
-    """Canonical content of a chained row: {"table": name, column: value, ...} as compact JSON with
-    sorted keys (floats in Python's shortest round-trip form, so a value read back from SQLite's
-    8-byte REAL gives the same text)."""
-    content = {"table": table, **{col: row[col] for col in CHAINED_COLUMNS[table]}}
-    return json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Canonical content of a chained row: the JSON array [table, value, ...] with the values in
+    CHAINED_COLUMNS[table] order, compact (floats in Python's shortest round-trip form, so a value read
+    back from SQLite's 8-byte REAL gives the same text)."""
+    return _CANONICAL.encode([table, *[row[col] for col in CHAINED_COLUMNS[table]]])
 
 
 def chain_hash(prev_hash: str, table: str, row: dict[str, Any]) -> str:
@@ -346,12 +350,15 @@ class RollLog:
         crops:        one encoded image (PNG/JPEG bytes) per reading, saved in ``<log>.crops/``
         time_epoch:   the roll's time (Unix s); default now
 
-        Raises LogError: an unknown die type or a face out of range (the die's index is named),
+        Raises LogError: an unknown die type, a face out of range or a confidence outside 0..1 (the
+        die's index is named),
         outcome not JSON, crops not matching readings, or the database refused the write (disk full,
         read-only, locked). On any error nothing of the roll is logged.
         """
         for i, reading in enumerate(readings):
             check_face(reading.die_type, reading.value, where=f"(die {i} of the roll)")
+            if not 0.0 <= reading.confidence <= 1.0:  # also refuses NaN
+                raise LogError(f"confidence {reading.confidence} of die {i} is not in 0..1; roll NOT logged")
         if crops is not None and len(crops) != len(readings):
             raise LogError(f"{len(crops)} crops for {len(readings)} dice: give one crop per die read; roll NOT logged")
         try:
@@ -504,10 +511,17 @@ class RollLog:
 
     # -- verification ----------------------------------------------------------------------------
     def _chained_rows(self) -> Iterator[tuple[str, dict[str, Any]]]:
-        for table, columns in CHAINED_COLUMNS.items():
-            cols = ", ".join(columns + ("prev_hash", "row_hash"))
-            for values in self._db.execute(f"SELECT {cols} FROM {table}"):
-                yield table, dict(zip(columns + ("prev_hash", "row_hash"), values))
+        """Every chained row of the three tables as (table, row), in seq order (merged from their seq
+        indexes, so a million rows stream through without being held in memory)."""
+
+        def rows(table: str, columns: tuple[str, ...]) -> Iterator[tuple[float, str, dict[str, Any]]]:
+            names = columns + ("prev_hash", "row_hash")
+            for values in self._db.execute(f"SELECT {', '.join(names)} FROM {table} ORDER BY seq"):
+                seq = values[1]
+                yield (seq if isinstance(seq, (int, float)) else math.inf), table, dict(zip(names, values))
+
+        for _, table, row in heapq.merge(*(rows(t, c) for t, c in CHAINED_COLUMNS.items()), key=lambda x: x[0]):
+            yield table, row
 
     def verify(self) -> VerifyResult:
         """Recompute the hash chain over every row, in seq order, and name each break:
@@ -523,39 +537,64 @@ class RollLog:
         """
         try:
             problems = [r[0] for r in self._db.execute("PRAGMA quick_check")]
-            rows = sorted(self._chained_rows(), key=lambda item: (item[1]["seq"] is None, item[1]["seq"]))
             meta = dict(self._db.execute("SELECT key, value FROM meta"))
+            faults: list[ChainFault] = []
+            if problems != ["ok"]:
+                faults.append(ChainFault("edited", "sqlite", None, None,
+                                         "SQLite integrity check: " + "; ".join(problems[:5])))
+            count, expected, prev_seq = self._walk_chain(faults)
         except sqlite3.DatabaseError as exc:
             raise LogError(f"{self.path} cannot be read ({exc}): the file is damaged") from exc
-        faults: list[ChainFault] = []
-        if problems != ["ok"]:
-            faults.append(ChainFault("edited", "sqlite", None, None, "SQLite integrity check: " + "; ".join(problems[:5])))
+        head_seq = int(meta.get("head_seq", "0"))
+        head_hash = meta.get("head_hash", GENESIS_HASH)
+        if head_seq > prev_seq:
+            faults.append(ChainFault("deleted", "meta", None, head_seq, f"the log's head is seq {head_seq} but the "
+                                     f"last row present is seq {prev_seq}: rows were deleted from the end"))
+        elif head_seq < prev_seq:
+            faults.append(ChainFault("inserted", "meta", None, prev_seq, f"rows after the log's head (seq {head_seq}) "
+                                     "were added outside dicetower"))
+        elif head_hash != expected and not faults:
+            faults.append(ChainFault("edited", "meta", None, head_seq, "the log's recorded head hash does not match "
+                                     "its last row: the last row or the head was edited"))
+        return VerifyResult(rows=count, head_seq=prev_seq, head_hash=expected, faults=faults)
+
+    def _walk_chain(self, faults: list[ChainFault]) -> tuple[int, str, int]:
+        """Walk the chain in seq order, appending each break to `faults`; return (rows, last hash, last seq)."""
         expected, prev_seq, prev_name = GENESIS_HASH, 0, "the start of the log"
         expected_before = None  # the link before `expected`, to recognise an inserted row
-        for i, (table, row) in enumerate(rows):
+        stream = self._chained_rows()
+        current = next(stream, None)
+        count = 0
+        while current is not None:
+            following = next(stream, None)
+            count += 1
+            table, row = current
             rid, seq = row[_ID_COLUMN[table]], row["seq"]
             name = f"{table} row {rid} (seq {seq})"
+            current, skip = following, False
             if row["prev_hash"] != expected:
-                nxt = rows[i + 1][1] if i + 1 < len(rows) else None
+                nxt = following[1] if following is not None else None
                 if nxt is not None and nxt["prev_hash"] == expected:
                     faults.append(ChainFault("inserted", table, rid, seq, f"{name} was inserted: the chain "
                                              "skips it (the next row links to the row before it)"))
-                    continue  # the chain goes on from the row before the inserted one
-                if i > 0 and row["prev_hash"] == expected_before:
-                    prev_table, prev_row = rows[i - 1]
+                    skip = True  # the chain goes on from the row before the inserted one
+                elif count > 1 and row["prev_hash"] == expected_before:
                     faults.append(ChainFault("inserted", prev_table, prev_row[_ID_COLUMN[prev_table]],
                                              prev_row["seq"], f"{prev_name} was inserted: the chain skips it "
                                              f"({name} links to the row before it)"))
                 elif isinstance(seq, int) and seq > prev_seq + 1:
                     faults.append(ChainFault("deleted", table, rid, seq, f"{seq - prev_seq - 1} row(s) deleted "
                                              f"between seq {prev_seq} and {name}"))
-                elif i > 0:
-                    prev_table, prev_row = rows[i - 1]
+                elif count > 1:
                     faults.append(ChainFault("edited", prev_table, prev_row[_ID_COLUMN[prev_table]], prev_row["seq"],
                                              f"{prev_name} was edited and re-hashed: {name} no longer links to it"))
                 else:
                     faults.append(ChainFault("edited", table, rid, seq, f"{name}: its link to the start of the "
                                              "log was altered"))
+            prev_table, prev_row = table, row
+            if skip:
+                prev_name = name
+                continue
             if chain_hash(row["prev_hash"], table, row) != row["row_hash"]:
                 faults.append(ChainFault("edited", table, rid, seq, f"{name} was edited: its content no longer "
                                          "matches its hash"))
@@ -567,19 +606,7 @@ class RollLog:
                     faults.append(ChainFault("edited", "crop", rid, seq, f"crop {crop} of {name} was edited"))
             expected_before = row["prev_hash"]
             expected, prev_seq, prev_name = row["row_hash"], seq, name
-        prev_hash = expected
-        head_seq = int(meta.get("head_seq", "0"))
-        head_hash = meta.get("head_hash", GENESIS_HASH)
-        if head_seq > prev_seq:
-            faults.append(ChainFault("deleted", "meta", None, head_seq, f"the log's head is seq {head_seq} but the "
-                                     f"last row present is seq {prev_seq}: rows were deleted from the end"))
-        elif head_seq < prev_seq:
-            faults.append(ChainFault("inserted", "meta", None, prev_seq, f"rows after the log's head (seq {head_seq}) "
-                                     "were added outside dicetower"))
-        elif head_hash != prev_hash and not faults:
-            faults.append(ChainFault("edited", "meta", None, head_seq, "the log's recorded head hash does not match "
-                                     "its last row: the last row or the head was edited"))
-        return VerifyResult(rows=len(rows), head_seq=prev_seq, head_hash=prev_hash, faults=faults)
+        return count, expected, prev_seq
 
 
 def reading_row(roll_id: int, die_index: int, reading: DieReading, crop_path: str | None,
