@@ -30,6 +30,10 @@ D6_LAYOUTS: dict[int, np.ndarray] = {
     6: np.array([[-1, -1], [-1, 0], [-1, 1], [1, -1], [1, 0], [1, 1]], float),
 }
 
+#: Per layout: the design matrix [x y 1] of the canonical pips and its pseudo-inverse (affine fits).
+_LAYOUT_DESIGN = {n: (A, np.linalg.pinv(A)) for n, A in
+                  ((n, np.hstack([pts, np.ones((len(pts), 1))])) for n, pts in D6_LAYOUTS.items())}
+
 LINK_DIAMETERS = 4.2  # pips of one face lie within this many pip diameters of a neighbour on it
 MIN_PIP_AREA_PX = 6.0  # smaller blobs are noise at the analysis scale
 SIDE_REACH_DIAMETERS = 5.0
@@ -185,9 +189,13 @@ def group_faces(pips: list[Pip], response: np.ndarray, thr: float) -> list[list[
     return list(groups.values())
 
 
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
 def _frontalness(group: list[Pip]) -> float:
     """How squarely a face looks at the camera: mean pip area times mean roundness."""
-    return float(np.mean([p.area for p in group]) * np.mean([p.roundness for p in group]))
+    return _mean([p.area for p in group]) * _mean([p.roundness for p in group])
 
 
 def _extent(group: list[Pip]) -> float:
@@ -197,7 +205,7 @@ def _extent(group: list[Pip]) -> float:
 
 
 def _centre(group: list[Pip]) -> tuple[float, float]:
-    return float(np.mean([p.x for p in group])), float(np.mean([p.y for p in group]))
+    return _mean([p.x for p in group]), _mean([p.y for p in group])
 
 
 def layout_error(group: list[Pip]) -> float:
@@ -207,7 +215,7 @@ def layout_error(group: list[Pip]) -> float:
     if n not in D6_LAYOUTS:
         return math.inf
     pts = np.array([[p.x, p.y] for p in group])
-    dia = float(np.mean([p.diameter for p in group]))
+    dia = _mean([p.diameter for p in group])
     if n == 1:
         return 0.0
     if n == 2:
@@ -222,17 +230,14 @@ def layout_error(group: list[Pip]) -> float:
         return float(np.linalg.norm(pts[k] - mid) / max(d[i, j] / 2, 1e-6))
     # 4..6 pips: the affine map from the canonical layout that fits best, over the assignments a
     # convex pattern allows (pips ordered around the centre; for 6, two columns of three)
-    canon = D6_LAYOUTS[n]
-    best = math.inf
-    orders = _six_orders(pts) if n == 6 else _ring_orders(pts, centre_pip=n == 5)
-    for perm in orders:
-        dst = pts[list(perm)]
-        A = np.hstack([canon, np.ones((n, 1))])
-        sol, *_ = np.linalg.lstsq(A, dst, rcond=None)
-        resid = A @ sol - dst
-        pitch = math.sqrt(abs(np.linalg.det(sol[:2]))) or 1e-6
-        best = min(best, float(np.sqrt((resid ** 2).sum(1).mean()) / pitch))
-    return best
+    orders = np.array(list(_six_orders(pts) if n == 6 else _ring_orders(pts, centre_pip=n == 5)))
+    A, A_pinv = _LAYOUT_DESIGN[n]
+    dst = pts[orders]  # (orders, n, 2)
+    sol = A_pinv @ dst  # least-squares affine map from the canonical layout, per order: (orders, 3, 2)
+    resid = A @ sol - dst
+    pitch = np.sqrt(np.abs(np.linalg.det(sol[:, :2, :]))) + 1e-6
+    errs = np.sqrt((resid ** 2).sum(axis=2).mean(axis=1)) / pitch
+    return float(errs.min())
 
 
 def _ring_orders(pts: np.ndarray, centre_pip: bool):
@@ -294,13 +299,14 @@ def _face_box(group: list[Pip]) -> tuple[int, int, int, int]:
 
 
 def _roundness(group: list[Pip]) -> float:
-    return float(np.mean([p.roundness for p in group]))
+    return _mean([p.roundness for p in group])
 
 
 def _face_side(group: list[Pip]) -> float:
     """Estimated side of the die face in px: ~4.6 pip diameters, from the pips' major axes (which
     foreshortening does not shrink)."""
-    return 4.6 * float(np.median([p.diameter / math.sqrt(max(p.roundness, 0.1)) for p in group]))
+    majors = sorted(p.diameter / math.sqrt(max(p.roundness, 0.1)) for p in group)
+    return 4.6 * majors[len(majors) // 2]
 
 
 def _is_side_face(g: list[Pip], h: list[Pip]) -> bool:
@@ -311,9 +317,9 @@ def _is_side_face(g: list[Pip], h: list[Pip]) -> bool:
     gx, gy = _centre(g)
     hx, hy = _centre(h)
     dist = math.hypot(gx - hx, gy - hy)
-    side = max(_face_side(g), _face_side(h))
-    if dist > 0.5 * (_extent(g) + _extent(h)) + SIDE_REACH_DIAMETERS * float(np.mean([p.diameter for p in h])):
+    if dist > 0.5 * (_extent(g) + _extent(h)) + SIDE_REACH_DIAMETERS * _mean([p.diameter for p in h]):
         return False
+    side = max(_face_side(g), _face_side(h))
     front_g, front_h = _frontalness(g), _frontalness(h)
     if front_h > 3.0 * front_g or (_roundness(h) - _roundness(g) >= 0.2 and front_h > front_g):
         return True
@@ -341,13 +347,20 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
     if face_confidence(group, thr) >= sure or len(group) > MAX_SPLIT_PIPS:
         return [(group, False)]
     rest = sorted(group, key=lambda p: -p.area * p.roundness)
+    cache: dict[tuple[int, ...], float] = {}
+
+    def conf(sub: tuple[Pip, ...]) -> float:
+        key = tuple(sorted(id(p) for p in sub))
+        if key not in cache:
+            cache[key] = face_confidence(list(sub), thr)
+        return cache[key]
+
     parts: list[list[Pip]] = []
     while len(rest) > 1:
         found = None
         for m in range(min(6, len(rest)), 1, -1):
-            best = max(itertools.combinations(rest, m),
-                       key=lambda sub: (face_confidence(list(sub), thr) >= sure, _frontalness(list(sub))))
-            if face_confidence(list(best), thr) >= sure:
+            best = max(itertools.combinations(rest, m), key=lambda sub: (conf(sub) >= sure, _frontalness(list(sub))))
+            if conf(best) >= sure:
                 found = list(best)
                 break
         if found is None:
