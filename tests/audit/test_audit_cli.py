@@ -206,3 +206,19 @@ def test_the_console_command_reaches_the_audit(tmp_path):
                           capture_output=True, text=True, timeout=120, cwd=paths.repo_root())
     assert proc.returncode == 0, proc.stderr
     assert sorted(json.loads(line)["die_id"] for line in proc.stdout.splitlines()) == ["blue", "red", "white"]
+
+
+def test_unsure_readings_count_only_once_a_person_confirms_them(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    with RollLog(path) as log:
+        for value in (1, 2, 3):
+            log.record_roll([DieReading("d6", value, (0, 0, 9, 9), 0.99, die_id="k")], {}, system="s",
+                            procedure="p", frame_sha256="a" * 64)
+        unsure = log.record_roll([DieReading("d6", 6, (0, 0, 9, 9), 0.4, die_id="k")], {}, system="s",
+                                 procedure="p", frame_sha256="a" * 64)
+    obj = report_json(path)["k"]
+    assert obj["n"] == 3 and obj["counts"] == [1, 1, 1, 0, 0, 0] and obj["uncounted"] == 1
+    with RollLog(path) as log:
+        log.mark_confirmed(unsure.roll_id, 0, None)
+    obj = report_json(path)["k"]
+    assert obj["n"] == 4 and obj["counts"] == [1, 1, 1, 0, 0, 1] and obj["uncounted"] == 0

@@ -249,3 +249,35 @@ def test_sigkill_mid_batch_keeps_every_committed_roll(tmp_path):
     for roll_id in committed:
         assert len(rolls[roll_id]["dice"]) == 8
     assert all(len(r["dice"]) == 8 for r in rolls.values())  # no half-written roll
+
+
+IMPORTER = """
+import sys
+from dicetower.audit.rolllog import RollLog
+from dicetower.readings import DieReading
+with RollLog(sys.argv[1], tower="crash") as log:
+    for i in range(5):
+        log.record_roll([DieReading("d6", 1 + i, (0, 0, 5, 5), 0.9)] * 3, {}, system="s", procedure="p",
+                        frame_sha256="0" * 64)
+    print("importing", flush=True)
+    batch = [({"time_epoch": 0.0, "tower": "t", "system": "import", "procedure": "import.csv",
+               "frame_sha256": "0" * 64}, [DieReading("d20", 1 + k % 20, (0, 0, 0, 0), 1.0)]) for k in range(100_000)]
+    log.append_rows(batch, "big import")
+    print("imported", flush=True)
+"""
+
+
+def test_sigkill_during_a_batch_import_leaves_all_or_nothing(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    proc = subprocess.Popen([sys.executable, "-c", IMPORTER, str(path)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "importing"
+    time.sleep(1.0)  # building and writing 100,000 chained rows takes several seconds
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    finished = "imported" in proc.stdout.read()
+    with RollLog(path, readonly=True) as log:
+        result = log.verify()
+        rolls = log.rolls()
+    assert result.ok, result.faults
+    assert [len(r["dice"]) for r in rolls[:5]] == [3] * 5
+    assert len(rolls) in (5, 100_005) and (len(rolls) == 100_005) == finished

@@ -52,7 +52,7 @@ def export_json(log: RollLog, out: IO[str]) -> int:
 
 def import_csv(log: RollLog, csv_path: Path, *, tower: str = "import", table: str | None = None) -> list[int]:
     """Import a CSV of die readings (columns die_id,die_type,face; other columns ignored; die_id may be
-    empty) into the log, in ONE transaction: each row becomes one roll of one die, in file order, with
+    empty; an empty face means no number was read: logged, not counted) into the log, in ONE transaction: each row becomes one roll of one die, in file order, with
     confidence 1.0 (a person read it), system "import", frame_sha256 = the CSV file's SHA-256 and
     frame_source "<file>:<line>". Imported rows are hash-chained like any other.
 
@@ -83,9 +83,10 @@ def import_csv(log: RollLog, csv_path: Path, *, tower: str = "import", table: st
         die_type = (row.get("die_type") or "").strip().lower()
         face_text = (row.get("face") or "").strip()
         try:
-            face = int(face_text)
+            face = int(face_text) if face_text else None
         except ValueError:
-            raise LogError(f"face {face_text!r} {where} is not a whole number; nothing was imported") from None
+            raise LogError(f"face {face_text!r} {where} is not a whole number (leave it empty when no number "
+                           "was read); nothing was imported") from None
         check_face(die_type, face, where=where + "; nothing was imported")
         die_id = (row.get("die_id") or "").strip() or None
         reading = DieReading(die_type=die_type, value=face, box=(0, 0, 0, 0), confidence=1.0, die_id=die_id)

@@ -31,7 +31,8 @@ class AuditData:
     """The log's readings as columns, in roll order (n = readings with a face value).
 
     key: shape (n,) index into `dice` ((die_id, die_type) pairs); face: (n,) 1..sides;
-    x: (n,) box centre x, px; epoch: (n,) roll time, Unix s; unread: {(die_id, die_type): readings without a face}.
+    x: (n,) box centre x, px; epoch: (n,) roll time, Unix s;
+    uncounted: {(die_id, die_type): readings not counted (no number read, or unsure and never confirmed)}.
     """
 
     dice: list[tuple[str | None, str]]
@@ -39,19 +40,19 @@ class AuditData:
     face: np.ndarray
     x: np.ndarray
     epoch: np.ndarray
-    unread: dict[tuple[str | None, str], int]
+    uncounted: dict[tuple[str | None, str], int]
 
 
 def load(log: RollLog) -> AuditData:
     """Read every die reading of a log into columns (corrections applied)."""
     dice, rows = log.audit_columns()
     read = rows["face"] > 0
-    unread: dict[tuple[str | None, str], int] = {}
+    uncounted: dict[tuple[str | None, str], int] = {}
     if not read.all():
         for k, c in zip(*np.unique(rows["key"][~read], return_counts=True)):
-            unread[dice[k]] = int(c)
+            uncounted[dice[k]] = int(c)
     rows = rows[read]
-    return AuditData(dice, rows["key"], rows["face"], rows["x"], rows["epoch"], unread)
+    return AuditData(dice, rows["key"], rows["face"], rows["x"], rows["epoch"], uncounted)
 
 
 def tower_effects(face: np.ndarray, x: np.ndarray, epoch: np.ndarray, sides: int):
@@ -76,7 +77,8 @@ def tower_effects(face: np.ndarray, x: np.ndarray, epoch: np.ndarray, sides: int
 def audit_log(log: RollLog, *, alpha: float = 0.05, stated_relative_bias: float = 0.2,
               sets: bool = True) -> list[DieAudit]:
     """Audit every die of the log (ordered by die type, then die_id), then, with `sets`, every die type
-    pooled as a dice set. Readings without a face value are counted as `unread`, not as faces."""
+    pooled as a dice set. Readings with no number, and unsure readings nobody confirmed (GEN-D01), are
+    reported as `uncounted`, not counted as faces."""
     data = load(log)
     gc.freeze()  # statsmodels' multipletests calls gc.collect(): skip the objects that exist already
     try:
@@ -97,7 +99,7 @@ def _audit(data: AuditData, alpha: float, stated_relative_bias: float, sets: boo
         face = data.face[sel]
         label = die_id if die_id else f"{die_type} (no id)"
         out.append(audit_faces(die_id, die_type, sides, face, alpha=alpha, stated_relative_bias=stated_relative_bias,
-                               unread=data.unread.get((die_id, die_type), 0), label=label,
+                               uncounted=data.uncounted.get((die_id, die_type), 0), label=label,
                                effects=tower_effects(face, data.x[sel], data.epoch[sel], sides)))
     if sets:
         types = sorted({t for _, t in data.dice}, key=lambda t: (DIE_SIDES[t], t))
@@ -110,7 +112,7 @@ def _audit(data: AuditData, alpha: float, stated_relative_bias: float, sets: boo
             face = data.face[sel]
             out.append(audit_faces(None, die_type, sides, face, kind="set", alpha=alpha,
                                    stated_relative_bias=stated_relative_bias, label=f"all {die_type}s",
-                                   unread=sum(v for (i, t), v in data.unread.items() if t == die_type),
+                                   uncounted=sum(v for (i, t), v in data.uncounted.items() if t == die_type),
                                    serial_test="face vs face before in the tower (lag-1)",
                                    effects=tower_effects(face, data.x[sel], data.epoch[sel], sides)))
     return out
@@ -142,7 +144,8 @@ def render_text(audits: list[DieAudit], alpha: float = 0.05) -> str:
         return "the log holds no die readings yet"
     lines = []
     for a in audits:
-        lines.append(f"== {a.label} [{a.kind}, {a.die_type}] n = {a.n}" + (f" ({a.unread} unread)" if a.unread else ""))
+        skipped = f" ({a.uncounted} not counted: no number read, or unsure and unconfirmed)" if a.uncounted else ""
+        lines.append(f"== {a.label} [{a.kind}, {a.die_type}] n = {a.n}{skipped}")
         lines.append("   counts: " + " ".join(f"{i + 1}:{c}" for i, c in enumerate(a.counts)))
         lines.append(f"   chi-square = {a.chi2.statistic:.3f} (df {a.chi2.df}) p = {_p(a.chi2.pvalue)};  "
                      f"G = {a.g.statistic:.3f} p = {_p(a.g.pvalue)}" if a.n else "   no readings")

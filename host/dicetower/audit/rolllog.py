@@ -453,7 +453,8 @@ class RollLog:
         """Every roll, oldest first: {roll_id, time (epoch s), time_utc, tower, table, system, procedure,
         outcome (parsed), frame_sha256, frame_source, dice: [{die_index, die_id, die_type, value (as read),
         confidence, box [x,y,w,h], colour, face_colour, symbols, cocked, unsure, confirmed (bool),
-        corrected_value, face (the value the audit counts: corrected if corrected), crop_path}]}."""
+        corrected_value, face (the value the audit counts: the correction if corrected, else the value
+        read; None when no number was read or the reading is unsure and nobody confirmed it), crop_path}]}."""
         corrections = self.corrections()
         out: dict[int, dict[str, Any]] = {}
         for row in self._db.execute(
@@ -475,7 +476,8 @@ class RollLog:
                 "die_index": row[1], "die_id": row[2], "die_type": row[3], "value": row[4], "confidence": row[5],
                 "box": json.loads(row[6]), "colour": row[7], "face_colour": row[8], "symbols": json.loads(row[9]),
                 "cocked": bool(row[10]), "unsure": bool(row[11]), "confirmed": confirmed,
-                "corrected_value": corrected, "face": corrected if corrected is not None else row[4],
+                "corrected_value": corrected,
+                "face": corrected if corrected is not None else row[4] if confirmed or not row[11] else None,
                 "crop_path": row[12]})
         return list(out.values())
 
@@ -484,25 +486,25 @@ class RollLog:
 
         Returns (dice, rows): dice = [(die_id, die_type), ...] (in no particular order); rows = a
         structured array, shape (n,), fields reading_id (i8), epoch (f8, roll time, Unix s), key (i8,
-        index into dice), face (i8, the value the audit counts: the latest correction, else the value
-        read; 0 = no number read), x (f8, box centre x in px: the die's drop position in the tray)."""
+        index into dice), face (i8), x (f8, box centre x in px: the die's drop position in the tray).
+        face is the value the audit counts: a person's latest correction, else the value read; 0 when
+        there is nothing to count: no number read, or an unsure reading (GEN-D01) nobody confirmed."""
         dice = [(die_id, die_type) for die_type, die_id in self._db.execute(
             "SELECT DISTINCT die_type, die_id FROM readings")]
         case = " ".join(f"WHEN d.die_type = ? AND d.die_id IS ? THEN {i}" for i in range(len(dice)))
         params = [v for die_id, die_type in dice for v in (die_type, die_id)]
         cursor = self._db.execute(
-            f"SELECT d.reading_id, r.time_epoch, CASE {case or 'WHEN 0 THEN 0'} END, COALESCE(d.value, 0), "
-            "d.box_x + d.box_w / 2.0 FROM readings d JOIN rolls r ON r.roll_id = d.roll_id ORDER BY d.reading_id",
-            params)
+            f"SELECT d.reading_id, r.time_epoch, CASE {case or 'WHEN 0 THEN 0'} END, "
+            "CASE WHEN d.unsure THEN 0 ELSE COALESCE(d.value, 0) END, d.box_x + d.box_w / 2.0 "
+            "FROM readings d JOIN rolls r ON r.roll_id = d.roll_id ORDER BY d.reading_id", params)
         rows = np.fromiter(cursor, dtype=[("reading_id", "i8"), ("epoch", "f8"), ("key", "i8"), ("face", "i8"),
                                           ("x", "f8")])
-        corrected = {rid: value for rid, value in self._db.execute(
-            "SELECT d.reading_id, c.corrected_value FROM confirmations c JOIN readings d "
+        confirmed = {rid: value for rid, value in self._db.execute(
+            "SELECT d.reading_id, COALESCE(c.corrected_value, d.value, 0) FROM confirmations c JOIN readings d "
             "ON d.roll_id = c.roll_id AND d.die_index = c.die_index ORDER BY c.seq")}
-        corrected = {rid: value for rid, value in corrected.items() if value is not None}
-        if corrected:
-            ids = np.fromiter(corrected, dtype=np.int64, count=len(corrected))
-            rows["face"][np.searchsorted(rows["reading_id"], ids)] = np.fromiter(corrected.values(), dtype=np.int64)
+        if confirmed:
+            ids = np.fromiter(confirmed, dtype=np.int64, count=len(confirmed))
+            rows["face"][np.searchsorted(rows["reading_id"], ids)] = np.fromiter(confirmed.values(), dtype=np.int64)
         return dice, rows
 
     def count_readings(self) -> int:

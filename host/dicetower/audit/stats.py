@@ -172,7 +172,8 @@ class DieAudit:
     chi2, g: goodness of fit to a fair die; faces: per-face exact tests (Holm);
     serial: lag-1 independence (None with too few rolls); transition: (sides, sides) table;
     power: what n rolls can rule out; effects: tower effects {"previous_face" | "drop_position" |
-    "time_of_day": TestResult}; unread: readings with no face value (not counted).
+    "time_of_day": TestResult}; uncounted: readings not counted (no number read, or unsure and never
+    confirmed by a person).
     """
 
     die_id: str | None
@@ -187,7 +188,7 @@ class DieAudit:
     transition: np.ndarray
     power: Power
     effects: dict[str, TestResult] = field(default_factory=dict)
-    unread: int = 0
+    uncounted: int = 0
     label: str = ""
 
     def to_json(self) -> dict[str, Any]:
@@ -204,12 +205,12 @@ class DieAudit:
             "serial": self.serial.to_json() if self.serial else None,
             "power": {k: _num(v) if isinstance(v, float) else v for k, v in asdict(self.power).items()},
             "effects": {name: res.to_json() for name, res in self.effects.items()},
-            "unread": self.unread,
+            "uncounted": self.uncounted,
         }
 
 
 def audit_faces(die_id: str | None, die_type: str, sides: int, faces: np.ndarray, *, kind: str = "die",
-                alpha: float = 0.05, stated_relative_bias: float = 0.2, unread: int = 0,
+                alpha: float = 0.05, stated_relative_bias: float = 0.2, uncounted: int = 0,
                 effects: dict[str, TestResult] | None = None, label: str = "",
                 serial_test: str = "lag-1 serial independence") -> DieAudit:
     """Audit one die (or dice set) from its faces in roll order (shape (n,), ints 1..sides)."""
@@ -219,7 +220,7 @@ def audit_faces(die_id: str | None, die_type: str, sides: int, faces: np.ndarray
     trans = transitions(faces, sides)
     return DieAudit(die_id, die_type, kind, int(faces.size), counts, chi2, g, face_tests(counts, alpha),
                     contingency(trans, serial_test), trans,
-                    power(int(faces.size), sides, alpha, 0.8, stated_relative_bias), effects or {}, unread, label)
+                    power(int(faces.size), sides, alpha, 0.8, stated_relative_bias), effects or {}, uncounted, label)
 
 
 def binned_effect(faces: np.ndarray, groups: np.ndarray, sides: int, test: str) -> TestResult | None:
