@@ -56,15 +56,15 @@ def test_rejected_unsure_roll_is_logged_as_rethrow_not_resolved():
     log = MemoryLog()
     pipeline = RollPipeline(FixedReader([]), log, RollPlan())
     result = pipeline.resolve_and_log(IMAGE, "mem", [die(6), die(3, confidence=0.3)], rejected=True)
-    assert result.outcome["status"] == "rethrow" and "successes" not in result.outcome
+    assert result.outcome["roll_status"] == "rethrow" and "successes" not in result.outcome
     assert result.unsure == [1]
-    assert log.rows[0][1]["status"] == "rethrow"
+    assert log.rows[0][1]["roll_status"] == "rethrow"
 
 
 def test_wrong_die_type_asks_for_a_rethrow():
     result = RollPipeline(FixedReader([]), MemoryLog(), RollPlan()).resolve_and_log(
         IMAGE, "mem", [die(6), die(7, die_type="d8")])
-    assert result.outcome["status"] == "rethrow"
+    assert result.outcome["roll_status"] == "rethrow"
     assert "d8" in result.outcome["reason"]
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from dicetower.readings import DieReading
 from dicetower.service.plan import RollPlan
-from dicetower.service.table import ProfileError, load_plan, load_profile, save_profile
+from dicetower.service.table import ProfileError, Table, load_profile, save_profile
 
 
 def reading(value, die_type="d6", colour="white"):
@@ -20,11 +20,6 @@ def test_plan_passes_readings_with_fixed_inputs():
     assert built["target"] == 7
     assert built["dice"] == [{"die_type": "d6", "value": 5, "colour": "white"},
                              {"die_type": "d6", "value": 2, "colour": "red"}]
-
-
-def test_default_plan_is_the_d6_success_pool():
-    plan, idle = load_plan(None)
-    assert plan.procedure == "d6pool.count_successes" and idle
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -45,9 +40,9 @@ label = "@characters.ana.name"
 name = "Ana"
 characteristics = { DEXT = 4 }
 """)
-    plan, idle = load_plan(path)
-    assert plan.inputs == {"label": "Ana"}
-    assert idle == "Thursday"
+    table = Table(path)
+    assert table.plan.inputs == {"label": "Ana"}
+    assert table.idle_line() == "Thursday"
 
 
 @pytest.mark.parametrize("text, message", [
@@ -58,7 +53,7 @@ characteristics = { DEXT = 4 }
 ])
 def test_bad_profiles_say_what_to_fix(tmp_path, text, message):
     with pytest.raises(ProfileError, match=message):
-        load_plan(write(tmp_path, text))
+        Table(write(tmp_path, text))
 
 
 def test_save_profile_is_atomic_and_keeps_old_file_on_failure(tmp_path, monkeypatch):
@@ -77,3 +72,30 @@ def test_save_profile_is_atomic_and_keeps_old_file_on_failure(tmp_path, monkeypa
         save_profile(path, profile)
     assert load_profile(path)["characters"]["ana"]["wounds"] == 2
     assert [p.name for p in tmp_path.iterdir()] == ["table.toml"]
+
+
+def test_idle_line_gives_the_odds_of_the_next_roll(tmp_path):
+    path = write(tmp_path, """
+system = "d6pool"
+[roll]
+procedure = "d6pool.simple_action"
+inputs = { required_successes = 1 }
+odds = { dice = 2 }
+""")
+    # P(at least one 5 or 6 on 2d6) = 1 - (4/6)^2 = 5/9 = 55.6 %
+    assert "55.6%" in Table(path).idle_line()
+
+
+def test_outcomes_change_table_state_and_are_saved(tmp_path):
+    path = write(tmp_path, """
+system = "d6pool"
+[roll]
+procedure = "d6pool.combat"
+apply = { damage = "characters.ana.health.physical_damage" }
+[characters.ana.health]
+physical_damage = 1
+""")
+    table = Table(path)
+    assert table.apply({"damage": 2, "winner": "attacker"}) == ["characters.ana.health.physical_damage: 1 -> 3"]
+    assert load_profile(path)["characters"]["ana"]["health"]["physical_damage"] == 3
+    assert table.apply({"damage": None}) == []

@@ -68,19 +68,23 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
     """Run the tower service. In the terminal: `r` presses ROLL (simulated tower), `y`/`n` answer an
     unsure reading, `q` quits."""
     from dicetower.audit.rolllog import RollLog
-    from dicetower.link import TowerLink
+    from dicetower.audit.sprt import FairnessWatch
+    from dicetower.link import LinkError, TowerLink
     from dicetower.vision.camera import LiveCamera, ReplayCamera
     from dicetower.vision.reader import DiceReader
 
     from .roll import RollPipeline
-    from .table import load_plan
+    from .plan import RollPlan
+    from .table import Table
     from .tower import TowerService
 
     if rolls is not None and port:
         raise click.UsageError("--rolls presses ROLL on the simulated tower; it cannot press a real tower's button")
     camera = LiveCamera(camera_index) if camera_index is not None else ReplayCamera(image_files(replay) if replay else demo_feed())
     log_path = log_path or paths.default_log_path()
-    plan, idle_line = load_plan(table_path)
+    table = Table(table_path) if table_path else None
+    plan = table.plan if table else RollPlan()
+    idle_line = table.idle_line() if table else "d6 pool: ROLL"
 
     with contextlib.ExitStack() as stack:
         sim = None
@@ -93,33 +97,45 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
         log = stack.enter_context(RollLog(log_path, tower="sim" if sim else port))
         link = TowerLink(port)
         stack.callback(link.close)
-        hello = link.handshake()
-        click.echo(f"tower firmware {hello.get('fw')} (protocol {hello.get('proto')}); roll log {log_path}")
 
         def show(result: RollResult) -> None:
             click.echo(describe(result))
             click.echo("outcome: " + ", ".join(f"{k}={v}" for k, v in result.outcome.items()))
+            for change in result.state_changes:
+                click.echo(f"table state: {change}")
             if sim is not None:
                 sim.wait_until(lambda: sim.oled_lines()[: len(result.screen)] == [s.ljust(16)[:16].rstrip() for s in result.screen], 5.0)
                 click.echo(sim.oled_text_art())
 
-        service = TowerService(link, camera, RollPipeline(DiceReader(die_set), log, plan),
-                               idle_line=idle_line, on_result=show,
+        service = TowerService(link, camera, RollPipeline(DiceReader(die_set), log, plan, table),
+                               idle_line=idle_line, on_result=show, watch=FairnessWatch(),
+                               on_alarm=lambda alarm: click.echo(alarm.message, err=True),
                                confirm_timeout_s=2.0 if rolls is not None else 30.0)
-        service.start()
+        try:
+            hello = link.handshake()
+            click.echo(f"tower firmware {hello.get('fw')} (protocol {hello.get('proto')}); roll log {log_path}")
+            _serve(service, sim, rolls)
+        except LinkError as exc:
+            detail = f"\nfirmware output:\n{sim.stderr}" if sim is not None and sim.stderr else ""
+            raise click.ClickException(f"{exc}{detail}") from exc
         if rolls is not None:
-            assert sim is not None
-            for _ in range(rolls):
-                before = len(service.results)
-                sim.press("roll")
-                deadline = time.monotonic() + 60
-                while len(service.results) == before:
-                    if time.monotonic() > deadline:
-                        raise click.ClickException("the tower sent no ROLL within 60 s of the press")
-                    service.poll(0.1)
             click.echo(f"{rolls} rolls logged to {log_path}")
-            return
+
+
+def _serve(service, sim, rolls: int | None) -> None:  # type: ignore[no-untyped-def]
+    """Press ROLL `rolls` times on the simulated tower and handle each, or serve interactively."""
+    service.start()
+    if rolls is None:
         _interactive(service, sim)
+        return
+    for _ in range(rolls):
+        before = len(service.results)
+        sim.press("roll")
+        deadline = time.monotonic() + 60
+        while len(service.results) == before:
+            if time.monotonic() > deadline:
+                raise click.ClickException("the tower sent no ROLL within 60 s of the press")
+            service.poll(0.1)
 
 
 def _interactive(service, sim) -> None:  # type: ignore[no-untyped-def]

@@ -25,6 +25,8 @@ class Log(Protocol):
                     procedure: str, frame_sha256: str, frame_source: str | None = None,
                     crops: list[bytes] | None = None) -> Any: ...
 
+    def mark_confirmed(self, roll_id: int, die_index: int, corrected_value: int | None) -> None: ...
+
 
 @dataclass
 class RollResult:
@@ -32,7 +34,7 @@ class RollResult:
 
     roll_id:   the roll log's id (the roll is logged before it is shown)
     readings:  the dice read, in reading order
-    outcome:   the procedure's outcome (JSON-serialisable), or {"status": ..., "error": ...} when the
+    outcome:   the procedure's outcome (JSON-serialisable), or {"roll_status": "rethrow", "reason": ...} when the
                throw must be made again (wrong dice, unsure dice the player rejected)
     screen:    the OLED lines to show (at most 8 of at most 16 characters)
     """
@@ -44,6 +46,7 @@ class RollResult:
     frame_sha256: str
     frame_source: str
     unsure: list[int] = field(default_factory=list)
+    state_changes: list[str] = field(default_factory=list)
 
 
 def frame_sha256(image: np.ndarray, source: str | None = None) -> str:
@@ -86,12 +89,15 @@ class RollPipeline:
 
     reader: DiceReader-like (read(image) -> list[DieReading])
     log:    RollLog-like (record_roll(...))
+    table:  the table profile (dicetower.service.table.Table) whose state resolved outcomes change
+            (wounds, hearts, ...), saved after the roll is logged; None for no state
     """
 
-    def __init__(self, reader: Reader, log: Log, plan: RollPlan):
+    def __init__(self, reader: Reader, log: Log, plan: RollPlan, table: Any = None):
         self.reader = reader
         self.log = log
         self.plan = plan
+        self.table = table
 
     def read(self, image: np.ndarray) -> list[DieReading]:
         """Read every die in the frame. image: HxWx3 uint8 BGR."""
@@ -103,25 +109,26 @@ class RollPipeline:
 
         The roll is logged (committed) BEFORE the screen is returned, so a shown result is always in
         the log. Readings the player rejected (unsure, GEN-D01) or dice the procedure refuses
-        (GEN-D04, RulesError) are logged with an outcome {"status": "rethrow", ...} and a screen that
+        (GEN-D04, RulesError) are logged with an outcome {"roll_status": "rethrow", ...} and a screen that
         asks for the dice again; nothing is guessed. Raises the log's error when logging fails: the
         caller must then not show a result.
         """
         sha = frame_sha256(image, source)
         unsure = [i for i, r in enumerate(readings) if r.unsure]
         if rejected:
-            outcome: dict[str, Any] = {"status": "rethrow", "reason": "unsure reading rejected (GEN-D01)"}
+            outcome: dict[str, Any] = {"roll_status": "rethrow", "reason": "unsure reading rejected (GEN-D01)"}
             screen = refusal_screen("DROP AGAIN", "an unsure die was rejected: drop the dice again")
         elif not readings:
-            outcome = {"status": "rethrow", "reason": "no dice seen in the tray"}
+            outcome = {"roll_status": "rethrow", "reason": "no dice seen in the tray"}
             screen = refusal_screen("NO DICE SEEN", "drop the dice again")
         else:
             try:
-                outcome = {"status": "resolved", **rules.resolve(self.plan.procedure, self.plan.build_inputs(readings))}
+                outcome = {"roll_status": "resolved", **rules.resolve(self.plan.procedure, self.plan.build_inputs(readings))}
                 screen = screen_lines(self.plan.procedure, outcome)
             except rules.RulesError as exc:
-                outcome = {"status": "rethrow", "reason": str(exc)}
+                outcome = {"roll_status": "rethrow", "reason": str(exc)}
                 screen = refusal_screen("THROW AGAIN", str(exc))
         record = self.log.record_roll(readings, outcome, system=self.plan.procedure.split(".")[0],
                                       procedure=self.plan.procedure, frame_sha256=sha, frame_source=source)
-        return RollResult(record.roll_id, readings, outcome, screen, sha, source, unsure)
+        changes = self.table.apply(outcome) if self.table is not None and outcome["roll_status"] == "resolved" else []
+        return RollResult(record.roll_id, readings, outcome, screen, sha, source, unsure, changes)

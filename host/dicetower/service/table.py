@@ -79,13 +79,58 @@ def plan_from_profile(profile: dict[str, Any], path: Path) -> RollPlan:
                     inputs=_deref(roll.get("inputs", {}), profile, path))
 
 
-def load_plan(path: Path | None) -> tuple[RollPlan, str]:
-    """(plan, idle screen line) for a profile file, or the default d6 success pool (seed 004,
-    d6pool.count_successes) when no profile is given."""
-    if path is None:
-        return RollPlan(), "d6 pool: ROLL"
-    profile = load_profile(path)
-    return plan_from_profile(profile, path), str(profile.get("idle", profile.get("name", "Press ROLL")))[:16]
+class Table:
+    """A loaded table profile: what ROLL resolves, the idle line, and outcomes applied to its state.
+
+    path: the profile file (TOML). `[roll.odds]` gives the inputs of the roll about to be made for
+    the idle screen's odds line (e.g. `faces = 5` dice); `[roll.apply]` maps an outcome key to a
+    profile value it adds to (e.g. `damage = "characters.brom.health.wounds"`), saved back
+    atomically after each resolved roll. Raises ProfileError on a bad profile.
+    """
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.profile = load_profile(self.path)
+        self.plan = plan_from_profile(self.profile, self.path)
+
+    @property
+    def name(self) -> str:
+        return str(self.profile.get("name", self.path.stem))
+
+    def idle_line(self) -> str:
+        """One OLED line with the odds of the roll about to be made (issue 3 item 7), or the table's
+        name when the procedure rolls no dice or `[roll.odds]` is missing."""
+        from dicetower.rules.odds import idle_line
+
+        proc = rules.get(self.plan.procedure)
+        odds_inputs = self.profile.get("roll", {}).get("odds")
+        if proc.odds is None or odds_inputs is None:
+            return self.name[:16]
+        try:
+            return idle_line(proc.odds({**self.plan.inputs, **_deref(odds_inputs, self.profile, self.path)}))
+        except rules.RulesError as exc:
+            raise ProfileError(f"{self.path}: [roll.odds] cannot give the odds: {exc}") from exc
+
+    def apply(self, outcome: dict[str, Any]) -> list[str]:
+        """Add the outcome's values to the state fields named in `[roll.apply]` and save the profile
+        atomically. Returns the changed fields as "path: old -> new". Raises ProfileError when a
+        target is not a number, OSError when the file cannot be written (the old file stays)."""
+        changes = []
+        for key, target in self.profile.get("roll", {}).get("apply", {}).items():
+            if not isinstance(outcome.get(key), (int, float)) or isinstance(outcome.get(key), bool):
+                continue
+            *parents, leaf = target.split(".")
+            node: Any = self.profile
+            for part in parents:
+                node = node.get(part) if isinstance(node, dict) else None
+            if not isinstance(node, dict) or not isinstance(node.get(leaf, 0), (int, float)):
+                raise ProfileError(f"{self.path}: [roll.apply] {key} -> {target} is not a number in the profile")
+            old = node.get(leaf, 0)
+            node[leaf] = old + outcome[key]
+            changes.append(f"{target}: {old} -> {node[leaf]}")
+        if changes:
+            save_profile(self.path, self.profile)
+        return changes
 
 
 def save_profile(path: Path, profile: dict[str, Any]) -> None:

@@ -38,17 +38,26 @@ class TowerService:
     confirm_timeout_s: how long to wait for OK/NO on an unsure die (s); no answer counts as NO,
                so an unsure die is never resolved in silence
     on_result: called with each RollResult after it is logged and shown (printing, tests)
+    watch:     live fairness watch (dicetower.audit.sprt.FairnessWatch) fed every sure or confirmed
+               reading of a resolved roll; its alarms go to `on_alarm` and, alarm_delay_s after the
+               result, to the tower's display with the light ring in alarm mode
     """
 
     def __init__(self, link: Link, camera: Camera, pipeline: RollPipeline, *,
                  confirm_timeout_s: float = 30.0, idle_line: str = "Press ROLL",
-                 on_result: Callable[[RollResult], None] | None = None):
+                 on_result: Callable[[RollResult], None] | None = None,
+                 watch: Any = None, on_alarm: Callable[[Any], None] | None = None,
+                 alarm_delay_s: float = 3.0):
         self.link = link
         self.camera = camera
         self.pipeline = pipeline
         self.confirm_timeout_s = confirm_timeout_s
         self.idle_line = idle_line
         self.on_result = on_result
+        self.watch = watch
+        self.on_alarm = on_alarm
+        self.alarm_delay_s = alarm_delay_s
+        self._pending_alarm: tuple[float, list[str]] | None = None
         #: answers typed at the host ("OK"/"NO"), merged with the tower's panel buttons
         self.answers: "queue.Queue[str]" = queue.Queue()
         self.results: list[RollResult] = []
@@ -58,9 +67,17 @@ class TowerService:
         self.link.show_idle(self.idle_line)
 
     def poll(self, timeout_s: float = 0.1) -> RollResult | None:
-        """Handle at most one tower event; returns the RollResult when it was a ROLL."""
+        """Handle at most one tower event; returns the RollResult when it was a ROLL. A tower that
+        restarted (BOOT) gets its idle line again; a due fairness alarm is shown."""
+        if self._pending_alarm and time.monotonic() >= self._pending_alarm[0]:
+            self.link.show_screen(self._pending_alarm[1])
+            self._pending_alarm = None
         event = self.link.next_event(timeout_s)
-        if event is None or event.type != "ROLL":
+        if event is None:
+            return None
+        if event.type == "BOOT":
+            self.start()
+        if event.type != "ROLL":
             return None
         return self.handle_roll()
 
@@ -68,16 +85,39 @@ class TowerService:
         """Frame -> readings -> (confirmation of unsure dice) -> outcome -> log -> screen."""
         frame = self.camera.read()
         readings = self.pipeline.read(frame.image)
-        rejected = any(not self._confirm(i, r) for i, r in enumerate(readings) if r.unsure)
+        confirmed: list[int] = []
+        rejected = False
+        for i, reading in enumerate(readings):
+            if reading.unsure:
+                if not self._confirm(i, reading):
+                    rejected = True
+                    break
+                confirmed.append(i)
         result = self.pipeline.resolve_and_log(frame.image, frame.source, readings, rejected=rejected)
+        for i in confirmed:  # a person vouched for these readings: the audit may count them
+            self.pipeline.log.mark_confirmed(result.roll_id, i, None)
         self.link.show_screen(result.screen)
         self.link.set_light("idle")
         self.results.append(result)
         if self.on_result:
             self.on_result(result)
+        if self.watch is not None and not rejected:
+            self._watch(readings, confirmed)
         return result
 
+    def _watch(self, readings: list[DieReading], confirmed: list[int]) -> None:
+        """Feed the fairness watch; schedule the display of its first alarm (issue 5 item 3)."""
+        sure = [r for i, r in enumerate(readings) if not r.unsure or i in confirmed]
+        alarms = self.watch.feed_roll(sure)
+        for alarm in alarms:
+            if self.on_alarm:
+                self.on_alarm(alarm)
+        if alarms:
+            self.link.set_light("alarm")
+            self._pending_alarm = (time.monotonic() + self.alarm_delay_s, alarms[0].screen())
+
     def _confirm(self, index: int, reading: DieReading) -> bool:
+        self.link.set_light("unsure")
         self.link.show_screen(confirm_screen(index, reading))
         deadline = time.monotonic() + self.confirm_timeout_s
         while time.monotonic() < deadline:

@@ -1,0 +1,118 @@
+"""The service loop over a link: unsure dice wait for OK/NO, confirmations reach the log, BOOT gets
+the idle line again, and a fairness alarm reaches the display after the result."""
+
+import queue
+import time
+from types import SimpleNamespace
+
+import numpy as np
+
+from dicetower.audit.rolllog import RollLog
+from dicetower.audit.sprt import FairnessWatch
+from dicetower.readings import DieReading
+from dicetower.service.plan import RollPlan
+from dicetower.service.roll import RollPipeline
+from dicetower.service.tower import TowerService
+
+
+class ScriptedLink:
+    """A link whose tower events are queued by the test; everything sent is recorded."""
+
+    def __init__(self, events=()):
+        self.events = queue.Queue()
+        for e in events:
+            self.events.put(e)
+        self.screens, self.idle, self.lights = [], [], []
+
+    def next_event(self, timeout_s):
+        try:
+            return self.events.get(timeout=timeout_s)
+        except queue.Empty:
+            return None
+
+    def show_screen(self, lines, big=None):
+        self.screens.append(list(lines))
+
+    def show_idle(self, line):
+        self.idle.append(line)
+
+    def set_light(self, mode):
+        self.lights.append(mode)
+
+
+def event(kind, **fields):
+    return SimpleNamespace(type=kind, seq=1, fields=fields)
+
+
+class Camera:
+    def read(self):
+        return SimpleNamespace(image=np.zeros((8, 8, 3), np.uint8), source="memory")
+
+
+class Reader:
+    def __init__(self, readings):
+        self.readings = readings
+
+    def read(self, image):
+        return list(self.readings)
+
+
+def service(tmp_path, readings, events, **kw):
+    log = RollLog(tmp_path / "rolls.sqlite")
+    link = ScriptedLink(events)
+    return TowerService(link, Camera(), RollPipeline(Reader(readings), log, RollPlan()), **kw), link, log
+
+
+SURE, UNSURE = DieReading("d6", 6, (0, 0, 9, 9), 0.99), DieReading("d6", 5, (20, 0, 9, 9), 0.4)
+
+
+def test_unsure_die_confirmed_on_the_panel_is_resolved_and_marked_confirmed(tmp_path):
+    svc, link, log = service(tmp_path, [SURE, UNSURE], [event("ROLL"), event("BTN", name="ok", press="short")])
+    result = svc.poll(1.0)
+    assert result.outcome["successes"] == 3
+    assert link.screens[0][0] == "UNSURE DIE 2" and "unsure" in link.lights
+    dice = log.rolls()[0]["dice"]
+    assert dice[1]["confirmed"] is True and dice[1]["face"] == 5
+    log.close()
+
+
+def test_unsure_die_rejected_or_unanswered_is_thrown_again(tmp_path):
+    svc, link, log = service(tmp_path, [SURE, UNSURE], [event("ROLL"), event("BTN", name="no", press="short")])
+    assert svc.poll(1.0).outcome["roll_status"] == "rethrow"
+    second = tmp_path / "unanswered"
+    second.mkdir()
+    svc2, link2, log2 = service(second, [UNSURE], [event("ROLL")], confirm_timeout_s=0.2)
+    assert svc2.poll(1.0).outcome["roll_status"] == "rethrow"
+    assert log2.rolls()[0]["dice"][0]["face"] is None  # never counted by the audit unconfirmed
+    log.close()
+    log2.close()
+
+
+def test_host_answer_typed_at_the_cli_counts_like_the_panel(tmp_path):
+    svc, link, log = service(tmp_path, [UNSURE], [event("ROLL")])
+    svc.answers.put("OK")
+    assert svc.poll(1.0).outcome["roll_status"] == "resolved"
+    log.close()
+
+
+def test_tower_restart_gets_the_idle_line_again(tmp_path):
+    svc, link, log = service(tmp_path, [SURE], [event("BOOT", fw="0.1.0")], idle_line="Success 45.7%")
+    assert svc.poll(1.0) is None
+    assert link.idle == ["Success 45.7%"]
+    log.close()
+
+
+def test_fairness_alarm_shows_after_the_result(tmp_path):
+    # a d6 that always shows 6 crosses its SPRT bound within a few dozen rolls
+    alarms = []
+    svc, link, log = service(tmp_path, [SURE], [], watch=FairnessWatch(), on_alarm=alarms.append, alarm_delay_s=0.0)
+    for _ in range(60):
+        link.events.put(event("ROLL"))
+        svc.poll(1.0)
+        if alarms:
+            break
+    assert alarms and alarms[0].face == 6
+    assert link.lights[-1] == "alarm"
+    svc.poll(0.01)
+    assert link.screens[-1][0] == "DIE ALARM"
+    log.close()
