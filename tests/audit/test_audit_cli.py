@@ -222,3 +222,13 @@ def test_unsure_readings_count_only_once_a_person_confirms_them(tmp_path):
         log.mark_confirmed(unsure.roll_id, 0, None)
     obj = report_json(path)["k"]
     assert obj["n"] == 4 and obj["counts"] == [1, 1, 1, 0, 0, 1] and obj["uncounted"] == 0
+
+
+def test_report_refuses_faces_an_edited_log_cannot_hold(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    session(path, rolls=10)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE readings SET value = 9 WHERE reading_id = 2")
+    result = run("report", "--log", str(path), ok=False)
+    assert result.exit_code == 1 and "face 9 for the d6 red, out of range 1..6" in result.output
+    assert "dicetower audit verify" in result.output

@@ -67,7 +67,10 @@ def report(log_path: Path | None, as_json: bool, html_dir: Path | None, sets: bo
     from .report import audit_log, render_text, write_html
 
     with _open(log_path) as log:
-        audits = audit_log(log, alpha=alpha, stated_relative_bias=relative_bias, sets=sets and not as_json)
+        try:
+            audits = audit_log(log, alpha=alpha, stated_relative_bias=relative_bias, sets=sets and not as_json)
+        except LogError as exc:
+            raise click.ClickException(str(exc)) from exc
         if as_json:
             for a in audits:
                 click.echo(json.dumps(a.to_json()))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .rolllog import DIE_SIDES, RollLog
+from .rolllog import DIE_SIDES, LogError, RollLog, die_sides
 from .sprt import FairnessWatch
 from .stats import DieAudit, audit_faces, binned_effect
 
@@ -87,7 +87,18 @@ def audit_log(log: RollLog, *, alpha: float = 0.05, stated_relative_bias: float 
         gc.unfreeze()
 
 
+def _check(data: AuditData) -> None:
+    """Refuse faces a log written by dicetower cannot hold (it was edited outside dicetower)."""
+    for k, (die_id, die_type) in enumerate(data.dice):
+        sides = die_sides(die_type, where=f"(die {die_id or 'without id'} in the log: run `dicetower audit verify`)")
+        faces = data.face[data.key == k]
+        if faces.size and faces.max() > sides:
+            raise LogError(f"the log holds face {faces.max()} for the {die_type} {die_id or 'without id'}, out of "
+                           f"range 1..{sides}: it was edited outside dicetower; run `dicetower audit verify`")
+
+
 def _audit(data: AuditData, alpha: float, stated_relative_bias: float, sets: bool) -> list[DieAudit]:
+    _check(data)
     order = np.argsort(data.key, kind="stable")
     bounds = np.searchsorted(data.key[order], np.arange(len(data.dice) + 1))
     out: list[DieAudit] = []
