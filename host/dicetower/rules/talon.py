@@ -184,20 +184,24 @@ class _DeckSource:
         return []
 
 
+def suit_gains(honours: list[Card], n: int, archetype: str | None, skill_suit: str | None) -> dict[str, float]:
+    """Expected continuation gain of declaring each suit, with `honours` the honours left among the
+    n cards left: sum_S(rank + archetype modifier) / (n - |S| + 1). In a random order a suit-S card
+    counts iff it comes before every non-S card, which has probability 1 / (n - |S| + 1)."""
+    gains = {}
+    for suit in SUITS:
+        of_suit = [c for c in honours if c.suit == suit]
+        total = sum((c.rank or 0) + archetype_modifier_of(archetype, skill_suit, c) for c in of_suit)
+        gains[suit] = total / (n - len(of_suit) + 1)
+    return gains
+
+
 def default_suit_order(remaining: list[str], archetype: str | None, skill_suit: str | None) -> list[str]:
     """Suits ranked for a continuation declaration, best first (GEN-D05 default favouring the
-    player): by the expected gain sum_S(rank + archetype modifier) / (n - |S| + 1), which is the
-    expected continuation total when the n remaining cards come in random order (each suit-S card
-    counts iff it precedes every non-S card)."""
+    player): by suit_gains over the cards left (ties in E, C, D, B order)."""
     cards = [parse_card(c) for c in remaining]
-    n = len(cards)
-
-    def gain(suit: str) -> float:
-        of_suit = [c for c in cards if c.suit == suit]
-        total = sum((c.rank or 0) + archetype_modifier_of(archetype, skill_suit, c) for c in of_suit)
-        return total / (n - len(of_suit) + 1)
-
-    return sorted(SUITS, key=lambda s: (-gain(s), SUITS.index(s)))
+    gains = suit_gains([c for c in cards if c.is_honour], len(cards), archetype, skill_suit)
+    return sorted(SUITS, key=lambda s: (-gains[s], SUITS.index(s)))
 
 
 def _declarations(inputs: dict[str, Any], level: int, source: Any, archetype: str | None,
@@ -460,10 +464,14 @@ def _with_source(inputs: dict[str, Any], fn: Any) -> dict[str, Any]:
     return fn(inputs, _ListSource(inputs["cards_revealed"]))
 
 
-def _test_odds(inputs: dict[str, Any]) -> dict[str, Any]:
-    from .talon_odds import test_odds
+def _test_odds(procedure_id: str) -> Any:
+    def odds(inputs: dict[str, Any]) -> dict[str, Any]:
+        from . import talon_odds
 
-    return test_odds(inputs)
+        if procedure_id == "talon.king_continuation":
+            return talon_odds.continuation_odds(inputs)
+        return talon_odds.test_odds(inputs, procedure_id)
+    return odds
 
 
 def test_screen(outcome: dict[str, Any]) -> dict[str, Any] | list[str]:
@@ -482,7 +490,7 @@ def test_screen(outcome: dict[str, Any]) -> dict[str, Any] | list[str]:
     return {"big": str(outcome["total"])[:4], "lines": lines}
 
 
-@procedure("talon.simple_test", odds=_test_odds, screen=test_screen)
+@procedure("talon.simple_test", odds=_test_odds("talon.simple_test"), screen=test_screen)
 def simple_test(inputs: dict[str, Any]) -> dict[str, Any]:
     """A Talon test (seed 002 "3. Tests", steps 1-5; RULES.md 3.4; TAL-D03, TAL-D04, TAL-D08, TAL-D09).
 
@@ -506,7 +514,7 @@ def simple_test(inputs: dict[str, Any]) -> dict[str, Any]:
     return _with_source(inputs, run_test)
 
 
-@procedure("talon.king_continuation", odds=_test_odds, screen=test_screen)
+@procedure("talon.king_continuation", odds=_test_odds("talon.king_continuation"), screen=test_screen)
 def king_continuation(inputs: dict[str, Any]) -> dict[str, Any]:
     """A test whose (kept) honour is a King: the continuation rule (seed 002 "Le Roi"; RULES.md 3.6;
     TAL-D07, TAL-D24..D26). inputs as talon.simple_test, with declared_suit (or declared_suits for
@@ -520,7 +528,7 @@ def king_continuation(inputs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-@procedure("talon.advantage", odds=_test_odds, screen=test_screen)
+@procedure("talon.advantage", odds=_test_odds("talon.advantage"), screen=test_screen)
 def advantage(inputs: dict[str, Any]) -> dict[str, Any]:
     """Avantage / Désavantage (seed 002 "3. Tests — Avantage/Désavantage"; RULES.md 3.7; TAL-D08):
     reveal until two honours show, arcana set aside; the player (Avantage, player_choice) or the GM
@@ -784,7 +792,17 @@ def cycle_end(inputs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-@procedure("talon.reserve_reveal")
+def _reserve_odds(inputs: dict[str, Any]) -> dict[str, Any]:
+    """A reserve reveal draws nothing at random: the player picks the card and its orientation, so
+    its outcome is certain (the odds of the test it serves are those of talon.simple_test)."""
+    from .odds import odds_result
+
+    allowed = reserve_reveal({k: v for k, v in inputs.items() if k not in ("card", "reserve")})["allowed"]
+    return odds_result("talon.reserve_reveal", {"allowed" if allowed else "not_allowed": 1},
+                       method="certain (no draw: the player chooses the card from the reserve, RULES.md 3.7)")
+
+
+@procedure("talon.reserve_reveal", odds=_reserve_odds)
 def reserve_reveal(inputs: dict[str, Any]) -> dict[str, Any]:
     """Reveal from the reserve (atout Arcaniste (0); Maîtriser son destin (X); RULES.md 3.7; TAL-D28):
     1 reveal per cycle + X, each costing 1 Cheap-chip or else 1 Équilibre Mental level (TAL-D31).

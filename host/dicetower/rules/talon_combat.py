@@ -6,6 +6,7 @@ are checked with dice.read_die / read_dice (GEN-D04); odds are exact with icepoo
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from typing import Any
 
 import icepool
@@ -229,8 +230,8 @@ def _npc_d20_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     """Exact odds of the NPC damage grade on the d20 (TAL-D17)."""
     _, _, _, s, c = NPC_GRADES[_grade(inputs)]
     dist = label_distribution(icepool.d20, lambda x: _d20_grade(x, s, c), order=("normal", "special", "critical"))
-    return odds_result("talon.npc_defense_d20", dist, special=dist.get("special", 0),
-                       critical=dist.get("critical", 0))
+    return odds_result("talon.npc_defense_d20", dist, special=dist.get("special", Fraction(0)),
+                       critical=dist.get("critical", Fraction(0)))
 
 
 @procedure("talon.npc_defense_d20", odds=_npc_d20_odds,
