@@ -105,6 +105,7 @@ def read_dice(items: Any, *, die_type: str, count: int | None = None, max_count:
     items:     list of dice in any shape read_die accepts
     count:     exact number of dice expected, or None
     max_count: most dice allowed, or None for no cap
+    what:      what the dice are called in messages ("dice", "stones"; a die is "<what> #2")
     Raises RulesError when items is not a list, has the wrong number of dice (too many are never
     ignored, GEN-D04) or holds a wrong die (the message names it by its 1-based position).
     """

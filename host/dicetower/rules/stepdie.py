@@ -373,12 +373,31 @@ def hit_effect(inputs: dict[str, Any]) -> dict[str, Any]:
     return hit_on(opponent_kind(inputs.get("target", "")), outcome, hearts, inputs)
 
 
-@procedure("stepdie.miss_vengeance")
+def _miss_vengeance_odds(inputs: dict[str, Any]) -> dict[str, Any]:
+    """Odds that an attack with `die` against `tn` brings the opponent's answer: outcomes
+    "vengeance" (a miss the opponent can punish), "miss_unanswered" (a miss it cannot reach),
+    "hit"; summaries vengeance and complication (a 1)."""
+    if "die" not in inputs:
+        raise RulesError("the odds of a miss need 'die', the attacker's step die (d6..d20)")
+    die = step_die(inputs["die"])
+    tn = _int(inputs, "tn", minimum=1)
+    reach = opponent_can_reach(inputs)
+    faces = icepool.Die(range(1, SIDES[die] + 1))
+    miss = lambda f: judge(f, die, tn) in ("failure", "complication")  # noqa: E731
+    labels = odds_mod.label_distribution(
+        faces, lambda f: ("vengeance" if reach else "miss_unanswered") if miss(f) else "hit",
+        order=("hit", "vengeance", "miss_unanswered"))
+    return odds_mod.odds_result("stepdie.miss_vengeance", labels, die=die, tn=tn,
+                                vengeance=labels.get("vengeance", Fraction(0)), complication=Fraction(1, SIDES[die]))
+
+
+@procedure("stepdie.miss_vengeance", odds=_miss_vengeance_odds)
 def miss_vengeance(inputs: dict[str, Any]) -> dict[str, Any]:
     """The opponent's answer to a missed attack (seed 003, 5.6 and Pudło i Odwet; RULES.md 4.6;
     SD-D06, SD-D11, SD-D15).
 
-    inputs:  attack_face, tn, optional die (an exceptional maximum below the TN is no miss, SD-D01),
+    inputs:  attack_face, tn, die (optional here, needed for the odds: an exceptional maximum below
+             the TN is no miss, SD-D01),
              opponent_can_reach | melee / full_cover, attacker_hearts (5), armour_tokens (0),
              use_armour (true when a token is there, GEN-D05), enemies_in_contact_complication.
     outcome: {"missed", "vengeance", "hearts_after", "armour_tokens_after", "complication" (a 1),
