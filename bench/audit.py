@@ -19,11 +19,17 @@ MILLION = 1_000_000
 SHA = "0" * 64
 
 
+KINDS = [("d20", 20), ("d6", 6), ("d6", 6), ("d8", 8), ("d10", 10), ("d12", 12), ("d4", 4), ("d6", 6), ("d6", 6),
+         ("d20", 20)]
+
+
 def _dice(rng: np.random.Generator, n: int) -> list[DieReading]:
-    kinds = [("d20", 20), ("d6", 6), ("d6", 6), ("d8", 8), ("d10", 10), ("d12", 12), ("d4", 4), ("d6", 6),
-             ("d6", 6), ("d20", 20)]
-    return [DieReading(t, int(rng.integers(1, s + 1)), (int(rng.integers(0, 640)), 40, 30, 30), 0.95,
-                       die_id=f"die{i}") for i, (t, s) in enumerate(kinds[:n])]
+    """One roll of n (<= 10) fair dice with ids die0..die9, at random places in a 640 px wide tray."""
+    sides = np.array([s for _, s in KINDS[:n]])
+    faces = (rng.random(n) * sides).astype(int) + 1
+    xs = rng.integers(0, 640, size=n)
+    return [DieReading(t, int(f), (int(x), 40, 30, 30), 0.95, die_id=f"die{i}")
+            for i, ((t, _), f, x) in enumerate(zip(KINDS[:n], faces, xs))]
 
 
 def logging_throughput(folder: Path, seconds: float = 3.0) -> tuple[float, float]:

@@ -74,7 +74,7 @@ def test_report_text_finds_a_loaded_die_and_not_the_fair_ones(tmp_path):
     assert dice["blue"]["p_chi2"] < 1e-6 and [f["face"] for f in dice["blue"]["faces"] if f["biased"]] == [20]
     text = run("report", "--log", str(path)).output
     blue = text.split("== blue")[1].split("==")[0]
-    assert "EVIDENCE OF BIAS" in blue and "faces off (Holm): 20" in blue
+    assert "EVIDENCE OF BIAS" in blue and "faces off (exact binomial, Holm): 20" in blue
     assert "all d6s [set, d6]" in text and "drop position" in text and "time of day" in text
 
 
@@ -232,3 +232,13 @@ def test_report_refuses_faces_an_edited_log_cannot_hold(tmp_path):
     result = run("report", "--log", str(path), ok=False)
     assert result.exit_code == 1 and "face 9 for the d6 red, out of range 1..6" in result.output
     assert "dicetower audit verify" in result.output
+
+
+def test_few_rolls_are_reported_as_rough_not_as_a_verdict(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    session(path, rolls=12)
+    dice = report_json(path)
+    assert dice["blue"]["small_sample"] is True  # 12 rolls of a d20: 0.6 expected per face
+    text = run("report", "--log", str(path)).output
+    blue = text.split("== blue")[1].split("==")[0]
+    assert "few rolls: 0.6 expected per face (< 5)" in blue and "roll more" in blue

@@ -138,9 +138,15 @@ def verdict(audit: DieAudit, alpha: float = 0.05) -> str:
     if audit.n == 0:
         return "no readings yet"
     biased = [f.face for f in audit.faces if f.biased]
+    faces = f"faces off (exact binomial, Holm): {', '.join(map(str, biased))}" if biased else ""
+    if audit.small_sample:
+        caution = (f"few rolls: {audit.n / audit.counts.size:.1f} expected per face (< 5), so the chi-square and "
+                   "G p-values are rough; ")
+        if biased:
+            return f"EVIDENCE OF BIAS: {faces} ({caution.rstrip('; ')})"
+        return caution + f"the exact per-face tests find nothing at alpha {alpha}: roll more"
     if audit.chi2.pvalue < alpha or biased:
-        faces = f"; faces off (Holm): {', '.join(map(str, biased))}" if biased else ""
-        return f"EVIDENCE OF BIAS: chi-square p = {_p(audit.chi2.pvalue)} < {alpha}{faces}"
+        return f"EVIDENCE OF BIAS: chi-square p = {_p(audit.chi2.pvalue)} < {alpha}" + (f"; {faces}" if faces else "")
     pw = audit.power
     if pw.min_face_p_gof is None:
         return "too few rolls to judge"

@@ -640,8 +640,10 @@ class _Chain:
         self.seq += 1
         row = {id_col: next_id, "seq": self.seq, **fields}
         row_hash = chain_hash(self.hash, table, row)
-        cols = CHAINED_COLUMNS[table] + ("prev_hash", "row_hash")
-        self.db.execute(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
-                        [row[c] for c in CHAINED_COLUMNS[table]] + [self.hash, row_hash])
+        self.db.execute(_INSERT[table], [row[c] for c in CHAINED_COLUMNS[table]] + [self.hash, row_hash])
         self.hash = row_hash
         return next_id
+
+
+_INSERT = {table: f"INSERT INTO {table} ({', '.join(cols + ('prev_hash', 'row_hash'))}) "
+                  f"VALUES ({', '.join('?' * (len(cols) + 2))})" for table, cols in CHAINED_COLUMNS.items()}

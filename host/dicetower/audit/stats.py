@@ -191,6 +191,12 @@ class DieAudit:
     uncounted: int = 0
     label: str = ""
 
+    @property
+    def small_sample(self) -> bool:
+        """True when a fair die's expected count per face is below 5: the chi-square and G-tests'
+        asymptotic p-values are then rough (Cochran's rule), and only the exact per-face tests hold."""
+        return self.n < 5 * self.counts.size
+
     def to_json(self) -> dict[str, Any]:
         """Stable JSON form (issue 5, item 6): die_id, die_type, n, counts, chi2, p_chi2, g, p_g, then
         df, per-face tests, serial test, power figures and tower effects."""
@@ -199,7 +205,7 @@ class DieAudit:
             "counts": [int(c) for c in self.counts],
             "chi2": _num(self.chi2.statistic), "p_chi2": _num(self.chi2.pvalue),
             "g": _num(self.g.statistic), "p_g": _num(self.g.pvalue), "df": self.chi2.df,
-            "kind": self.kind,
+            "kind": self.kind, "small_sample": self.small_sample,
             "faces": [{"face": f.face, "count": f.count, "p": f.pvalue, "p_holm": f.pvalue_holm, "biased": f.biased}
                       for f in self.faces],
             "serial": self.serial.to_json() if self.serial else None,
