@@ -31,9 +31,9 @@ CHARACTERISTIC_ALIASES = {"S": "F", "Z": "A", "FORCE": "F", "AGILITE": "A", "DEX
 #: Attack kind -> characteristic (seed 003, Atak step 3).
 ATTACK_CHARACTERISTIC = {"melee": "F", "ranged": "A", "spell": "M"}
 #: Opponents (SD-D07, SD-D09): TN and Hearts; a minion dies when hit (hearts None).
-OPPONENTS = {"minion": {"tn": 6, "hearts": None}, "elite": {"tn": 8, "hearts": 2}, "boss": {"tn": 12, "hearts": 3}}
+OPPONENTS: dict[str, dict[str, Any]] = {"minion": {"tn": 6, "hearts": None}, "elite": {"tn": 8, "hearts": 2}, "boss": {"tn": 12, "hearts": 3}}
 #: Magic effect levels (seed 003, 6.3; SD-D12: Astuce costs 0 unless the GM sets 1).
-EFFECT_LEVELS = {"astuce": {"tn": 4, "cost": 0}, "standard": {"tn": 6, "cost": 1},
+EFFECT_LEVELS: dict[str, dict[str, int]] = {"astuce": {"tn": 4, "cost": 0}, "standard": {"tn": 6, "cost": 1},
                  "fort": {"tn": 8, "cost": 2}, "grande_puissance": {"tn": 12, "cost": 3}}
 EXCEPTIONAL_MAGIC_OPTIONS = ("larger_effect", "reduce_cost", "extra_advantage")   # seed 003, 6.4
 #: d6-only variant levels and thresholds (seed 003, 9.1), in development order (9.5).
