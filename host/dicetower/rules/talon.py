@@ -470,7 +470,7 @@ def _test_odds(procedure_id: str) -> Any:
 
         if procedure_id == "talon.king_continuation":
             return talon_odds.continuation_odds(inputs)
-        return talon_odds.test_odds(inputs, procedure_id)
+        return talon_odds.odds_of_test(inputs, procedure_id)
     return odds
 
 

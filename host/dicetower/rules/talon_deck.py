@@ -246,9 +246,9 @@ class Deck:
             self.cheap_chips[revealer] = self.cheap_chips.get(revealer, 0) + 1
             delta = {revealer: 1}
         self.pending_cycle_end = None
+        kept = {p: list(v) for p, v in self.reserves.items() if v}
         start = self.cycle_start({p: len(self.reserves[p]) for p in self.players})
-        return {"revealer": revealer, "cheap_chips_delta": delta,
-                "kept": {p: list(v) for p, v in self.reserves.items() if v}, "cycle_start": start}
+        return {"revealer": revealer, "cheap_chips_delta": delta, "kept": kept, "cycle_start": start}
 
     # --- revealing ------------------------------------------------------------------------------
     def reveal(self, player: str | None = None) -> str:

@@ -50,13 +50,13 @@ def remaining_cards(inputs: dict[str, Any]) -> list[str]:
 class _Talon:
     """The cards left, split as the enumeration needs them."""
 
-    def __init__(self, ids: list[str]) -> None:
+    def __init__(self, ids: list[str], bottom_pile: int = BOTTOM_PILE) -> None:
         cards = [parse_card(c) for c in ids]
         self.n = len(cards)
         self.honours = [c for c in cards if c.is_honour]
         self.arcana = [c for c in cards if c.kind == "arcanum"]
         self.nameless = any(c.kind == "nameless" for c in cards)
-        self.window = min(BOTTOM_PILE, self.n)
+        self.window = min(bottom_pile, self.n)
 
     def q(self, t: int, nameless_in: bool) -> Fraction:
         """P(card t+1 is the Nameless | not among the first t)."""
@@ -234,11 +234,14 @@ def _kept(p: dict[str, Any], showing: list[Card], mode: str) -> tuple[Card, Card
     return showing[i], showing[1 - i]
 
 
-def test_odds(inputs: dict[str, Any], procedure_id: str | None = None) -> dict[str, Any]:
+def odds_of_test(inputs: dict[str, Any], procedure_id: str | None = None, *,
+              bottom_pile: int = BOTTOM_PILE) -> dict[str, Any]:
     """Exact odds of a Talon test (talon.simple_test / talon.advantage / talon.king_continuation)
     over the cards left (module docstring). inputs as the test's, plus "deck_file" or
     "remaining_cards"; cards_revealed is ignored (odds are before the reveal). player_choice for an
     Ace defaults to accept_critical; the King's suit to declared_suit or the GEN-D05 default.
+    bottom_pile: the cycle's bottom pile (11, seed 002); other values only serve to check the
+    enumeration against brute force on small decks.
     Returns the odds JSON: outcomes by grade, success/failure/special_or_better/critical/
     critical_failure/cycle_end summaries, totals (total -> probability), cards_left, mean_total."""
     p = _params(inputs)
@@ -246,7 +249,7 @@ def test_odds(inputs: dict[str, Any], procedure_id: str | None = None) -> dict[s
     if mode not in ("normal", "advantage", "disadvantage"):
         raise RulesError(f"mode {inputs.get('mode')!r} must be normal, advantage or disadvantage")
     ids = remaining_cards(inputs)
-    talon = _Talon(ids)
+    talon = _Talon(ids, bottom_pile)
     finir, uniforme = bool(p["atouts"].get("finir_en_beaute")), bool(p["atouts"].get("uniforme_continuite"))
     cont = _Continuation(talon, uniforme, finir)
     k = 1 if mode == "normal" else 2
