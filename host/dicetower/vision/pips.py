@@ -167,7 +167,7 @@ def _linked(a: Pip, b: Pip) -> bool:
     d = math.hypot(a.x - b.x, a.y - b.y)
     dia = 0.5 * (a.diameter + b.diameter)
     ratio = max(a.area, b.area) / max(min(a.area, b.area), 1e-6)
-    return d <= LINK_DIAMETERS * dia and ratio <= 2.5 and abs(a.roundness - b.roundness) <= 0.3
+    return d <= LINK_DIAMETERS * dia and ratio <= 1.8 and abs(a.roundness - b.roundness) <= 0.25
 
 
 def group_faces(pips: list[Pip], response: np.ndarray, thr: float) -> list[list[Pip]]:
@@ -208,26 +208,29 @@ def _centre(group: list[Pip]) -> tuple[float, float]:
     return _mean([p.x for p in group]), _mean([p.y for p in group])
 
 
-def layout_error(group: list[Pip]) -> float:
-    """How far the pip centres are from the d6 layout of their count, in pip pitches (0 = exact);
-    affine-invariant (the face may be seen at an angle). inf for 7+ pips."""
+def layout_fit(group: list[Pip]) -> tuple[float, float | None]:
+    """How well the pip centres make the d6 layout of their count: (error, face_roundness).
+    error: RMS distance to the best affine image of the layout, in pip pitches (0 = exact; inf for 7+
+    pips). face_roundness (4..6 pips): minor/major axis ratio of that affine map, i.e. how
+    foreshortened the face is; its pips, circles on that face, must be foreshortened alike.
+    None for 1..3 pips (too few to fix the map)."""
     n = len(group)
     if n not in D6_LAYOUTS:
-        return math.inf
+        return math.inf, None
     pts = np.array([[p.x, p.y] for p in group])
     dia = _mean([p.diameter for p in group])
     if n == 1:
-        return 0.0
+        return 0.0, None
     if n == 2:
         pitch_in_dia = math.hypot(*(pts[1] - pts[0])) / dia / (2 * math.sqrt(2))
-        return max(0.0, 0.7 - pitch_in_dia, pitch_in_dia - 1.8)
+        return max(0.0, 0.7 - pitch_in_dia, pitch_in_dia - 1.8), None
     if n == 3:
         # collinear, the middle pip half-way between the outer two
         d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
         i, j = np.unravel_index(np.argmax(d), d.shape)
         k = 3 - i - j
         mid = (pts[i] + pts[j]) / 2
-        return float(np.linalg.norm(pts[k] - mid) / max(d[i, j] / 2, 1e-6))
+        return float(np.linalg.norm(pts[k] - mid) / max(d[i, j] / 2, 1e-6)), None
     # 4..6 pips: the affine map from the canonical layout that fits best, over the assignments a
     # convex pattern allows (pips ordered around the centre; for 6, two columns of three)
     orders = np.array(list(_six_orders(pts) if n == 6 else _ring_orders(pts, centre_pip=n == 5)))
@@ -237,7 +240,11 @@ def layout_error(group: list[Pip]) -> float:
     resid = A @ sol - dst
     pitch = np.sqrt(np.abs(np.linalg.det(sol[:, :2, :]))) + 1e-6
     errs = np.sqrt((resid ** 2).sum(axis=2).mean(axis=1)) / pitch
-    return float(errs.min())
+    k = int(errs.argmin())
+    if n == 6:  # dice space a six's rows unlike its columns: its layout does not fix the face's shape
+        return float(errs[k]), None
+    sv = np.linalg.svd(sol[k, :2, :], compute_uv=False)
+    return float(errs[k]), float(sv[1] / max(sv[0], 1e-9))
 
 
 def _ring_orders(pts: np.ndarray, centre_pip: bool):
@@ -275,16 +282,22 @@ def _six_orders(pts: np.ndarray):
 
 
 def face_confidence(group: list[Pip], thr: float) -> float:
-    """0..1: layout fit x pip size consistency x contrast margin over the threshold."""
-    err = layout_error(group)
+    """0..1: layout fit x agreement of the pips' foreshortening with the face's x pip size consistency
+    x contrast margin over the threshold."""
+    err, face_roundness = layout_fit(group)
     if not math.isfinite(err):
         return 0.0
     areas = np.array([p.area for p in group])
     cv = float(areas.std() / areas.mean()) if len(group) > 1 else 0.0
     q_layout = math.exp(-((err / 0.35) ** 2))
+    q_shape = 1.0
+    if face_roundness is not None:
+        # blur and pixels make small pips measure up to ~0.15 less round than the face they lie on
+        delta = face_roundness - _roundness(group)
+        q_shape = math.exp(-((max(0.0, -0.05 - delta, delta - 0.2) / 0.08) ** 2))
     q_size = math.exp(-((cv / 0.45) ** 2))
     q_contrast = min(1.0, min(p.contrast for p in group) / (1.6 * thr))
-    return float(q_layout * q_size * (0.6 + 0.4 * q_contrast))
+    return float(q_layout * q_shape * q_size * (0.6 + 0.4 * q_contrast))
 
 
 def _face_box(group: list[Pip]) -> tuple[int, int, int, int]:
@@ -340,10 +353,12 @@ def _flag_cocked(faces: list[PipFace]) -> None:
 
 def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[list[Pip], bool]]:
     """A pip group that is not one clean d6 face (touching dice, or a side face's pips linked to the
-    top face) split into faces: repeatedly take the largest subset (most frontal first) that fits a d6
-    layout with confidence >= sure; what is left stays as one group. Groups of more than MAX_SPLIT_PIPS pips are left whole (unread).
-    Returns (face pips, ambiguous): ambiguous when pips left out look as frontal as the face's own
-    (a pip may be missing or extra), so the reading must not be given as sure."""
+    top face) split into faces: repeatedly take the largest subset that fits a d6 layout with confidence
+    >= sure, looking first among the pips about as frontal as the most frontal one; what is left stays
+    one group. Groups of more than MAX_SPLIT_PIPS pips are left whole (unread).
+    Returns (face pips, ambiguous): ambiguous when a pip left out looks as frontal as the face's own
+    and does not sit where a side face would (a pip may be missing or extra), so the reading must not
+    be given as sure."""
     if face_confidence(group, thr) >= sure or len(group) > MAX_SPLIT_PIPS:
         return [(group, False)]
     rest = sorted(group, key=lambda p: -p.area * p.roundness)
@@ -355,14 +370,18 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
             cache[key] = face_confidence(list(sub), thr)
         return cache[key]
 
+    def largest_fit(pool: list[Pip]) -> list[Pip] | None:
+        for m in range(min(6, len(pool)), 1, -1):
+            best = max(itertools.combinations(pool, m), key=lambda sub: (conf(sub) >= sure, _frontalness(list(sub))))
+            if conf(best) >= sure:
+                return list(best)
+        return None
+
     parts: list[list[Pip]] = []
     while len(rest) > 1:
-        found = None
-        for m in range(min(6, len(rest)), 1, -1):
-            best = max(itertools.combinations(rest, m), key=lambda sub: (conf(sub) >= sure, _frontalness(list(sub))))
-            if conf(best) >= sure:
-                found = list(best)
-                break
+        # first among the pips that look as squarely at the camera as the most frontal one (top faces)
+        f_max = rest[0].area * rest[0].roundness
+        found = largest_fit([p for p in rest if p.area * p.roundness >= 0.5 * f_max]) or largest_fit(rest)
         if found is None:
             break
         parts.append(found)
@@ -373,8 +392,51 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
     for part in parts:
         typical = float(np.median([p.area * p.roundness for p in part]))
         others = [p for p in group if p not in part]
-        out.append((part, any(p.area * p.roundness >= 0.6 * typical for p in others)))
+        out.append((part, any(p.area * p.roundness >= 0.6 * typical and not _is_side_face([p], part)
+                               for p in others)))
     return out
+
+
+def _blank_around(pip: Pip, response: np.ndarray, thr: float) -> bool:
+    """True when the face around a lone pip is blank, as on a die showing 1: no pip-like response
+    within 0.8..1.6 pip diameters of its centre (where the other pips of a 2..6 would sit)."""
+    major = pip.diameter / math.sqrt(max(pip.roundness, 0.1))
+    r_in, r_out = 0.8 * major, 1.6 * major
+    h, w = response.shape
+    x0, x1 = max(int(pip.x - r_out), 0), min(int(pip.x + r_out) + 1, w)
+    y0, y1 = max(int(pip.y - r_out), 0), min(int(pip.y + r_out) + 1, h)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    d = np.hypot(xx - pip.x, yy - pip.y)
+    ring = response[y0:y1, x0:x1][(d > r_in) & (d < r_out)]
+    return ring.size > 0 and float((ring > 0.5 * thr).mean()) < 0.03
+
+
+def merge_halves(groups: list[list[Pip]], thr: float, sure: float = 0.8) -> list[list[Pip]]:
+    """Join neighbouring groups that are parts of one face the seam test kept apart (the two columns
+    of a 6, a 4 and its centre pip): alike in pip size and foreshortening, and together a d6 layout
+    fitting with confidence >= sure while each alone is a weaker or smaller reading."""
+    groups = list(groups)
+    merged = True
+    while merged:
+        merged = False
+        for g, h in itertools.combinations(groups, 2):
+            if len(g) + len(h) > 6:
+                continue
+            front_g, front_h = _frontalness(g), _frontalness(h)
+            if max(front_g, front_h) > 1.5 * min(front_g, front_h) or abs(_roundness(g) - _roundness(h)) > 0.15:
+                continue
+            gx, gy = _centre(g)
+            hx, hy = _centre(h)
+            dia = _mean([p.diameter for p in g + h])
+            if math.hypot(gx - hx, gy - hy) > LINK_DIAMETERS * dia:
+                continue
+            if face_confidence(g + h, thr) >= sure:
+                groups.remove(g)
+                groups.remove(h)
+                groups.append(g + h)
+                merged = True
+                break
+    return groups
 
 
 def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]:
@@ -383,7 +445,7 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
     response = pip_response(gray, polarity, kernel_px)
     pips, thr = find_pips(response, gray)
     pips = [p for p in pips if p.diameter < kernel_px]
-    groups = group_faces(pips, response, thr)
+    groups = merge_halves(group_faces(pips, response, thr), thr)
     parts = [part for g in groups for part in split_group(g, thr)]
     groups = [g for g, _ in parts]
     faces: list[PipFace] = []
@@ -393,7 +455,7 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
         n = len(g)
         value = n if n in D6_LAYOUTS else None
         conf = face_confidence(g, thr) if value is not None else 0.0
-        if ambiguous:
+        if ambiguous or (n == 1 and not _blank_around(g[0], response, thr)):
             conf = min(conf, AMBIGUOUS_CAP)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g)))
     _flag_cocked(faces)
