@@ -420,3 +420,18 @@ def test_bersek_rerolls_come_first_and_are_capped_at_one_per_face():
     second = rules.resolve("throwing_stones.damage", {**common, "damage_roll_reroll": {"positions": [0], "roll": [stone("ash", 2)]}})
     assert second["stage"] == "armour_reroll" and second["damage"] == 3 + 3  # 3 rubies + the 3 swords of the best face (dagger W 1)
     assert second["reroll_request"]["who"] == "defender" and len(second["reroll_request"]["positions"]) == 2
+
+
+def test_special_effects_odds_match_enumeration_and_name_what_they_lack():
+    ids = ["birch", "dogwood"]
+    odds = rules.get("throwing_stones.special_effects").odds(base(attacker_stones=ids))
+    dist = {o["outcome"]: Fraction(o["fraction"]) for o in odds["outcomes"]}
+    assert dist["berserk+poison"] == brute(ids, lambda c: c[0].get("effects") == ["berserk"] and c[1].get("effects") == ["poison"])
+    assert Fraction(odds["berserk"]["fraction"]) == brute(ids, lambda c: any("berserk" in f.get("effects", []) for f in c))
+    with pytest.raises(rules.RulesError, match="'attacker_stones'"):
+        rules.get("throwing_stones.special_effects").odds({"attack_hit": True})
+
+
+def test_a_killer_loses_half_the_karma():
+    out = rules.resolve("throwing_stones.fight_rewards", {"defeated_stones": 5, "killed": True, "winner_karma": 7})
+    assert (out["winner_xp"], out["winner_gold"], out["winner_karma_after"]) == (5, 5, 3)

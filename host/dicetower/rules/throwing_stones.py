@@ -551,10 +551,17 @@ def fight_rewards(inputs: dict[str, Any]) -> dict[str, Any]:
     """Winner gains XP and gold = the defeated character's stones; the loser gains 2 XP (seed 000,
     Expérience et Karma; RULES.md 1.14).
 
-    inputs: {"defeated_stones": int}; returns: {"winner_xp", "winner_gold", "loser_xp": 2}
+    A winner who killed the loser loses half their karma, rounded down (seed 000, Le Karma; TS-D20).
+
+    inputs:  {"defeated_stones": int, "killed"?: bool, "winner_karma"?: int}
+    returns: {"winner_xp", "winner_gold", "loser_xp": 2, "winner_karma_after"? (with winner_karma)}
     """
     n = _int(inputs, "defeated_stones", minimum=1)
-    return {"winner_xp": n, "winner_gold": n, "loser_xp": 2}
+    out: dict[str, Any] = {"winner_xp": n, "winner_gold": n, "loser_xp": 2}
+    if "winner_karma" in inputs:
+        karma = _int(inputs, "winner_karma", minimum=0)
+        out["winner_karma_after"] = karma // 2 if inputs.get("killed", False) else karma
+    return out
 
 
 def _charisma(inputs: dict[str, Any], result_key: str, difficulty: int | None) -> dict[str, Any]:

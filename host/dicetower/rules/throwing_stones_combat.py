@@ -159,7 +159,23 @@ def _effect_list(inputs: dict[str, Any], key: str) -> list[str] | None:
     return [norm_id(e) for e in value]
 
 
-@procedure("throwing_stones.special_effects")
+#: Effects a hitting attack roll triggers for the attacker (Table 1; RULES.md 1.9)
+HIT_EFFECTS = ("berserk", "poison", "coup_additionnel", "etourdir", "desarmer", "faire_tomber", "ignorer_armure")
+
+
+def _effects_odds(inputs: dict[str, Any]) -> dict[str, Any]:
+    """Exact chance of each set of hit effects showing on the attacker's attack roll (catalogue faces,
+    1/6 each; they act only if the attack hits; etourdir also needs attack >= 2 x defence)."""
+    stones = thrown_stone_faces(inputs, "attacker", "attacker_attack_roll")
+    joint = sum_die(stones, lambda f: icepool.Vector(tuple(f.effects.count(e) for e in HIT_EFFECTS)))
+    shown = joint.map(lambda v: "+".join(e for e, n in zip(HIT_EFFECTS, v) if n) or "none", star=False)
+    per_effect = {e: odds_json.probability_where(joint.marginals[i], lambda n: n > 0) for i, e in enumerate(HIT_EFFECTS)}
+    return odds_json.odds_result("throwing_stones.special_effects", shown,
+                                 method=f"{odds_json.EXACT}; attacker's catalogue faces, each 1/6 (TS-D01); effects "
+                                        "act on a hit only", berserk_rerolls=joint.marginals[0], **per_effect)
+
+
+@procedure("throwing_stones.special_effects", odds=_effects_odds)
 def special_effects(inputs: dict[str, Any]) -> dict[str, Any]:
     """Which special effects an attack triggers and for whom (Table 1; RULES.md 1.9; TS-D09, TS-D11,
     TS-D17, TS-D22, TS-D29): a symbol acts only for the player who threw it.
