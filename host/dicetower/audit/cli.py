@@ -140,7 +140,6 @@ def import_(csv_file: Path, log_path: Path | None, tower: str, table: str | None
     from .io import import_csv
 
     with _open(log_path, readonly=False) as log:
-        log.tower = tower
         try:
             ids = import_csv(log, csv_file, tower=tower, table=table)
         except LogError as exc:
@@ -179,11 +178,11 @@ def watch(log_path: Path | None, relative_bias: float, follow: bool) -> None:
     from .sprt import FairnessWatch
 
     watcher = FairnessWatch(relative_bias=relative_bias)
-    seen = 0
+    seen, last = 0, 0
     with _open(log_path) as log:
         while True:
-            for roll in log.rolls()[seen:]:
-                seen += 1
+            for roll in log.rolls(after=last):
+                seen, last = seen + 1, roll["roll_id"]
                 readings = [DieReading(d["die_type"], d["face"], tuple(d["box"]), d["confidence"], die_id=d["die_id"])
                             for d in roll["dice"]]
                 for alarm in watcher.feed_roll(readings):

@@ -449,8 +449,8 @@ class RollLog:
         return {(r, d): v for r, d, v in self._db.execute(
             "SELECT roll_id, die_index, corrected_value FROM confirmations ORDER BY seq")}
 
-    def rolls(self) -> list[dict[str, Any]]:
-        """Every roll, oldest first: {roll_id, time (epoch s), time_utc, tower, table, system, procedure,
+    def rolls(self, after: int = 0) -> list[dict[str, Any]]:
+        """Every roll with roll_id > after (default: all), oldest first: {roll_id, time (epoch s), time_utc, tower, table, system, procedure,
         outcome (parsed), frame_sha256, frame_source, dice: [{die_index, die_id, die_type, value (as read),
         confidence, box [x,y,w,h], colour, face_colour, symbols, cocked, unsure, confirmed (bool),
         corrected_value, face (the value the audit counts: the correction if corrected, else the value
@@ -459,13 +459,14 @@ class RollLog:
         out: dict[int, dict[str, Any]] = {}
         for row in self._db.execute(
                 "SELECT roll_id, time_epoch, time_utc, tower, table_name, system, procedure, outcome, "
-                "frame_sha256, frame_source FROM rolls ORDER BY roll_id"):
+                "frame_sha256, frame_source FROM rolls WHERE roll_id > ? ORDER BY roll_id", (after,)):
             out[row[0]] = {"roll_id": row[0], "time": row[1], "time_utc": row[2], "tower": row[3], "table": row[4],
                            "system": row[5], "procedure": row[6], "outcome": json.loads(row[7]),
                            "frame_sha256": row[8], "frame_source": row[9], "dice": []}
         for row in self._db.execute(
                 "SELECT roll_id, die_index, die_id, die_type, value, confidence, json_array(box_x, box_y, box_w, box_h), "
-                "colour, face_colour, symbols, cocked, unsure, crop_path FROM readings ORDER BY roll_id, die_index"):
+                "colour, face_colour, symbols, cocked, unsure, crop_path FROM readings WHERE roll_id > ? "
+                "ORDER BY roll_id, die_index", (after,)):
             key = (row[0], row[1])
             confirmed = key in corrections
             corrected = corrections.get(key)
@@ -564,6 +565,8 @@ class RollLog:
         """Walk the chain in seq order, appending each break to `faults`; return (rows, last hash, last seq)."""
         expected, prev_seq, prev_name = GENESIS_HASH, 0, "the start of the log"
         expected_before = None  # the link before `expected`, to recognise an inserted row
+        prev_table: str = ""
+        prev_row: dict[str, Any] = {}  # the row before the current one
         stream = self._chained_rows()
         current = next(stream, None)
         count = 0
