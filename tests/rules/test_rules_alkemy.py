@@ -157,3 +157,11 @@ def test_pool_procedures_and_net_modifier_refuse_negative_counts():
 def test_display_forms_fit_the_oled(proc, inputs):
     p = rules.get(proc)
     check_screen(p.screen(p.resolve(inputs)))
+
+
+def test_a_value_no_face_prints_is_refused_when_the_faces_are_known():
+    faces = [0, 1, 1, 2, 2, 3]
+    ok = rules.resolve("alkemy.keep_selection", {"dice": dice("white", 0, 3), "die_faces": faces})
+    assert ok["sum"] == 3
+    with pytest.raises(rules.RulesError, match="no face of these dice prints"):
+        rules.resolve("alkemy.keep_selection", {"dice": dice("white", 5, 3), "die_faces": faces})

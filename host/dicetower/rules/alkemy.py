@@ -75,16 +75,18 @@ def _health_colour(inputs: dict[str, Any], where: str) -> str | None:
     return colour
 
 
-def read_alkemy_dice(items: Any, *, health_colour: str | None, count: int, where: str = "dice") -> list[AlkemyDie]:
+def read_alkemy_dice(items: Any, *, health_colour: str | None, count: int, where: str = "dice",
+                     faces: list[int] | None = None) -> list[AlkemyDie]:
     """Check one Alkemy throw (GEN-D01, GEN-D04, ALK-D08) and return its dice in read order.
 
     items:         list of dice (shapes in the module docstring)
     health_colour: colour the figure's health state calls for, or None to require one common colour
                    (the first die's) when the procedure is not told it
     count:         dice the pool throws (2 + min(|net|, 2), RULES.md 2.2 alkemy.dice_pool)
+    faces:         the printed numbers of the table's dice ("die_faces"), or None (ALK-D02: not assumed)
     Raises RulesError for a wrong count (more than 4 is never ignored), a die that is not a d6, a
     cocked/unsure die, a die of another colour, a bare value without a health colour, or a value that
-    is not a whole number >= 0.
+    is not a whole number >= 0 (or not one of `faces`).
     """
     if not isinstance(items, (list, tuple)):
         raise RulesError(f"{where} must be a list of die readings, not {type(items).__name__}")
@@ -129,6 +131,9 @@ def read_alkemy_dice(items: Any, *, health_colour: str | None, count: int, where
         value = item.get("value")
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise RulesError(f"{label} has no readable printed number ({value!r}); throw it again (GEN-D01)")
+        if faces is not None and value not in faces:
+            raise RulesError(f"{label} shows {value}, which no face of these dice prints ({faces}): check the die "
+                             "and throw it again")
         symbols = item.get("symbols") or []
         if not isinstance(symbols, list) or not all(isinstance(s, str) for s in symbols):
             raise RulesError(f"{label}: symbols must be a list of symbol names, not {symbols!r}")
@@ -177,8 +182,9 @@ def _symbol_alternative(dice: list[AlkemyDie], default: list[AlkemyDie]) -> dict
 
 def _selection(inputs: dict[str, Any], dice_key: str = "dice", where: str = "inputs") -> dict[str, Any]:
     net, kind, count, thrown = _net(inputs)
+    faces = list(_faces(inputs).outcomes()) if "die_faces" in inputs else None
     dice = read_alkemy_dice(inputs.get(dice_key), health_colour=_health_colour(inputs, where), count=thrown,
-                            where=f"{where}.{dice_key}" if where != "inputs" else dice_key)
+                            where=f"{where}.{dice_key}" if where != "inputs" else dice_key, faces=faces)
     wanted = set(inputs.get("wanted_symbols") or [])
     kept, default, chooser = _keep(dice, kind, inputs.get("keep"), wanted)
     return {
