@@ -189,3 +189,14 @@ def test_generic_screen_folds_accents_long_values_and_prompts():
     assert lines[1] == "etat Blesse"
     assert "GM decides" in " ".join(lines) and not any("a=1" in line for line in lines)
     assert wrap("the target is out of range") == ["the target is", "out of range"]
+
+
+def test_idle_line_for_the_roll_about_to_be_made():
+    from dicetower.rules.odds import idle_line_for
+
+    assert idle_line_for("stepdie.test", {"die": "d10", "tn": 8}) == "Success 30.0%"  # 8, 9 and the exceptional 10
+    assert idle_line_for("d6pool.count_successes", {"dice": 2}) == "Mean 1.00"
+    assert idle_line_for("d6pool.count_successes", {}) is None  # pool size not known yet
+    assert idle_line_for("d6pool.advancement_cost", {"level": 2}) is None  # rolls no dice
+    with pytest.raises(RulesError, match="unknown procedure"):
+        idle_line_for("d6pool.nothing", {})

@@ -404,15 +404,22 @@ def combat(inputs: dict[str, Any]) -> dict[str, Any]:
     difference in damage points (seed 004, 5.3; RULES.md 5.3, D6P-D04, D6P-D08).
 
     inputs:  attacker_successes | attacker_faces, defender_successes | defender_faces,
-             defender_damage_before (0), psychological (false: damage is physical, D6P-D08)
-    outcome: {"hit", "damage", "damage_kind": "physical" | "psychological", "defender_damage_after"}
+             defender_damage_before (0), psychological (false: damage is physical, D6P-D08),
+             optional defender_HP (or defender_mental_health for psychological damage)
+    outcome: {"hit", "damage", "damage_kind": "physical" | "psychological", "defender_damage_after",
+              "defender_state" (with defender_HP / defender_mental_health, see d6pool.health)}
     """
     attack, defence = _successes(inputs, "attacker_"), _successes(inputs, "defender_")
     damage = max(attack - defence, 0)
-    return {"hit": damage > 0, "damage": damage,
-            "damage_kind": "psychological" if inputs.get("psychological") else "physical",
-            "defender_damage_after": _int(inputs, "defender_damage_before", 0, minimum=0) + damage,
-            "attacker_successes": attack, "defender_successes": defence}
+    psychological = bool(inputs.get("psychological"))
+    after = _int(inputs, "defender_damage_before", 0, minimum=0) + damage
+    out = {"hit": damage > 0, "damage": damage, "damage_kind": "psychological" if psychological else "physical",
+           "defender_damage_after": after, "attacker_successes": attack, "defender_successes": defence}
+    track = ("mental_health", "mental_damage") if psychological else ("HP", "physical_damage")
+    limit_key = f"defender_{track[0]}"
+    if limit_key in inputs:
+        out["defender_state"] = health({track[0]: _int(inputs, limit_key, minimum=0), track[1]: after})["state"]
+    return out
 
 
 # --- d6pool.health and d6pool.advancement_cost ---------------------------------------------------
@@ -442,7 +449,7 @@ def advancement_cost(inputs: dict[str, Any]) -> dict[str, Any]:
     """Points to acquire a skill (or an equipment effect) at level N: N(N-1)/2 (seed 004, 3 and 4;
     DECISION D6P-D02, which keeps the seed's closed formula over its "N points per step" wording).
 
-    inputs:  {"level": N} (optional "from_level": the level already held, default 0) or
+    inputs:  {"level" (or "to_level"): N} (optional "from_level": the level already held, default 0) or
              {"bonuses": [N1, N2, ...]} for an item with several bonuses (the costs add up).
     outcome: {"total_cost", "step_cost" (N-1, level form only)}
     """
@@ -454,7 +461,7 @@ def advancement_cost(inputs: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(levels, list) or any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in levels):
             raise RulesError("bonuses must be a list of non-negative integer levels")
         return {"total_cost": sum(cost(n) for n in levels)}
-    level = _int(inputs, "level", minimum=0)
+    level = _int(inputs, "level" if "level" in inputs else "to_level", minimum=0)
     start = _int(inputs, "from_level", 0, minimum=0)
     if start > level:
         raise RulesError(f"from_level {start} is above level {level}")

@@ -106,3 +106,20 @@ def idle_line(odds: Mapping[str, Any]) -> str:
         raise ValueError("odds hold no outcomes")
     top = max(odds["outcomes"], key=lambda o: o["percent"])
     return f"Top {top['outcome']} {top['percent']:.1f}%"[:16]
+
+
+def idle_line_for(procedure_id: str, inputs: Mapping[str, Any]) -> str | None:
+    """The idle screen's odds line for the roll the tower is about to make (issue 3, item 7): the
+    procedure's odds on the plan's fixed inputs (e.g. {"dice": 7} for d6pool.count_successes,
+    {"die": "d10", "tn": 8} for stepdie.test), folded by idle_line. None when the procedure rolls no
+    dice or the inputs do not fix the roll yet (its odds raise RulesError); the caller then shows its
+    usual idle text. Raises RulesError for an unknown procedure id."""
+    from dicetower import rules
+
+    proc = rules.get(procedure_id)
+    if proc.odds is None:
+        return None
+    try:
+        return idle_line(proc.odds(dict(inputs)))
+    except rules.RulesError:
+        return None

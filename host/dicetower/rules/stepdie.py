@@ -164,14 +164,15 @@ def _tn(inputs: dict[str, Any], tn_key: str = "tn", extra_degrees: int = 0) -> d
 @procedure("stepdie.tn_ladder")
 def tn_ladder(inputs: dict[str, Any]) -> dict[str, Any]:
     """The TN ladder (seed 003, Wyniki Testu; RULES.md 4.3): 4 facile, 6 normal, 8 difficile, 12 boss /
-    grande puissance. inputs: optional "difficulty" ("facile"|"normal"|"difficile"|"boss") ->
+    grande puissance. inputs: optional "difficulty" or "level" ("facile"|"normal"|"difficile"|"boss") ->
     its "tn". outcome: {"ladder": [4, 6, 8, 12], "labels": {...}, "tn"?}."""
     out: dict[str, Any] = {"ladder": list(TN_LADDER), "labels": {str(k): v for k, v in TN_LABELS.items()}}
-    if "difficulty" in inputs:
-        wanted = _key(inputs["difficulty"])
+    name = inputs.get("difficulty", inputs.get("level"))
+    if name is not None:
+        wanted = _key(name)
         match = [tn for tn, name in TN_LABELS.items() if wanted in _key(name).split("_")]
         if not match:
-            raise RulesError(f"unknown difficulty {inputs['difficulty']!r}; use facile, normal, difficile or boss")
+            raise RulesError(f"unknown difficulty {name!r}; use facile, normal, difficile or boss")
         out["tn"] = match[0]
     return out
 
@@ -287,7 +288,7 @@ def test(inputs: dict[str, Any]) -> dict[str, Any]:
     if inputs.get("characteristic") is not None:
         out["characteristic"] = characteristic(inputs["characteristic"])
     tn_info = _tn(inputs)
-    out.update(tn_info)
+    out.update(tn_info, final_tn=tn_info.get("tn"))
     if not tn_info["roll_required"]:
         out["outcome"] = "success" if tn_info["status"] == "auto_success" else "not_attempted"
         return out
@@ -409,6 +410,7 @@ def miss_vengeance(inputs: dict[str, Any]) -> dict[str, Any]:
     missed = face == 1 or (face < tn and (die is None or face != SIDES[die]))
     v = vengeance(face, missed, inputs, "attacker_hearts")
     return {"missed": missed, "vengeance": v["vengeance"], "hearts_after": v["attacker_hearts_after"],
+            "attacker_hearts_after": v["attacker_hearts_after"],
             "armour_tokens_after": v["armour_tokens_after"], "complication": face == 1,
             "extra_complication_flag": v["extra_complication_flag"], "attacker_state": v["attacker_state"]}
 
@@ -438,10 +440,11 @@ def attack(inputs: dict[str, Any]) -> dict[str, Any]:
     inputs:  attack_kind ("melee" F, "ranged" A, "spell" M) or characteristic; die | base_die +
              helpers; target (minion/pion/pachołek/"cône", elite, boss); target_tn (default by target,
              SD-D09) + tn_shift_degrees; face; attacker_hearts (5); armour_tokens, use_armour; melee,
-             opponent_can_reach, full_cover; <boss|elite>_hearts (default 3 | 2); GM toggles
+             opponent_can_reach, full_cover; <boss|elite>_hearts or target_hearts (default 3 | 2); GM toggles
              beyond_10_squares, enemies_in_contact_tn, enemies_in_contact_complication (SD-D15).
              With only attack_kinds (a list), the outcome is the characteristic of each kind.
-    outcome: the stepdie.test outcome plus, on a hit, "target_state" and "<kind>_hearts_lost/_after";
+    outcome: the stepdie.test outcome plus, on a hit, "target_state" and "<kind>_hearts_lost/_after"
+             (also as target_hearts_lost/_after);
              on a miss, "vengeance", "attacker_hearts_after", "armour_tokens_after",
              "extra_complication_flag" (a 1), "attacker_state".
     """
@@ -469,13 +472,14 @@ def attack(inputs: dict[str, Any]) -> dict[str, Any]:
         face = read_face(inputs, die)
         out.update(_test_result(face, die, tn_info["tn"]))
     if out["outcome"] in ("success", "exceptional_success"):
-        key = f"{kind}_hearts"
+        key = f"{kind}_hearts" if f"{kind}_hearts" in inputs else "target_hearts"
         hearts = _int(inputs, key, minimum=0) if key in inputs else None
         effect = hit_on(kind, out["outcome"], hearts, inputs) if kind != "unknown" else {}
         out["target_state"] = effect.get("target_state")
         if "hearts_after" in effect:
-            out[f"{kind}_hearts_lost"] = effect["hearts_lost"]
-            out[f"{kind}_hearts_after"] = effect["hearts_after"]
+            for prefix in (kind, "target"):
+                out[f"{prefix}_hearts_lost"] = effect["hearts_lost"]
+                out[f"{prefix}_hearts_after"] = effect["hearts_after"]
         out.update(vengeance(face or 0, False, inputs, "attacker_hearts"))
     else:
         out.update(vengeance(face or 0, True, inputs, "attacker_hearts"))
@@ -522,7 +526,8 @@ def magic(inputs: dict[str, Any]) -> dict[str, Any]:
     if mana < cost:
         return {"allowed": False, "reason": "insufficient_mana", "mana_after": mana, "cost": cost}
     die, counted = _die(inputs)
-    out: dict[str, Any] = {"allowed": True, "cost": cost, "die_rolled": die, "helpers_counted": counted, **tn_info}
+    out: dict[str, Any] = {"allowed": True, "cost": cost, "die_rolled": die, "helpers_counted": counted, **tn_info,
+                           "final_tn": tn_info.get("tn")}
     mana_after = mana - cost
     if not tn_info["roll_required"]:
         out.update(outcome="success" if tn_info["status"] == "auto_success" else "not_attempted",
@@ -549,18 +554,21 @@ def hearts(inputs: dict[str, Any]) -> dict[str, Any]:
 
     inputs:  hearts (current, default 5), change (signed; default 0), max_hearts (5), armour_tokens
              (0) and use_armour (true) for a loss.
-    outcome: {"hearts_after", "state": "active" | "down" | "dead", "armour_tokens_after"}; healing
+    outcome: {"starting_hearts": 5, "hearts", "hearts_after", "state": "active" | "down" | "dead",
+              "armour_tokens_after"}; healing
              stops at max_hearts; a loss while at 0 kills (SD-D13).
     """
     current = _int(inputs, "hearts", STARTING_HEARTS, minimum=0)
     top = _int(inputs, "max_hearts", STARTING_HEARTS, minimum=1)
     change = _int(inputs, "change", 0)
+    out: dict[str, Any] = {"starting_hearts": STARTING_HEARTS, "hearts": current}
     if change >= 0:
         after = min(current + change, top)
-        return {"hearts_after": after, "state": "active" if after > 0 else "down",
+        return {**out, "hearts_after": after, "state": "active" if after > 0 else "down",
                 "armour_tokens_after": _int(inputs, "armour_tokens", 0, minimum=0)}
     loss = lose_hearts(current, -change, _int(inputs, "armour_tokens", 0, minimum=0), _flag(inputs, "use_armour", True))
-    return {"hearts_after": loss["hearts_after"], "state": loss["state"], "armour_tokens_after": loss["armour_tokens_after"]}
+    return {**out, "hearts_after": loss["hearts_after"], "state": loss["state"],
+            "armour_tokens_after": loss["armour_tokens_after"]}
 
 
 @procedure("stepdie.hearts_zero")
@@ -619,15 +627,19 @@ def time_pressure_clock(inputs: dict[str, Any]) -> dict[str, Any]:
     """Time pressure as a clock (seed 003, 11.2, optional): the GM sets clock_steps (e.g. 3); each
     failure moves it 1 step; at the end a consequence occurs (alarm, the target flees, collapse).
 
-    inputs:  clock_steps, clock_before (0), failures: list with one entry per test (1/true = a
-             failure moves the clock, 0/false = no move)
+    inputs:  clock_steps, clock_before (0), failures: a count, or a list with one entry per test
+             (1/true = a failure moves the clock, 0/false = no move)
     outcome: {"clock_after", "consequence_triggered", "steps_left"}
     """
     steps = _int(inputs, "clock_steps", minimum=1)
     events = inputs.get("failures", [])
-    if not isinstance(events, list) or any(e not in (0, 1) for e in events):
-        raise RulesError("failures must be a list of 1 (a failure) or 0 (no failure) per test")
-    after = min(_int(inputs, "clock_before", 0, minimum=0) + sum(1 for e in events if e), steps)
+    if isinstance(events, int) and not isinstance(events, bool) and events >= 0:
+        moved = events
+    elif isinstance(events, list) and all(e in (0, 1) for e in events):
+        moved = sum(1 for e in events if e)
+    else:
+        raise RulesError("failures must be a count, or a list of 1 (a failure) or 0 (no failure) per test")
+    after = min(_int(inputs, "clock_before", 0, minimum=0) + moved, steps)
     return {"clock_after": after, "consequence_triggered": after >= steps, "steps_left": steps - after}
 
 
