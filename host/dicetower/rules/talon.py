@@ -454,7 +454,9 @@ def _with_source(inputs: dict[str, Any], fn: Any) -> dict[str, Any]:
         if "cheap_chips_spent" in inputs and _int(inputs["cheap_chips_spent"], "cheap_chips_spent") > deck.cheap_chips[player]:
             raise RulesError(f"{player} holds {deck.cheap_chips[player]} Cheap-chips, cannot spend {inputs['cheap_chips_spent']}")
         out = fn(inputs, _DeckSource(deck, player, inputs.get("reserve_card")))
-        deck.cheap_chips[player] += out["cheap_chips_delta"][player]
+        pending = deck.pending_cycle_end or {}
+        cycle_chip = 1 if pending.get("chip") and pending.get("revealer") == player else 0  # paid by cycle_end
+        deck.cheap_chips[player] += out["cheap_chips_delta"][player] - cycle_chip
         cycle = deck.finish_test()
         if cycle:
             out["cycle_end"] = cycle
