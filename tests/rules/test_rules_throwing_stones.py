@@ -154,6 +154,12 @@ def test_monster_rainbow_is_limited_to_its_attribute_colour():
     cobra = rules.resolve("throwing_stones.characteristic_test", {"characteristic": "F", "roll": [rainbow], "monster": "cobra"})
     bull = rules.resolve("throwing_stones.characteristic_test", {"characteristic": "F", "roll": [rainbow], "monster": "taureau"})
     assert cobra["result"] == 0 and bull["result"] == 1
+    with pytest.raises(rules.RulesError, match="may be silver, not ruby"):
+        rules.resolve("throwing_stones.characteristic_test", {"characteristic": "F", "roll": [rainbow], "monster": "cobra",
+                                                              "rainbow_choices": {"0": "ruby"}})
+    with pytest.raises(rules.RulesError, match="no rainbow face"):
+        rules.resolve("throwing_stones.characteristic_test", {"characteristic": "F", "roll": [{"colour": "gold"}],
+                                                              "rainbow_choices": {"0": "ruby"}})
 
 
 def test_damage_armour_reroll_defaults_to_the_stones_that_hurt_most_and_merges_by_identity():

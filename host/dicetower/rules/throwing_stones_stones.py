@@ -352,8 +352,16 @@ def _with_die_id(item: Any) -> Any:
 def colour_count(faces: list[Face], colour: str, choices: dict[str, str] | None = None,
                  allowed: Iterable[str] | None = None) -> int:
     """Faces counting for `colour` (TS-D02 rainbow choice per 0-based position in `choices`, default the
-    needed colour; TS-D03 colourless faces count for nothing)."""
+    needed colour; TS-D03 colourless faces count for nothing). Raises RulesError for a choice on a face
+    that is not a rainbow face, at a position outside the throw, or a colour a monster may not pick."""
     choices = choices or {}
+    for pos, picked in choices.items():
+        if not pos.isdigit() or int(pos) >= len(faces) or not faces[int(pos)].rainbow:
+            raise RulesError(f"rainbow choice at position {pos}: no rainbow face there (TS-D02)")
+        face = faces[int(pos)]
+        options = set(COLOURS if allowed is None else allowed) | ({face.colour} if face.colour else set())
+        if picked not in options:
+            raise RulesError(f"rainbow face at position {pos} may be {', '.join(sorted(options))}, not {picked} (TS-D02)")
     return sum(f.counts_as(colour, choices.get(str(i)), allowed=allowed) for i, f in enumerate(faces))
 
 
