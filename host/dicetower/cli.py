@@ -12,7 +12,7 @@ COMMANDS = {
     "run": "dicetower.service.cli:run",
     "sim": "dicetower.sim.cli:sim",
     "read": "dicetower.vision.cli:read",
-    "calibrate": "dicetower.vision.cli:calibrate",
+    "calibrate": "dicetower.vision.calibrate_cli:calibrate",
     "resolve": "dicetower.rules.cli:resolve",
     "odds": "dicetower.rules.cli:odds",
     "audit": "dicetower.audit.cli:audit",
