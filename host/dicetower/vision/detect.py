@@ -50,14 +50,13 @@ def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> floa
 
 def _plausible_polarity(dark: list[PipFace], light: list[PipFace]) -> list[PipFace]:
     """Lone pips (faces showing 1) are weak evidence: a key on a keyboard or a glint looks like one.
-    The frame's pip polarity is the one with more sure multi-pip faces (then more lone pips, then
-    rounder ones); the other polarity's lone pips are dropped, its multi-pip faces kept."""
+    The frame's pip polarity is the one with more sure multi-pip faces (then more sure faces, then
+    more faces); the other polarity's lone pips are dropped, its multi-pip faces kept."""
     from dicetower.readings import UNSURE_BELOW
 
-    def evidence(faces: list[PipFace]) -> tuple[int, int, float]:
-        lone = [f.pips[0].roundness for f in faces if len(f.pips) == 1]
-        sure_multi = sum(len(f.pips) > 1 and f.confidence >= UNSURE_BELOW for f in faces)
-        return sure_multi, len(lone), float(np.mean(lone)) if lone else 0.0
+    def evidence(faces: list[PipFace]) -> tuple[int, int, int]:
+        sure = [f for f in faces if f.confidence >= UNSURE_BELOW]
+        return sum(len(f.pips) > 1 for f in sure), len(sure), len(faces)
 
     main = "dark" if evidence(dark) >= evidence(light) else "light"
     return [f for f in dark + light if len(f.pips) > 1 or f.polarity == main]

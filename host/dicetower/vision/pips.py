@@ -459,4 +459,15 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
             conf = min(conf, AMBIGUOUS_CAP)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g)))
     _flag_cocked(faces)
-    return faces
+    return _drop_odd_lone_pips(faces)
+
+
+def _drop_odd_lone_pips(faces: list[PipFace]) -> list[PipFace]:
+    """Drop lone "pips" of a size no die in the frame has: more than twice or less than half the
+    typical pip diameter of the sure multi-pip faces (a die's 1 pip is often larger than its other
+    pips, but not twice as large). Plugs, stickers and screw heads are the usual culprits."""
+    sizes = sorted(p.diameter for f in faces if len(f.pips) > 1 and f.confidence >= 0.8 for p in f.pips)
+    if not sizes:
+        return faces
+    typical = sizes[len(sizes) // 2]
+    return [f for f in faces if len(f.pips) > 1 or 0.5 * typical <= f.pips[0].diameter <= 2.0 * typical]
