@@ -441,3 +441,19 @@ def test_special_effects_odds_match_enumeration_and_name_what_they_lack():
 def test_a_killer_loses_half_the_karma():
     out = rules.resolve("throwing_stones.fight_rewards", {"defeated_stones": 5, "killed": True, "winner_karma": 7})
     assert (out["winner_xp"], out["winner_gold"], out["winner_karma_after"]) == (5, 5, 3)
+
+
+@pytest.mark.parametrize("bad", [{}, {"roll": "x"}, {"roll": [5]}, {"dice": [{"colour": "white", "value": "3"}] * 2},
+                                 {"X": -1, "caster_success_value": "a"}, {"side_a": {}, "side_b": {}},
+                                 {"initiative_rolls": [{"a": "x"}]}, {"sources": "dodge"}, {"d6": [9]}])
+def test_malformed_inputs_get_a_rules_error_never_a_crash(bad):
+    """Bad input gets a clear RulesError (what was wrong), never a TypeError/KeyError, from resolve and odds."""
+    for pid in rules.all_ids():
+        proc = rules.get(pid)
+        if proc.system not in ("throwing_stones", "alkemy"):
+            continue
+        for fn in filter(None, (proc.resolve, proc.odds)):
+            try:
+                fn(dict(bad))
+            except rules.RulesError as exc:
+                assert str(exc).strip()

@@ -469,8 +469,8 @@ def round_order(inputs: dict[str, Any]) -> dict[str, Any]:
 
 def _monster_hp_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     row = monster(inputs["monster"]) if inputs.get("monster") else {}
-    n = _int(inputs, "stones", minimum=1, default=row.get("stones"))
-    mod = _int(inputs, "hp_modifier", default=row.get("hp_modifier"))
+    n = _int(inputs, "stones", minimum=1, default=row.get("stones", ...))
+    mod = _int(inputs, "hp_modifier", default=row.get("hp_modifier", ...))
     die = (n @ icepool.d6.map(lambda v: min(5, max(2, v + mod))))
     return odds_json.odds_result("throwing_stones.monster_hp", die, HP=die, mean=str(Fraction(die.mean()).limit_denominator()))
 
@@ -487,8 +487,8 @@ def monster_hp(inputs: dict[str, Any]) -> dict[str, Any]:
     Raises RulesError on a wrong number of d6, a die that is not a d6 (GEN-D04), an unknown monster.
     """
     row = monster(inputs["monster"]) if inputs.get("monster") else {}
-    n = _int(inputs, "stones", minimum=1, default=row.get("stones"))
-    mod = _int(inputs, "hp_modifier", default=row.get("hp_modifier"))
+    n = _int(inputs, "stones", minimum=1, default=row.get("stones", ...))
+    mod = _int(inputs, "hp_modifier", default=row.get("hp_modifier", ...))
     dice = read_dice(inputs.get("d6"), die_type="d6", count=n, what="d6")
     per = [min(5, max(2, d.value + mod)) for d in dice]
     return {"monster": inputs.get("monster"), "stones": n, "hp_modifier": mod, "per_die": per, "HP": sum(per)}
