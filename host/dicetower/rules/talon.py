@@ -18,7 +18,7 @@ from typing import Any
 
 from .registry import RulesError, procedure
 from .screen import fit
-from .talon_deck import NAMELESS, SUITS, Card, Deck, full_deck, parse_card, players_list
+from .talon_deck import NAMELESS, SUITS, Card, Deck, as_int, fold_key, full_deck, parse_card, players_list
 
 DIFFICULTY = 14  # seed 002 "3. Tests": "De base, la difficulté est fixée à 14" (TAL-D35: configurable)
 CONTEXT_MODIFIERS = {"cauchemardesque": -13, "atroce": -7, "ardu": -3, "usuel": 0, "favorable": 3, "ideal": 7}
@@ -41,18 +41,6 @@ SANS_LIMITE_STEPS = {0: (1,), 1: (2, 1), 2: (3, 2, 1), 3: (4, 3, 2, 1), 4: (4, 3
 FUMBLE_CHOICES = ("accept_critical", "reveal_check_card")
 
 
-def _key(text: Any) -> str:
-    from .screen import ascii_text
-
-    return ascii_text(text).strip().lower().replace(" ", "_").replace("-", "_").replace("'", "_")
-
-
-def _int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RulesError(f"{name} must be an integer, not {value!r}")
-    return value
-
-
 def modifier_sum(modifiers: Any) -> int:
     """Sum of signed modifiers given as ints or {"source", "value"} objects (RULES.md 0.2)."""
     if modifiers is None:
@@ -61,7 +49,7 @@ def modifier_sum(modifiers: Any) -> int:
         raise RulesError("modifiers must be a list of integers or {\"source\", \"value\"} objects")
     total = 0
     for m in modifiers:
-        total += _int(m.get("value") if isinstance(m, dict) else m, "modifier")
+        total += as_int(m.get("value") if isinstance(m, dict) else m, "modifier")
     return total
 
 
@@ -71,12 +59,12 @@ def atout_levels(atouts: Any) -> dict[str, int]:
     if not atouts:
         return {}
     if isinstance(atouts, dict):
-        return {_key(k): int(v) for k, v in atouts.items()}
+        return {fold_key(k): int(v) for k, v in atouts.items()}
     out = {}
     for item in atouts:
         m = re.match(r"^(.*?)[\s:(]*(\d+)\)?$", str(item))
         name, level = (m.group(1), int(m.group(2))) if m else (str(item), 1)
-        out[_key(name)] = level
+        out[fold_key(name)] = level
     return out
 
 
@@ -92,7 +80,7 @@ def archetype_modifier_of(archetype: str | None, skill_suit: str | None, card: C
     No archetype, no skill suit (attribute, Recherche) or a suitless card -> 0."""
     if not archetype or not skill_suit or card.suit is None:
         return 0
-    arch_suit = ARCHETYPE_SUITS.get(_key(archetype))
+    arch_suit = ARCHETYPE_SUITS.get(fold_key(archetype))
     if arch_suit is None:
         raise RulesError(f"unknown archetype {archetype!r}; archetypes are {', '.join(ARCHETYPE_SUITS)}")
     if skill_suit == arch_suit:
@@ -111,7 +99,7 @@ def skill_suit_of(inputs: dict[str, Any]) -> str | None:
     skill = inputs.get("skill")
     if not skill or inputs.get("attribute"):
         return None
-    key = _key(skill)
+    key = fold_key(skill)
     if key not in SKILL_SUITS:
         raise RulesError(f"unknown skill {skill!r}; give skill_suit (E, C, D, B) or a skill of seed 002")
     return SKILL_SUITS[key]
@@ -255,20 +243,20 @@ def run_test(inputs: dict[str, Any], source: Any) -> dict[str, Any]:
     Returns the outcome (see talon.simple_test). Raises RulesError when a card the rules need is
     missing, a choice names a card not showing, or chips spent exceed those held.
     """
-    value = _int(inputs.get("skill_value", inputs.get("attribute_value", inputs.get("value"))), "skill_value")
+    value = as_int(inputs.get("skill_value", inputs.get("attribute_value", inputs.get("value"))), "skill_value")
     mods = modifier_sum(inputs.get("modifiers"))
     if inputs.get("context") is not None:
         mods += context_modifier({"context": inputs["context"]})["modifier"]
-    difficulty = _int(inputs.get("difficulty", DIFFICULTY), "difficulty")
+    difficulty = as_int(inputs.get("difficulty", DIFFICULTY), "difficulty")
     effective = value + mods
-    mode = _key(inputs.get("mode", "normal"))
+    mode = fold_key(inputs.get("mode", "normal"))
     if mode not in ("normal", "advantage", "disadvantage"):
         raise RulesError(f"mode {inputs.get('mode')!r} must be normal, advantage or disadvantage")
     atouts = atout_levels(inputs.get("atouts"))
     archetype, skill_suit = inputs.get("archetype"), skill_suit_of(inputs)
     player = str(inputs.get("player", inputs.get("revealer", "player")))
-    spent = _int(inputs.get("cheap_chips_spent", 0), "cheap_chips_spent")
-    if spent < 0 or ("cheap_chips" in inputs and spent > _int(inputs["cheap_chips"], "cheap_chips")):
+    spent = as_int(inputs.get("cheap_chips_spent", 0), "cheap_chips_spent")
+    if spent < 0 or ("cheap_chips" in inputs and spent > as_int(inputs["cheap_chips"], "cheap_chips")):
         raise RulesError(f"cannot spend {spent} Cheap-chips holding {inputs.get('cheap_chips')}")
     finir = bool(atouts.get("finir_en_beaute"))
     arcaniste = atouts.get("arcaniste", 0)
@@ -373,8 +361,8 @@ def _fumble(value: int, inputs: dict[str, Any], source: Any, draw: Any, atouts: 
             player: str) -> dict[str, Any]:
     """The Ace rule (seed 002 "L'As (règle du fumble)"; TAL-D04, TAL-D05, TAL-D20)."""
     choice = inputs.get("player_choice")
-    if choice is not None and _key(choice) in FUMBLE_CHOICES:
-        choice, by = _key(choice), "player"
+    if choice is not None and fold_key(choice) in FUMBLE_CHOICES:
+        choice, by = fold_key(choice), "player"
     else:
         # GEN-D05 default: check when the next card is already given, else take the sure chip and card
         has_next = isinstance(source, _ListSource) and source.i < len(source.cards)
@@ -395,7 +383,7 @@ def _fumble(value: int, inputs: dict[str, Any], source: Any, draw: Any, atouts: 
     else:
         chip = inputs.get("gm_roleplay_chip")
         out.update({"outcome": "normal_failure",
-                    "cheap_chips_delta": _int(chip, "gm_roleplay_chip") if chip is not None else
+                    "cheap_chips_delta": as_int(chip, "gm_roleplay_chip") if chip is not None else
                     gm_prompt("Ace, normal failure: award a Cheap-chip for the role-play? (0 or 1)", [0, 1])})
     if check.kind == "nameless":
         out["cycle_end_after_test"] = True
@@ -451,7 +439,7 @@ def _with_source(inputs: dict[str, Any], fn: Any) -> dict[str, Any]:
         player = inputs.get("player")
         if player not in deck.players:
             raise RulesError(f"player {player!r} is not at this deck's table {deck.players}")
-        if "cheap_chips_spent" in inputs and _int(inputs["cheap_chips_spent"], "cheap_chips_spent") > deck.cheap_chips[player]:
+        if "cheap_chips_spent" in inputs and as_int(inputs["cheap_chips_spent"], "cheap_chips_spent") > deck.cheap_chips[player]:
             raise RulesError(f"{player} holds {deck.cheap_chips[player]} Cheap-chips, cannot spend {inputs['cheap_chips_spent']}")
         out = fn(inputs, _DeckSource(deck, player, inputs.get("reserve_card")))
         pending = deck.pending_cycle_end or {}
@@ -505,11 +493,11 @@ def simple_test(inputs: dict[str, Any]) -> dict[str, Any]:
     {player: n}, choices, and GM prompts (cheap_chip_roleplay) on a failure.
     """
     if "cards_revealed" not in inputs and not inputs.get("deck_file"):
-        value = _int(inputs.get("skill_value", inputs.get("value")), "skill_value")
+        value = as_int(inputs.get("skill_value", inputs.get("value")), "skill_value")
         mods = modifier_sum(inputs.get("modifiers"))
         if inputs.get("context") is not None:
             mods += context_modifier({"context": inputs["context"]})["modifier"]
-        difficulty = _int(inputs.get("difficulty", DIFFICULTY), "difficulty")
+        difficulty = as_int(inputs.get("difficulty", DIFFICULTY), "difficulty")
         effective = value + mods
         return {"effective_value": effective, "difficulty": difficulty,
                 "min_honour_value_to_succeed": max(2, difficulty - effective)}  # an Ace never succeeds
@@ -584,14 +572,14 @@ def ace_fumble(inputs: dict[str, Any]) -> dict[str, Any]:
 def success_grade(inputs: dict[str, Any]) -> dict[str, Any]:
     """Grade of a margin (seed 002 "Réussites spéciale et critiques"; RULES.md 3.4; TAL-D18: the
     effects are the GM's). inputs {"MR": int} -> {"grade": failure|simple|special|critical}."""
-    return {"grade": grade_of(_int(inputs.get("MR"), "MR"))}
+    return {"grade": grade_of(as_int(inputs.get("MR"), "MR"))}
 
 
 @procedure("talon.context_modifier")
 def context_modifier(inputs: dict[str, Any]) -> dict[str, Any]:
     """Context modifier (seed 002 "3. Tests — Modificateurs"): cauchemardesque -13, atroce -7,
     ardu -3, usuel 0, favorable +3, idéal +7. inputs {"context"} -> {"modifier"}."""
-    ctx = _key(inputs.get("context", ""))
+    ctx = fold_key(inputs.get("context", ""))
     if ctx not in CONTEXT_MODIFIERS:
         raise RulesError(f"unknown context {inputs.get('context')!r}; contexts are {', '.join(CONTEXT_MODIFIERS)}")
     return {"context": ctx, "modifier": CONTEXT_MODIFIERS[ctx]}
@@ -603,13 +591,13 @@ def cheap_chip_spend(inputs: dict[str, Any]) -> dict[str, Any]:
     RULES.md 3.4). inputs {"cheap_chips": held, "spend": X, "total"?, "difficulty"?}.
     Returns cheap_chips_after, bonus, and total/MR/success/grade when a total is given.
     Raises RulesError when spending more than held or a negative amount."""
-    held, spend = _int(inputs.get("cheap_chips"), "cheap_chips"), _int(inputs.get("spend"), "spend")
+    held, spend = as_int(inputs.get("cheap_chips"), "cheap_chips"), as_int(inputs.get("spend"), "spend")
     if not 0 <= spend <= held:
         raise RulesError(f"cannot spend {spend} Cheap-chips holding {held}")
     out: dict[str, Any] = {"cheap_chips_after": held - spend, "bonus": spend}
     if "total" in inputs:
-        total = _int(inputs["total"], "total") + spend
-        mr = total - _int(inputs.get("difficulty", DIFFICULTY), "difficulty")
+        total = as_int(inputs["total"], "total") + spend
+        mr = total - as_int(inputs.get("difficulty", DIFFICULTY), "difficulty")
         out.update({"total": total, "MR": mr, "success": mr >= 0, "grade": grade_of(mr)})
     return out
 
@@ -637,7 +625,7 @@ def risk_taking(inputs: dict[str, Any]) -> dict[str, Any]:
     """Prise de risque (seed 002 "3. Tests — Prise de Risque"; RULES.md 3.8): the risk test's MR on a
     success, min(MR, -5) on a failure, becomes the next test's modifier.
     inputs {"risk_test_MR", "risk_test_success"? (default MR >= 0)} -> {"next_test_modifier"}."""
-    mr = _int(inputs.get("risk_test_MR"), "risk_test_MR")
+    mr = as_int(inputs.get("risk_test_MR"), "risk_test_MR")
     return {"next_test_modifier": _carry(mr, bool(inputs.get("risk_test_success", mr >= 0)))}
 
 
@@ -650,13 +638,13 @@ def feint(inputs: dict[str, Any]) -> dict[str, Any]:
     or {"enemy_feint_carry", "counter_feint_MR", "counter_feint_success"?} ->
     enemy_feint_modifier_after = enemy carry - your carry."""
     if "enemy_feint_carry" in inputs:
-        mr = _int(inputs.get("counter_feint_MR"), "counter_feint_MR")
+        mr = as_int(inputs.get("counter_feint_MR"), "counter_feint_MR")
         mine = _carry(mr, bool(inputs.get("counter_feint_success", mr >= 0)))
         return {"counter_feint_carry": mine,
-                "enemy_feint_modifier_after": _int(inputs["enemy_feint_carry"], "enemy_feint_carry") - mine}
+                "enemy_feint_modifier_after": as_int(inputs["enemy_feint_carry"], "enemy_feint_carry") - mine}
     from .talon_health import endurance_cumul_actions
 
-    mr = _int(inputs.get("feint_test_MR"), "feint_test_MR")
+    mr = as_int(inputs.get("feint_test_MR"), "feint_test_MR")
     cumul = endurance_cumul_actions({"action": "feinter",
                                      "endurance_cumul": inputs.get("endurance_cumul_before", 0)})
     return {"next_attack_modifier": _carry(mr, bool(inputs.get("feint_test_success", mr >= 0))),
@@ -669,7 +657,7 @@ def continuous_test(inputs: dict[str, Any]) -> dict[str, Any]:
     (accumulate "mr", default) or the test totals (accumulate "result", weapon reloading) until the
     sum reaches the complexity. inputs {"complexity", "accumulate"?, "test_MRs" | "test_results"}.
     Returns cumulative sums, completed_after_test (1-based, None if not yet), remaining."""
-    complexity = _int(inputs.get("complexity"), "complexity")
+    complexity = as_int(inputs.get("complexity"), "complexity")
     mode = str(inputs.get("accumulate", "mr"))
     if mode not in ("mr", "result"):
         raise RulesError(f"accumulate must be mr or result, not {mode!r}")
@@ -678,7 +666,7 @@ def continuous_test(inputs: dict[str, Any]) -> dict[str, Any]:
         raise RulesError(f"give {'test_MRs' if mode == 'mr' else 'test_results'} as a list of integers")
     cumulative, done, running = [], None, 0
     for i, v in enumerate(values, start=1):
-        running += _int(v, "test value")
+        running += as_int(v, "test value")
         cumulative.append(running)
         if done is None and running >= complexity:
             done = i
@@ -694,7 +682,7 @@ def opposed_test(inputs: dict[str, Any]) -> dict[str, Any]:
     totals = {}
     for side in ("attacker", "defender"):
         if f"{side}_total" in inputs:
-            totals[side] = _int(inputs[f"{side}_total"], f"{side}_total")
+            totals[side] = as_int(inputs[f"{side}_total"], f"{side}_total")
         elif isinstance(inputs.get(side), dict):
             test = simple_test(inputs[side])
             totals[side] = test["total"] if "total" in test else -10**6  # an Ace loses (TAL-D04)
@@ -765,7 +753,7 @@ def cycle_end(inputs: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(reserves, dict):
         raise RulesError("reserves must be an object {player: [cards]}")
     revealer = inputs.get("revealer")
-    fil_rouge = {p: _int(x, "fil_rouge") for p, x in (inputs.get("fil_rouge") or {}).items()}
+    fil_rouge = {p: as_int(x, "fil_rouge") for p, x in (inputs.get("fil_rouge") or {}).items()}
     after, excluded, deal, choices = {}, [], {}, {}
     for player, cards in reserves.items():
         for c in cards:
@@ -814,13 +802,13 @@ def reserve_reveal(inputs: dict[str, Any]) -> dict[str, Any]:
             "chosen_orientation"? (upright | reversed), "reserve"?: [cards held]}
     Returns allowed, reveals_allowed, and when allowed: cost ("cheap_chip" | "equilibre_mental_level"),
     cheap_chips_after, revealed (code with orientation)."""
-    used = _int(inputs.get("reserve_reveals_used_this_cycle", 0), "reserve_reveals_used_this_cycle")
-    allowance = 1 + _int(inputs.get("maitriser_son_destin", 0), "maitriser_son_destin")
+    used = as_int(inputs.get("reserve_reveals_used_this_cycle", 0), "reserve_reveals_used_this_cycle")
+    allowance = 1 + as_int(inputs.get("maitriser_son_destin", 0), "maitriser_son_destin")
     out: dict[str, Any] = {"allowed": used < allowance, "reveals_allowed": allowance}
     if not out["allowed"]:
         out["reason"] = f"{used} reserve reveal(s) used of {allowance} this cycle (TAL-D28)"
         return out
-    chips = _int(inputs.get("cheap_chips", 0), "cheap_chips")
+    chips = as_int(inputs.get("cheap_chips", 0), "cheap_chips")
     out.update({"cost": "cheap_chip" if chips > 0 else "equilibre_mental_level",
                 "cheap_chips_after": max(0, chips - 1)})
     if inputs.get("card"):

@@ -15,9 +15,10 @@ from .dice import read_dice, read_die
 from .odds import label_distribution, odds_result, probability_where
 from .registry import RulesError, procedure
 from .screen import fit
+from .talon_deck import as_int, fold_key
 
 #: Weapons: damage dice, Dégainer, Initiative (bladed) / Précision, ranges, Recharger (ranged).
-WEAPONS = {
+WEAPONS: dict[str, dict[str, Any]] = {
     "dague": {"dice": "1D6", "degainer": 5, "initiative": 0},
     "epee_courte": {"dice": "1D4", "degainer": 2, "initiative": 0},
     "epee_longue": {"dice": "1D8", "degainer": -5, "initiative": 4},
@@ -41,18 +42,6 @@ RANGED_TABLE = {  # (speed, size) -> (short, medium, long) (seed 002 "Table de t
 }
 DEMOLITION_CAP = 20  # TAL-D20: at most 20 rerolls of a die showing 1
 _DICE_RE = re.compile(r"^(\d*)D(\d+)(?:\+(\d+))?$", re.IGNORECASE)
-
-
-def _key(text: Any) -> str:
-    from .screen import ascii_text
-
-    return ascii_text(text).strip().lower().replace(" ", "_").replace("-", "_")
-
-
-def _int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RulesError(f"{name} must be an integer, not {value!r}")
-    return value
 
 
 def parse_dice(spec: Any) -> tuple[int, str, int]:
@@ -82,7 +71,7 @@ def _throw(inputs: dict[str, Any], spec: str) -> list[int]:
 
 
 def _weapon(inputs: dict[str, Any]) -> tuple[str | None, str]:
-    weapon = _key(inputs["weapon"]) if inputs.get("weapon") else None
+    weapon = fold_key(inputs["weapon"]) if inputs.get("weapon") else None
     if weapon is not None and weapon not in WEAPONS:
         raise RulesError(f"unknown weapon {inputs['weapon']!r}; weapons are {', '.join(WEAPONS)}")
     spec = inputs.get("dice") or (WEAPONS[weapon]["dice"] if weapon else None)
@@ -94,7 +83,7 @@ def _weapon(inputs: dict[str, Any]) -> tuple[str | None, str]:
 
 
 def _armour(inputs: dict[str, Any], weapon: str | None) -> int:
-    armour = _int(inputs.get("armour_points", 0), "armour_points")
+    armour = as_int(inputs.get("armour_points", 0), "armour_points")
     return armour // 2 if weapon and WEAPONS[weapon].get("armour_halved") else armour
 
 
@@ -102,7 +91,7 @@ def _damage_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     """Exact distribution of damage (after armour, + Puissance) for talon.damage_roll."""
     weapon, spec = _weapon(inputs)
     armour = _armour(inputs, weapon)
-    bonus = _int(inputs.get("puissance_chips", 0), "puissance_chips")
+    bonus = as_int(inputs.get("puissance_chips", 0), "puissance_chips")
     dist = (dice_die(spec) - armour).map(lambda x: max(0, x)) + bonus
     return odds_result("talon.damage_roll", dist, mean=str(dist.mean()),
                        no_damage=probability_where(dist, lambda x: x == 0))
@@ -131,7 +120,7 @@ def damage_roll(inputs: dict[str, Any]) -> dict[str, Any]:
     values = _throw(inputs, spec)
     raw = sum(values) + plus
     armour = _armour(inputs, weapon)
-    bonus = _int(inputs.get("puissance_chips", 0), "puissance_chips")
+    bonus = as_int(inputs.get("puissance_chips", 0), "puissance_chips")
     unarmed = bool(inputs.get("unarmed")) or weapon is None and not inputs.get("weapon")
     track = "endurance" if unarmed and not inputs.get("artiste_martial") else "vitalite"
     return {"dice": spec, "dice_values": values, "raw": raw, "effective_armour": armour,
@@ -144,7 +133,7 @@ def melee_damage_dice(inputs: dict[str, Any]) -> dict[str, Any]:
     Corps à Corps"; RULES.md 3.10): both primary 2D6; primary + secondary 1D10; one primary (other
     neither) or both secondary 1D8; else 1D6. Damage goes to Endurance.
     inputs {"costaud", "violent"}: primary | secondary | none -> {"damage_dice", "track"}."""
-    c, v = _key(inputs.get("costaud", "none")), _key(inputs.get("violent", "none"))
+    c, v = fold_key(inputs.get("costaud", "none")), fold_key(inputs.get("violent", "none"))
     for name, value in (("costaud", c), ("violent", v)):
         if value not in ("primary", "secondary", "none"):
             raise RulesError(f"{name} must be primary, secondary or none, not {value!r}")
@@ -178,7 +167,7 @@ def demolition_man(inputs: dict[str, Any]) -> dict[str, Any]:
            "throws": [[die 1 faces...], [die 2 faces...]] for several dice.
     Returns damage_before_armour, and reroll_request {"dice": [indices], "why"} while a die's last
     face is 1 (pick it up and drop it again), complete False then."""
-    level = _int(inputs.get("level", 1), "level")
+    level = as_int(inputs.get("level", 1), "level")
     count, die_type, plus = parse_dice(inputs.get("dice", "1D6"))
     throws = inputs.get("throws")
     if not isinstance(throws, list) or not throws:
@@ -216,7 +205,7 @@ def npc_modifiers(inputs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _grade(inputs: dict[str, Any]) -> str:
-    grade = _key(inputs.get("npc_grade", ""))
+    grade = fold_key(inputs.get("npc_grade", ""))
     if grade not in NPC_GRADES:
         raise RulesError(f"unknown NPC grade {inputs.get('npc_grade')!r}; grades are {', '.join(NPC_GRADES)}")
     return grade
@@ -261,7 +250,7 @@ def _initiative_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     """Exact initiative distribution with Adrénaline (+1d6)."""
     if not inputs.get("adrenaline"):
         raise RulesError("initiative rolls a die only with adrenaline: true")
-    dist = icepool.d6 + _int(inputs.get("reflexes", inputs.get("initiative", 0)), "reflexes")
+    dist = icepool.d6 + as_int(inputs.get("reflexes", inputs.get("initiative", 0)), "reflexes")
     return odds_result("talon.initiative", dist, mean=str(dist.mean()))
 
 
@@ -276,12 +265,12 @@ def initiative(inputs: dict[str, Any]) -> dict[str, Any]:
       highest Célérité first, then highest initiative; a débordé character acts after all others.
     Raises RulesError when Adrénaline is used without a chip or without its d6."""
     if "adrenaline" in inputs or "reflexes" in inputs:
-        ini = _int(inputs.get("reflexes", inputs.get("initiative")), "reflexes")
+        ini = as_int(inputs.get("reflexes", inputs.get("initiative")), "reflexes")
         out: dict[str, Any] = {"initiative_this_round": ini}
         if inputs.get("adrenaline"):
             from .talon_health import endurance_cumul_actions
 
-            chips = _int(inputs.get("cheap_chips", 0), "cheap_chips")
+            chips = as_int(inputs.get("cheap_chips", 0), "cheap_chips")
             if chips < 1:
                 raise RulesError("Adrénaline costs 1 Cheap-chip and none is left")
             if inputs.get("d6") is None:
@@ -298,8 +287,8 @@ def initiative(inputs: dict[str, Any]) -> dict[str, Any]:
 
     def key(name: str) -> tuple[int, int, int]:
         c = chars[name]
-        ini = _int(c.get("initiative", c.get("reflexes")), f"{name}.reflexes")
-        return (1 if c.get("deborde") else 0, -_int(c.get("celerite", 0), f"{name}.celerite"), -ini)
+        ini = as_int(c.get("initiative", c.get("reflexes")), f"{name}.reflexes")
+        return (1 if c.get("deborde") else 0, -as_int(c.get("celerite", 0), f"{name}.celerite"), -ini)
 
     return {"order": sorted(chars, key=key)}
 
@@ -308,15 +297,15 @@ def initiative(inputs: dict[str, Any]) -> dict[str, Any]:
 def multi_defense_malus(inputs: dict[str, Any]) -> dict[str, Any]:
     """Defences beyond the number of actions (seed 002 "Parer/Esquiver"; RULES.md 3.10): the k-th
     extra defence is at -3k. inputs {"actions_this_round", "defense_index" (1-based)} -> {"modifier"}."""
-    actions = _int(inputs.get("actions_this_round"), "actions_this_round")
-    index = _int(inputs.get("defense_index"), "defense_index")
+    actions = as_int(inputs.get("actions_this_round"), "actions_this_round")
+    index = as_int(inputs.get("defense_index"), "defense_index")
     if index < 1 or actions < 0:
         raise RulesError("defense_index counts from 1 and actions_this_round must be >= 0")
     return {"modifier": -3 * max(0, index - actions)}
 
 
 def _table_key(value: Any, options: dict[str, str], what: str) -> str:
-    words = _key(value).replace("(", " ").replace(")", " ").replace("_", " ").split()
+    words = fold_key(value).replace("(", " ").replace(")", " ").replace("_", " ").split()
     for word in words:
         if word in options:
             return options[word]
@@ -341,7 +330,7 @@ def localisation(inputs: dict[str, Any]) -> dict[str, Any]:
     """Localised damage (seed 002 "6. Combat — Localisation"; RULES.md 3.10): a Blessure mortelle in a
     limb makes it useless at once; every other localisation is the GM's call (prompt).
     inputs {"damage_tier", "localised_to"} -> limb_useless, immediate, or consequence (GM prompt)."""
-    tier, where = _key(inputs.get("damage_tier", "")), _key(inputs.get("localised_to", ""))
+    tier, where = fold_key(inputs.get("damage_tier", "")), fold_key(inputs.get("localised_to", ""))
     if tier == "blessure_mortelle" and where in ("limb", "membre", "arm", "leg", "bras", "jambe"):
         return {"limb_useless": True, "immediate": True}
     return {"limb_useless": False, "consequence": {"prompt": f"{tier or 'damage'} localised to {where or '?'}: "
@@ -360,12 +349,12 @@ def ko_check(inputs: dict[str, Any]) -> dict[str, Any]:
     Endurance test was made."""
     from .talon import simple_test
 
-    level = _key(inputs.get("level_taken", ""))
+    level = fold_key(inputs.get("level_taken", ""))
     possible = bool(inputs.get("corps_a_corps", True)) and level in ("epuisement", "syncope")
     out: dict[str, Any] = {"ko_possible": possible}
     if not possible:
         return {**out, "knocked_out": False}
-    modifier = _int(inputs.get("adversary_modifier", 0), "adversary_modifier") + (5 if inputs.get("tete_de_pioche") else 0)
+    modifier = as_int(inputs.get("adversary_modifier", 0), "adversary_modifier") + (5 if inputs.get("tete_de_pioche") else 0)
     out["modifier"] = modifier
     called = inputs.get("gm_calls_test")
     if called is None:

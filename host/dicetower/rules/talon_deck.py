@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .registry import RulesError
+from .screen import ascii_text
 
 SUITS = ("E", "C", "D", "B")
 SUIT_NAMES = {"E": "Epees", "C": "Coupes", "D": "Ecus", "B": "Batons"}
@@ -120,6 +121,18 @@ def parse_card(code: Any) -> Card:
         return Card("arcanum", number=number, reversed=bool(m.group(2)))
     raise RulesError(f"unknown card {code!r}: write honours <rank 1-13><suit E|C|D|B> (e.g. 12C; there is "
                      "no Valet), arcana ARC<n> or ARC<n>r (reversed), or NAMELESS (RULES.md 0.2)")
+
+
+def fold_key(text: Any) -> str:
+    """An input name as a table key: ASCII, lower case, snake_case ("Épée longue" -> "epee_longue")."""
+    return ascii_text(text).strip().lower().replace(" ", "_").replace("-", "_").replace("'", "_")
+
+
+def as_int(value: Any, name: str) -> int:
+    """`value` when it is an integer (not a bool); else RulesError naming the input."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesError(f"{name} must be an integer, not {value!r}")
+    return value
 
 
 def full_deck() -> list[str]:

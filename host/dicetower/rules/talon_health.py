@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .registry import RulesError, procedure
-from .screen import ascii_text
+from .talon_deck import as_int, fold_key
 
 #: Tier names and the state beyond tier 3 for each track (RULES.md 3.9).
 TRACKS = {
@@ -28,7 +28,7 @@ TIER3_REPEAT_FACTOR = 2  # TAL-D15: d > 2*T3 gives floor(d/T3) tier-3 levels
 
 def track_name(value: Any) -> str:
     """Normalise a track name ("Vitalité", "equilibre mental") to a TRACKS key. Raises RulesError."""
-    key = ascii_text(value).lower().replace(" ", "_").replace("-", "_")
+    key = fold_key(value)
     if key not in TRACKS:
         raise RulesError(f"unknown health track {value!r}; tracks are {', '.join(TRACKS)}")
     return key
@@ -88,22 +88,22 @@ class TrackState:
                 t = state.get(f"tier{i + 1}")
                 if not isinstance(t, dict):
                     raise RulesError(f"state.tier{i + 1} must be an object with slots, threshold, taken")
-                free_taken = _int(t.get("free_taken", 0), f"tier{i + 1}.free_taken")
-                tier = Tier(str(t.get("name", names[i])), _int(t.get("slots", DEFAULT_SLOTS[i]), "slots"),
-                            _int(t.get("threshold", DEFAULT_THRESHOLDS[i]), "threshold"),
-                            max(_int(t.get("free", 0), "free"), free_taken),
-                            _int(t.get("taken", 0), "taken"), free_taken)
+                free_taken = as_int(t.get("free_taken", 0), f"tier{i + 1}.free_taken")
+                tier = Tier(str(t.get("name", names[i])), as_int(t.get("slots", DEFAULT_SLOTS[i]), "slots"),
+                            as_int(t.get("threshold", DEFAULT_THRESHOLDS[i]), "threshold"),
+                            max(as_int(t.get("free", 0), "free"), free_taken),
+                            as_int(t.get("taken", 0), "taken"), free_taken)
                 tiers.append(tier)
-            out = cls(track, tiers, _int(state.get("cumul", 0), "cumul"),
-                      _int(state.get("cumul_max", CUMUL_MAX), "cumul_max"))
+            out = cls(track, tiers, as_int(state.get("cumul", 0), "cumul"),
+                      as_int(state.get("cumul_max", CUMUL_MAX), "cumul_max"))
         elif state in (None, "fresh"):
             out = cls.default(inputs.get("track", "endurance"), inputs.get("skill_value"))
-            out.cumul = _int(inputs.get("cumul", inputs.get("endurance_cumul", 0)), "cumul")
-            out.cumul_max = _int(inputs.get("cumul_max", CUMUL_MAX), "cumul_max")
+            out.cumul = as_int(inputs.get("cumul", inputs.get("endurance_cumul", 0)), "cumul")
+            out.cumul_max = as_int(inputs.get("cumul_max", CUMUL_MAX), "cumul_max")
             for i, tier in enumerate(out.tiers, start=1):
                 nonfree = inputs.get(f"tier{i}_nonfree_taken", inputs.get(f"tier{i}_taken"))
                 if nonfree is not None:
-                    tier.taken = tier.free_taken + _int(nonfree, f"tier{i}_taken")
+                    tier.taken = tier.free_taken + as_int(nonfree, f"tier{i}_taken")
                     tier.slots = max(tier.slots, tier.taken)
         else:
             raise RulesError(f"state must be an object or \"fresh\", not {state!r}")
@@ -185,12 +185,6 @@ class TrackState:
         return out
 
 
-def _int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RulesError(f"{name} must be an integer, not {value!r}")
-    return value
-
-
 def bonus_free_levels(skill_value: int) -> tuple[int, int, int]:
     """Free levels added by the track's skill value: >=15 tier 1, >=18 tier 2, >=20 tier 3
     (seed 002 "2. Compétences", Endurance/Équilibre mental/Vitalité; TAL-D14)."""
@@ -218,7 +212,7 @@ def health_bonus_levels(inputs: dict[str, Any]) -> dict[str, Any]:
     free level per tier at V >= 15 / 18 / 20 (RULES.md 3.9, TAL-D14). inputs: {"skill", "value"}.
     Returns tier<i>_slots and tier<i>_free."""
     track = track_name(inputs.get("skill", inputs.get("track", "endurance")))
-    state = TrackState.default(track, _int(inputs.get("value"), "value"))
+    state = TrackState.default(track, as_int(inputs.get("value"), "value"))
     out: dict[str, Any] = {"track": track}
     for i, t in enumerate(state.tiers, start=1):
         out[f"tier{i}_slots"], out[f"tier{i}_free"] = t.slots, t.free_slots
@@ -234,7 +228,7 @@ def health_apply_damage(inputs: dict[str, Any]) -> dict[str, Any]:
     converted_to (when a full tier overflowed), cumul_after, state_after {tierN_taken}, malus,
     terminal (state beyond tier 3 or None), track_after (full state)."""
     state = TrackState.from_input(inputs)
-    result = state.apply_damage(_int(inputs.get("damage"), "damage"))
+    result = state.apply_damage(as_int(inputs.get("damage"), "damage"))
     malus, computation = state.malus()
     out: dict[str, Any] = dict(result)
     if result["levels_taken"]:
@@ -276,10 +270,10 @@ def endurance_cumul_actions(inputs: dict[str, Any]) -> dict[str, Any]:
     Returns endurance_cumul_after, levels_taken, and for souffler the levels after recovery.
     Raises RulesError for an unknown action or souffler in a round with an attack."""
     action = str(inputs.get("action", "")).lower()
-    cumul = _int(inputs.get("endurance_cumul", 0), "endurance_cumul")
+    cumul = as_int(inputs.get("endurance_cumul", 0), "endurance_cumul")
     state = TrackState.default("endurance")
     state.cumul = cumul
-    fatigue = _int(inputs.get("fatigue_levels_taken", 0), "fatigue_levels_taken")
+    fatigue = as_int(inputs.get("fatigue_levels_taken", 0), "fatigue_levels_taken")
     if action in CUMUL_ACTIONS:
         state.cumul += CUMUL_ACTIONS[action]
         levels = []
@@ -300,11 +294,11 @@ def endurance_cumul_actions(inputs: dict[str, Any]) -> dict[str, Any]:
             out["endurance_test"] = {"prompt": "Souffler: an Endurance test recovers 1 more Fatigue level; "
                                                "give endurance_test_success", "gm_judgement": False,
                                      "choices": [True, False]}
-        rounds = _int(inputs.get("souffler_rounds_in_a_row", 1), "souffler_rounds_in_a_row")
+        rounds = as_int(inputs.get("souffler_rounds_in_a_row", 1), "souffler_rounds_in_a_row")
         if not inputs.get("recovered_this_combat"):
-            if rounds >= 3 and _int(inputs.get("syncope_levels_taken", 0), "syncope_levels_taken") > 0:
+            if rounds >= 3 and as_int(inputs.get("syncope_levels_taken", 0), "syncope_levels_taken") > 0:
                 out["syncope_recovered"] = 1
-            elif rounds >= 2 and _int(inputs.get("epuisement_levels_taken", 0), "epuisement_levels_taken") > 0:
+            elif rounds >= 2 and as_int(inputs.get("epuisement_levels_taken", 0), "epuisement_levels_taken") > 0:
                 out["epuisement_recovered"] = 1
         return out
     raise RulesError(f"unknown action {action!r}; actions are {', '.join([*CUMUL_ACTIONS, 'gerer_son_effort', 'souffler'])}")
@@ -337,11 +331,11 @@ def npc_tracks(inputs: dict[str, Any]) -> dict[str, Any]:
     tiers = []
     for i, key in enumerate(keys):
         taken_key = "taken" if key == "nbm" and "nbm_taken" not in given else f"{key}_taken"
-        tiers.append(Tier(names[i], _int(given.get(f"{key}_slots", slots[i]), f"{key}_slots"),
+        tiers.append(Tier(names[i], as_int(given.get(f"{key}_slots", slots[i]), f"{key}_slots"),
                           given.get(f"{key}_threshold", thresholds[i]), 0,
-                          _int(given.get(taken_key, 0), taken_key)))
+                          as_int(given.get(taken_key, 0), taken_key)))
     state = TrackState("vitalite", tiers, 0, 0)
     state.check()
-    result = state.apply_damage(_int(inputs.get("damage"), "damage"))
+    result = state.apply_damage(as_int(inputs.get("damage"), "damage"))
     return {**result, "state": "collapsed_dying" if state.terminal else "active",
             "track_after": {f"{k}_taken": t.taken for k, t in zip(keys, state.tiers)}}

@@ -25,9 +25,9 @@ from typing import Any
 
 from .odds import odds_result, probability_json
 from .registry import RulesError
-from .talon import (DEMOLITION_FUMBLE_BONUS, DIFFICULTY, SUITS, _int, _key, archetype_modifier_of, atout_levels,
+from .talon import (DEMOLITION_FUMBLE_BONUS, DIFFICULTY, SUITS, archetype_modifier_of, atout_levels,
                     context_modifier, grade_of, modifier_sum, sans_limite_level, skill_suit_of, suit_gains)
-from .talon_deck import BOTTOM_PILE, NAMELESS, Card, Deck, full_deck, parse_card
+from .talon_deck import BOTTOM_PILE, Card, Deck, as_int, fold_key, full_deck, parse_card
 
 METHOD = ("exact enumeration (fractions.Fraction) over the {n} cards left in the talon; Nameless Arcanum "
           "uniform among the last {w}; talon running out mid-test reported as talon_exhausted")
@@ -180,7 +180,7 @@ def _subset_sums(ranks: tuple[int, ...]) -> list[dict[int, int]]:
 
 
 def _params(inputs: dict[str, Any]) -> dict[str, Any]:
-    value = _int(inputs.get("skill_value", inputs.get("attribute_value", inputs.get("value"))), "skill_value")
+    value = as_int(inputs.get("skill_value", inputs.get("attribute_value", inputs.get("value"))), "skill_value")
     mods = modifier_sum(inputs.get("modifiers"))
     if inputs.get("context") is not None:
         mods += context_modifier({"context": inputs["context"]})["modifier"]
@@ -188,11 +188,11 @@ def _params(inputs: dict[str, Any]) -> dict[str, Any]:
     if sans_limite_level(atouts):
         raise RulesError("odds with Sans limite ou presque are not computed (its suit narrowing is a "
                          "choice at every card); resolve the test instead")
-    return {"value": value, "effective": value + mods, "difficulty": _int(inputs.get("difficulty", DIFFICULTY), "difficulty"),
-            "spent": _int(inputs.get("cheap_chips_spent", 0), "cheap_chips_spent"), "atouts": atouts,
+    return {"value": value, "effective": value + mods, "difficulty": as_int(inputs.get("difficulty", DIFFICULTY), "difficulty"),
+            "spent": as_int(inputs.get("cheap_chips_spent", 0), "cheap_chips_spent"), "atouts": atouts,
             "archetype": inputs.get("archetype"), "skill_suit": skill_suit_of(inputs),
             "declared": str(inputs["declared_suit"]).upper() if inputs.get("declared_suit") else None,
-            "fumble_choice": _key(inputs.get("player_choice", "accept_critical"))}
+            "fumble_choice": fold_key(inputs.get("player_choice", "accept_critical"))}
 
 
 def _arch(p: dict[str, Any], card: Card) -> int:
@@ -223,6 +223,12 @@ def _starts(card: Card, atouts: dict[str, int]) -> bool:
     return card.kind == "nameless" or card.rank == 13 or (bool(atouts.get("une_veine_de_cocu")) and card.rank in (11, 12))
 
 
+def _best_suit(honours: list[Card], n: int, p: dict[str, Any]) -> str:
+    """The engine's default continuation suit (talon.default_suit_order) for these cards left."""
+    gains = suit_gains(honours, n, p["archetype"], p["skill_suit"])
+    return min(SUITS, key=lambda s: (-gains[s], SUITS.index(s)))
+
+
 def _kept(p: dict[str, Any], showing: list[Card], mode: str) -> tuple[Card, Card | None]:
     if mode == "normal":
         return showing[0], None
@@ -245,7 +251,7 @@ def odds_of_test(inputs: dict[str, Any], procedure_id: str | None = None, *,
     Returns the odds JSON: outcomes by grade, success/failure/special_or_better/critical/
     critical_failure/cycle_end summaries, totals (total -> probability), cards_left, mean_total."""
     p = _params(inputs)
-    mode = _key(inputs.get("mode", "advantage" if procedure_id == "talon.advantage" else "normal"))
+    mode = fold_key(inputs.get("mode", "advantage" if procedure_id == "talon.advantage" else "normal"))
     if mode not in ("normal", "advantage", "disadvantage"):
         raise RulesError(f"mode {inputs.get('mode')!r} must be normal, advantage or disadvantage")
     ids = remaining_cards(inputs)
@@ -297,8 +303,7 @@ def odds_of_test(inputs: dict[str, Any], procedure_id: str | None = None, *,
             start += _arch(p, kept) if kept.is_honour else 0
             gone_ids = {c.id for c in gone}
             left = [c for c in talon.honours if c.id not in gone_ids]
-            suit = p["declared"] or max(SUITS, key=lambda s, g=suit_gains(left, talon.n - t, p["archetype"], p["skill_suit"]):
-                                        (g[s], -SUITS.index(s)))
+            suit = p["declared"] or _best_suit(left, talon.n - t, p)
             ranks = tuple(sorted(c.rank or 0 for c in left if c.suit == suit))
             others = len(left) - len(ranks)
             per_card = _arch(p, Card("honour", 2, suit))
@@ -360,8 +365,7 @@ def continuation_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     ids = [c for c in remaining_cards(inputs) if c != king.id]
     talon = _Talon(ids)
     cont = _Continuation(talon, bool(p["atouts"].get("uniforme_continuite")), bool(p["atouts"].get("finir_en_beaute")))
-    suit = p["declared"] or max(SUITS, key=lambda s, g=suit_gains(talon.honours, talon.n, p["archetype"], p["skill_suit"]):
-                                (g[s], -SUITS.index(s)))
+    suit = p["declared"] or _best_suit(talon.honours, talon.n, p)
     ranks = tuple(sorted(c.rank or 0 for c in talon.honours if c.suit == suit))
     start = (13 if king.kind == "nameless" else king.rank or 0) + (_arch(p, king) if king.is_honour else 0)
     base = p["effective"] + p["spent"] + start
