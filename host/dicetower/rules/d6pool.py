@@ -17,7 +17,6 @@ from .dice import choose, gm_prompt, read_dice
 from .registry import RulesError, procedure
 from .screen import COLUMNS, ROWS, fit
 
-SYSTEM = "d6pool"
 CHARACTERISTICS = ("CONS", "DEXT", "INTE", "CHAR")
 #: Other names of the characteristics in the seed's examples (D6P-D01): agilité = DEXT, force = CONS.
 ALIASES = {"DEX": "DEXT", "AGILITE": "DEXT", "AGILITÉ": "DEXT", "DEXTERITE": "DEXT", "DEXTÉRITÉ": "DEXT",

@@ -19,7 +19,6 @@ from .dice import SIDES, choose, read_dice, read_die
 from .registry import RulesError, procedure
 from .screen import ascii_text, fit, label, wrap
 
-SYSTEM = "stepdie"
 DIE_STEPS = ("d6", "d8", "d10", "d12", "d20")           # seed 003, 3.6
 TN_LADDER = (4, 6, 8, 12)                               # seed 003, Wyniki Testu / 3.3; SD-D02
 TN_LABELS = {4: "facile", 6: "normal", 8: "difficile", 12: "boss / grande puissance"}
@@ -428,9 +427,13 @@ def _attack_setup(inputs: dict[str, Any]) -> tuple[str, int, str, dict[str, Any]
 
 
 def _attack_odds(inputs: dict[str, Any]) -> dict[str, Any]:
-    """Odds of stepdie.attack from its inputs without the face (the test's odds against the target's TN)."""
+    """Odds of stepdie.attack from its inputs without the face: the test's odds against the target's
+    TN, plus "vengeance" (a miss the opponent can answer, SD-D06)."""
     die, _, _, tn_info = _attack_setup(inputs)
-    return {**outcome_odds("stepdie.attack", die, tn_info)}
+    odds = outcome_odds("stepdie.attack", die, tn_info)
+    if "failure" in odds:
+        odds["vengeance"] = odds["failure"] if opponent_can_reach(inputs) else odds_mod.probability_json(0)
+    return odds
 
 
 @procedure("stepdie.attack", odds=_attack_odds, screen=outcome_screen)
