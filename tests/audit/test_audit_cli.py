@@ -95,6 +95,7 @@ def test_html_report_holds_the_four_plots_per_die(tmp_path):
     out = tmp_path / "html"
     run("report", "--log", str(path), "--html", str(out))
     index = (out / "index.html").read_text()
+    assert "Hash chain intact: 800 rows" in index
     images = [line.split("'")[1] for line in index.splitlines() if line.startswith("<img")]
     assert len(images) == 4 * 4  # 3 dice + the d6 set
     for kind in ("counts", "pvalue", "sprt", "transitions"):

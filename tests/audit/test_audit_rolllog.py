@@ -132,6 +132,17 @@ def test_verify_finds_a_deleted_row_in_the_middle_and_at_the_end(tmp_path):
     assert kinds == [("deleted", "readings"), ("deleted", "meta")]
 
 
+def test_verify_finds_a_whole_roll_deleted(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    log_some(path)
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM readings WHERE roll_id = 3")
+        db.execute("DELETE FROM rolls WHERE roll_id = 3")
+    faults = faults_of(path)
+    assert [(f.kind, f.table, f.row_id) for f in faults] == [("deleted", "rolls", 4)]
+    assert "3 row(s) deleted between seq 6 and rolls row 4 (seq 10)" in faults[0].detail
+
+
 def test_verify_finds_an_edited_crop(tmp_path):
     path = tmp_path / "rolls.sqlite"
     with RollLog(path) as log:

@@ -260,13 +260,21 @@ def _save(fig, path: Path) -> Path:  # type: ignore[no-untyped-def]
 
 
 def write_html(log: RollLog, audits: list[DieAudit], folder: Path, alpha: float = 0.05) -> Path:
-    """Write index.html and the plots (PNG) of every die and set into `folder` (created). Returns index.html."""
+    """Write index.html and the plots (PNG) of every die and set into `folder` (created), headed by the
+    log's hash-chain check. Returns index.html."""
     folder.mkdir(parents=True, exist_ok=True)
     data = load(log)
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>Dice fairness report</title>"
              "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}img{max-width:49%}"
              "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px}</style></head><body>",
              f"<h1>Dice fairness report</h1><p>Log: {html.escape(str(log.path))}; {log.count_readings()} readings.</p>"]
+    chain = log.verify()
+    if chain.ok:
+        parts.append(f"<p>Hash chain intact: {chain.rows} rows, head hash <code>{chain.head_hash}</code>.</p>")
+    else:
+        parts.append(f"<p style='color:#c00'><b>The log was altered ({len(chain.faults)} problem(s)); these figures "
+                     "cannot be trusted:</b></p><ul>" +
+                     "".join(f"<li>{html.escape(f.detail)}</li>" for f in chain.faults[:20]) + "</ul>")
     for i, a in enumerate(audits):
         stem = f"{i:02d}-{a.kind}-{a.die_type}"
         files = plot_die(a, _faces_of(data, a), folder, stem, alpha) if a.n else []
