@@ -126,10 +126,12 @@ def test_import_csv_then_report_and_verify(tmp_path):
     session(log_path, rolls=10)
     rng = np.random.default_rng(9)
     faces = rng.integers(1, 13, size=500)
-    write_csv(tmp_path / "hand.csv", [("green", "d12", int(f)) for f in faces] + [("", "d6", 3)])
+    write_csv(tmp_path / "hand.csv", [("green", "d12", int(f)) for f in faces] + [("", "d6", 3)]
+              + [("ten", "D10", 0), ("ten", "d10", 10), ("ten", "d10", 1)])
     out = run("import", str(tmp_path / "hand.csv"), "--log", str(log_path)).output
-    assert "imported 501 readings" in out
+    assert "imported 504 readings" in out
     dice = report_json(log_path)
+    assert dice["ten"]["counts"] == [1, 0, 0, 0, 0, 0, 0, 0, 0, 2]  # "0" on a d10 reads 10 (GEN-D02)
     assert dice["green"]["counts"] == np.bincount(faces - 1, minlength=12).tolist()
     assert dice[None]["n"] == 1 and dice[None]["die_type"] == "d6"
     assert dice["blue"]["n"] == 10  # nothing already logged was lost

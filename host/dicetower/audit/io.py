@@ -52,7 +52,8 @@ def export_json(log: RollLog, out: IO[str]) -> int:
 
 def import_csv(log: RollLog, csv_path: Path, *, tower: str = "import", table: str | None = None) -> list[int]:
     """Import a CSV of die readings (columns die_id,die_type,face; other columns ignored; die_id may be
-    empty; an empty face means no number was read: logged, not counted) into the log, in ONE transaction: each row becomes one roll of one die, in file order, with
+    empty; an empty face means no number was read: logged, not counted; a d10's "0" is 10, RULES.md
+    GEN-D02) into the log, in ONE transaction: each row becomes one roll of one die, in file order, with
     confidence 1.0 (a person read it), system "import", frame_sha256 = the CSV file's SHA-256 and
     frame_source "<file>:<line>". Imported rows are hash-chained like any other.
 
@@ -87,6 +88,8 @@ def import_csv(log: RollLog, csv_path: Path, *, tower: str = "import", table: st
         except ValueError:
             raise LogError(f"face {face_text!r} {where} is not a whole number (leave it empty when no number "
                            "was read); nothing was imported") from None
+        if die_type == "d10" and face == 0:
+            face = 10  # RULES.md GEN-D02: a d10 face printed "0" reads as 10
         check_face(die_type, face, where=where + "; nothing was imported")
         die_id = (row.get("die_id") or "").strip() or None
         reading = DieReading(die_type=die_type, value=face, box=(0, 0, 0, 0), confidence=1.0, die_id=die_id)
