@@ -54,6 +54,12 @@ def test_ladder_shifts_from_every_rung():
                 assert out["tn"] == ladder[j] and out["roll_required"] is True
 
 
+def test_a_hand_set_tn_is_kept_but_cannot_move_by_degrees():
+    assert stepdie.test({"die": "d12", "tn": 10, "face": 10})["outcome"] == "success"
+    with pytest.raises(RulesError, match="tn_override"):
+        stepdie.adjust_tn({"tn": 10, "shift_degrees": 1})
+
+
 def test_gm_toggles_for_range_and_enemies_in_contact_are_off_by_default():
     assert stepdie.adjust_tn({"tn": 6, "shift_degrees": 0})["tn"] == 6
     assert stepdie.adjust_tn({"tn": 6, "shift_degrees": 0, "beyond_10_squares": True,

@@ -138,11 +138,15 @@ def opponent_kind(target: Any) -> str:
 def shift_tn(tn: int, degrees: int) -> dict[str, Any]:
     """Move a TN along the ladder 4/6/8/12 by degrees (seed 003, 3.5; SD-D02). Returns
     {"tn", "status": "roll", "roll_required": True}, or {"status": "auto_success" | "near_impossible",
-    "roll_required": False} below 4 / above 12. Raises RulesError when tn is not on the ladder."""
-    if tn not in TN_LADDER:
-        raise RulesError(f"TN {tn} is not on the ladder {list(TN_LADDER)}; a GM's own TN goes in tn_override")
+    "roll_required": False} below 4 / above 12. A TN off the ladder (set by the GM by hand, SD-D02 4)
+    is kept when not shifted. Raises RulesError when an off-ladder TN is shifted."""
     if isinstance(degrees, bool) or not isinstance(degrees, int):
         raise RulesError(f"degrees must be an integer, not {degrees!r}")
+    if tn not in TN_LADDER:
+        if degrees == 0 and tn >= 1:  # a TN the GM set by hand (SD-D02 4) is used as it is
+            return {"tn": tn, "status": "roll", "roll_required": True}
+        raise RulesError(f"TN {tn} is not on the ladder {list(TN_LADDER)}, so it cannot move by degrees; "
+                         "give the adjusted TN by hand (tn_override)")
     index = TN_LADDER.index(tn) + degrees
     if index < 0:
         return {"status": "auto_success", "roll_required": False}
@@ -362,15 +366,19 @@ def hit_effect(inputs: dict[str, Any]) -> dict[str, Any]:
     inputs:  target (minion/pion/pachołek, elite, boss, player), outcome ("success" |
              "exceptional_success"), hearts (the target's; default elite 2, boss 3, player 5),
              armour_tokens / use_armour for a player.
-    outcome: {"target_state": "dead_or_removed" | "wounded" | "defeated" | ..., "hearts_lost",
-              "hearts_after"}
-    Raises RulesError for an outcome that is not a hit.
+    outcome: {"target_state": "dead_or_removed" | "wounded" | "defeated" | "unharmed" (a miss) | ...,
+              "hearts_lost", "hearts_after"}
+    Raises RulesError for an unknown outcome or target.
     """
     outcome = _key(inputs.get("outcome", "success"))
-    if outcome not in ("success", "exceptional_success"):
-        raise RulesError(f"outcome {inputs.get('outcome')!r} is not a hit: use success or exceptional_success")
+    if outcome not in ("success", "exceptional_success", "failure", "failure_complication", "complication"):
+        raise RulesError(f"outcome {inputs.get('outcome')!r}: use success, exceptional_success or failure")
     hearts = _int(inputs, "hearts", minimum=0) if "hearts" in inputs else None
-    return hit_on(opponent_kind(inputs.get("target", "")), outcome, hearts, inputs)
+    kind = opponent_kind(inputs.get("target", ""))
+    if outcome not in ("success", "exceptional_success"):  # a miss touches nobody (see miss_vengeance)
+        return {"target_state": "unharmed", "hearts_lost": 0,
+                **({"hearts_after": hearts} if hearts is not None else {})}
+    return hit_on(kind, outcome, hearts, inputs)
 
 
 def _miss_vengeance_odds(inputs: dict[str, Any]) -> dict[str, Any]:
