@@ -67,10 +67,8 @@ def test_roll_press_shows_host_result_on_oled_and_logs_it(tmp_path):
             assert tower.servo_angle == pytest.approx(tower.servo_closed_deg, abs=1.0)
             assert sorted(r.value for r in result.readings) == sorted(labelled)
             assert result.outcome["successes"] == expected["successes"]
-            screen = [line.rstrip() for line in result.screen]
-            assert tower.wait_until(lambda: [l.rstrip() for l in tower.oled_lines()[: len(screen)]] == screen, 5.0), \
-                tower.oled_text_art()
-            assert str(expected["successes"]) in " ".join(tower.oled_lines())
+            assert tower.wait_until(lambda: tower.shows(result.screen, result.big), 5.0), tower.oled_text_art()
+            assert str(expected["successes"]) in " ".join(tower.oled_lines() + [tower.oled_big() or ""])
         finally:
             link.close()
         rolls = log.rolls()

@@ -72,6 +72,5 @@ def test_system_resolves_a_known_photo_on_the_tower(system, tower, tmp_path):
         assert result.outcome["roll_status"] == "resolved", result.outcome
         for key in keys:
             assert result.outcome[key] == expected[key], key
-        screen = [line.rstrip()[:16] for line in result.screen]
-        assert sim.wait_until(lambda: sim.oled_lines()[: len(screen)] == screen, 5.0), sim.oled_text_art()
+        assert sim.wait_until(lambda: sim.shows(result.screen, result.big), 5.0), sim.oled_text_art()
         assert log.rolls()[-1]["outcome"]["roll_status"] == "resolved"

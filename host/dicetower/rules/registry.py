@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 Outcome = dict[str, Any]
+#: An OLED form: lines, or {"big": "12", "lines": [...]} (one large figure above 3 lines)
+Screen = list[str] | dict[str, Any]
 
 
 class RulesError(ValueError):
@@ -24,13 +26,14 @@ class Procedure:
     id:      stable procedure id, "system.name"
     resolve: inputs (a vector's `inputs` object) -> outcome holding the vector's `expected` keys
     odds:    inputs -> exact distribution of the outcome (None for procedures that roll no dice)
-    screen:  outcome -> OLED lines (at most 8 lines of 16 characters), None for the generic form
+    screen:  outcome -> OLED form: at most 8 lines of 16 characters, or {"big": figure of 1..4
+             characters, "lines": at most 3 lines}; None for the generic form (rules/screen.py)
     """
 
     id: str
     resolve: Callable[[dict[str, Any]], Outcome]
     odds: Callable[[dict[str, Any]], Outcome] | None = None
-    screen: Callable[[Outcome], list[str]] | None = None
+    screen: Callable[[Outcome], Screen] | None = None
 
     @property
     def system(self) -> str:
@@ -41,7 +44,7 @@ REGISTRY: dict[str, Procedure] = {}
 
 
 def procedure(proc_id: str, *, odds: Callable[[dict[str, Any]], Outcome] | None = None,
-              screen: Callable[[Outcome], list[str]] | None = None):
+              screen: Callable[[Outcome], Screen] | None = None):
     """Decorator registering `fn(inputs) -> outcome` under `proc_id`. Raises ValueError on a duplicate id."""
 
     def wrap(fn: Callable[[dict[str, Any]], Outcome]) -> Callable[[dict[str, Any]], Outcome]:

@@ -104,7 +104,7 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
             for change in result.state_changes:
                 click.echo(f"table state: {change}")
             if sim is not None:
-                sim.wait_until(lambda: sim.oled_lines()[: len(result.screen)] == [s.ljust(16)[:16].rstrip() for s in result.screen], 5.0)
+                sim.wait_until(lambda: sim.shows(result.screen, result.big), 5.0)
                 click.echo(sim.oled_text_art())
 
         service = TowerService(link, camera, RollPipeline(DiceReader(die_set), log, plan, table),

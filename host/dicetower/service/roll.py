@@ -36,7 +36,8 @@ class RollResult:
     readings:  the dice read, in reading order
     outcome:   the procedure's outcome (JSON-serialisable), or {"roll_status": "rethrow", "reason": ...} when the
                throw must be made again (wrong dice, unsure dice the player rejected)
-    screen:    the OLED lines to show (at most 8 of at most 16 characters)
+    screen:    the OLED lines to show (at most 8 of at most 16 characters; at most 3 under `big`)
+    big:       a large figure (1..4 characters) drawn above the lines, or None
     """
 
     roll_id: int
@@ -47,6 +48,7 @@ class RollResult:
     frame_source: str
     unsure: list[int] = field(default_factory=list)
     state_changes: list[str] = field(default_factory=list)
+    big: str | None = None
 
 
 def frame_sha256(image: np.ndarray, source: str | None = None) -> str:
@@ -59,15 +61,17 @@ def frame_sha256(image: np.ndarray, source: str | None = None) -> str:
     return hashlib.sha256(np.ascontiguousarray(image).tobytes()).hexdigest()
 
 
-def screen_lines(procedure_id: str, outcome: dict[str, Any]) -> list[str]:
-    """The OLED form of an outcome: the procedure's own screen when it has one, else the rules
-    engine's generic form (at most 8 lines of 16 characters)."""
+def screen_form(procedure_id: str, outcome: dict[str, Any]) -> tuple[list[str], str | None]:
+    """(lines, big figure or None): the procedure's own OLED form when it has one, else the rules
+    engine's generic form; checked to fit the 128x64 OLED (rules.screen.check_screen, ValueError)."""
     from dicetower.rules import screen as generic
 
     proc = rules.get(procedure_id)
-    if proc.screen is not None:
-        return proc.screen(outcome)
-    return generic.generic_screen(procedure_id, outcome)
+    form = proc.screen(outcome) if proc.screen is not None else generic.generic_screen(procedure_id, outcome)
+    generic.check_screen(form)
+    if isinstance(form, dict):
+        return list(form["lines"]), form["big"]
+    return list(form), None
 
 
 def refusal_screen(title: str, detail: str) -> list[str]:
@@ -114,6 +118,7 @@ class RollPipeline:
         caller must then not show a result.
         """
         sha = frame_sha256(image, source)
+        big = None
         unsure = [i for i, r in enumerate(readings) if r.unsure]
         if rejected:
             outcome: dict[str, Any] = {"roll_status": "rethrow", "reason": "unsure reading rejected (GEN-D01)"}
@@ -124,11 +129,11 @@ class RollPipeline:
         else:
             try:
                 outcome = {"roll_status": "resolved", **rules.resolve(self.plan.procedure, self.plan.build_inputs(readings))}
-                screen = screen_lines(self.plan.procedure, outcome)
+                screen, big = screen_form(self.plan.procedure, outcome)
             except rules.RulesError as exc:
                 outcome = {"roll_status": "rethrow", "reason": str(exc)}
                 screen = refusal_screen("THROW AGAIN", str(exc))
         record = self.log.record_roll(readings, outcome, system=self.plan.procedure.split(".")[0],
                                       procedure=self.plan.procedure, frame_sha256=sha, frame_source=source)
         changes = self.table.apply(outcome) if self.table is not None and outcome["roll_status"] == "resolved" else []
-        return RollResult(record.roll_id, readings, outcome, screen, sha, source, unsure, changes)
+        return RollResult(record.roll_id, readings, outcome, screen, sha, source, unsure, changes, big)

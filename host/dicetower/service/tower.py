@@ -96,7 +96,7 @@ class TowerService:
         result = self.pipeline.resolve_and_log(frame.image, frame.source, readings, rejected=rejected)
         for i in confirmed:  # a person vouched for these readings: the audit may count them
             self.pipeline.log.mark_confirmed(result.roll_id, i, None)
-        self.link.show_screen(result.screen)
+        self.link.show_screen(result.screen, big=result.big)
         self.link.set_light("idle")
         self.results.append(result)
         if self.on_result:

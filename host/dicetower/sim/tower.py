@@ -175,6 +175,15 @@ class SimTower:
         """The large figure of a result screen (rows 0..3), or None when there is none."""
         return oled.big_figure(self.framebuffer(), self._info.glyphs)
 
+    def shows(self, lines: list[str], big: str | None = None) -> bool:
+        """True when the OLED shows this result screen as the firmware lays it out (docs/protocol.md):
+        `lines` from row 0, or with `big` the figure in rows 0..3 and the lines in rows 5..7."""
+        want = [line[:16].rstrip() for line in lines]
+        rows = self.oled_lines()
+        if big is None:
+            return rows[: len(want)] == want
+        return self.oled_big() == big and rows[5: 5 + len(want)] == want
+
     def save_png(self, path: str | Path, scale: int = 4) -> Path:
         """Write the OLED as a PNG, `scale` times larger (default 512x256). Raises OSError."""
         return oled.save_png(self.framebuffer(), path, scale)
