@@ -126,3 +126,14 @@ def test_resolve_answers_one_vector_of_each_other_system(system, tmp_path):
     proc = run("resolve", vector["procedure"], input_obj=vector["inputs"], tmp_path=tmp_path)
     assert proc.returncode == 0, f"{vector['id']}: {proc.stdout}{proc.stderr}"
     assert mismatches(vector["expected"], json.loads(proc.stdout)) == []
+
+
+def test_odds_of_a_step_die_attack_through_the_console_script():
+    proc = run("odds", "stepdie.attack", input_obj={"base_die": "d10", "helpers": 1, "target": "boss",
+                                                    "tn_shift_degrees": -1})
+    assert proc.returncode == 0, proc.stderr
+    odds = json.loads(proc.stdout)
+    by = {o["outcome"]: o["fraction"] for o in odds["outcomes"]}
+    # d12 against TN 8 (boss 12 one degree easier): 12 exceptional, 8-11 success, 2-7 failure, 1 complication
+    assert by == {"exceptional_success": "1/12", "success": "1/3", "failure": "1/2", "complication": "1/12"}
+    assert odds["success"]["fraction"] == "5/12" and odds["vengeance"]["fraction"] == "7/12"
