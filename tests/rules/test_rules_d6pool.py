@@ -156,3 +156,11 @@ def test_advancement_cost_of_an_item_adds_its_bonuses_and_steps_cost_n_minus_1()
     assert d6pool.advancement_cost({"level": 5, "from_level": 3})["total_cost"] == 10 - 3
     with pytest.raises(RulesError, match="above"):
         d6pool.advancement_cost({"level": 1, "from_level": 2})
+
+
+def test_choose_characteristic_matches_whole_words_not_fragments():
+    """"white" holds "hit" and "discharge" holds "charge": neither calls on CONS."""
+    out = d6pool.choose_characteristic({"action": "read the white discharge papers"})
+    assert out["allowed_characteristics"] == ["CONS", "DEXT", "INTE", "CHAR"]
+    assert out["characteristic"]["gm_judgement"] is True
+    assert d6pool.choose_characteristic({"action": "Frapper le garde"})["characteristic"] == "CONS"

@@ -7,6 +7,7 @@ Dice come in as readings (see dicetower.rules.dice); a die other than a d6 is re
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -15,7 +16,7 @@ import icepool
 from . import odds as odds_mod
 from .dice import choose, gm_prompt, read_dice
 from .registry import RulesError, procedure
-from .screen import COLUMNS, ROWS, fit
+from .screen import COLUMNS, ROWS, ascii_text, fit
 
 CHARACTERISTICS = ("CONS", "DEXT", "INTE", "CHAR")
 #: Other names of the characteristics in the seed's examples (D6P-D01): agilité = DEXT, force = CONS.
@@ -152,14 +153,15 @@ def count_successes(inputs: dict[str, Any]) -> dict[str, Any]:
 
 # --- d6pool.choose_characteristic ----------------------------------------------------------------
 
-#: Words of the seed's characteristic definitions (seed 004, 2) and of its example (climbing: force
-#: or dexterity) -> the characteristics they call on. English and French.
+#: Words of the seed's characteristic definitions (seed 004, 2), in French and English, and of its
+#: example (climbing: "sa force ou sa dextérité"). CHAR's definition is "TODO": only its name.
+#: An action word matches when it starts with one of these (ASCII-folded, lower case).
 ACTION_WORDS = {
-    "CONS": ("strength", "force", "lift", "soulever", "carry", "porter", "hit", "frapper", "strike",
-             "climb", "grimper", "escalad"),
-    "DEXT": ("agility", "agilit", "dexter", "adresse", "skill", "climb", "grimper", "escalad", "sneak", "aim"),
-    "INTE": ("understand", "comprendre", "solve", "résoudre", "resoudre", "learn", "apprendre", "puzzle"),
-    "CHAR": ("persuade", "convaincre", "charm", "charme", "negotiat", "négoci"),
+    "CONS": ("constitution", "force", "strength", "soulever", "lift", "charge", "load", "frapp", "hit",
+             "strike", "grimp", "climb", "escalad"),
+    "DEXT": ("dexterite", "dexterity", "adresse", "deft", "agilite", "agility", "grimp", "climb", "escalad"),
+    "INTE": ("intelligence", "comprendre", "understand", "resoudre", "solve", "apprendre", "learn"),
+    "CHAR": ("charisme", "charisma"),
 }
 
 
@@ -172,16 +174,18 @@ def choose_characteristic(inputs: dict[str, Any]) -> dict[str, Any]:
              replaces the word match) and "gm_choice" (the GM's pick).
     outcome: {"allowed_characteristics": [...], "chosen_by": "rule" | "GM (with player)",
               "characteristic": name | GM prompt}
-    Candidates come from the words of the seed's definitions (CONS: strength, lifting, hitting; DEXT:
-    skill, agility; INTE: understanding, solving, learning) and its climbing example (CONS or DEXT);
-    with no match all four are candidates. One candidate is the rule's; several go to the GM.
+    Candidates come from the words of the seed's definitions (CONS: strength, lifting loads, hitting;
+    DEXT: deftness, agility; INTE: understanding, solving, learning; CHAR: its name only) and its
+    climbing example (CONS or DEXT); with no match all four are candidates and the GM picks. One
+    candidate is the rule's; several go to the GM.
     Raises RulesError when gm_choice is not a candidate.
     """
     if "allowed_characteristics" in inputs:
         allowed = [characteristic_name(c) for c in inputs["allowed_characteristics"]]
     else:
-        action = str(inputs.get("action", "")).lower()
-        allowed = [c for c in CHARACTERISTICS if any(w in action for w in ACTION_WORDS[c])] or list(CHARACTERISTICS)
+        words = re.findall(r"[a-z]+", ascii_text(inputs.get("action", "")).lower())
+        allowed = [c for c in CHARACTERISTICS if any(w.startswith(k) for w in words for k in ACTION_WORDS[c])] \
+            or list(CHARACTERISTICS)
     if len(allowed) == 1:
         return {"allowed_characteristics": allowed, "chosen_by": "rule", "characteristic": allowed[0]}
     out: dict[str, Any] = {"allowed_characteristics": allowed, "chosen_by": "GM (with player)"}
