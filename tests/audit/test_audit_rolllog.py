@@ -197,21 +197,17 @@ def test_other_sqlite_database_is_not_taken_over(tmp_path):
         assert db.execute("SELECT name FROM sqlite_master").fetchall() == [("notes",)]
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes to read-only files")
-def test_read_only_log_says_the_roll_was_not_logged(tmp_path):
+def test_read_only_database_says_the_roll_was_not_logged(tmp_path):
     path = tmp_path / "rolls.sqlite"
     log_some(path, 2)
-    os.chmod(path, 0o444)
-    try:
-        with RollLog(path) as log:
-            with pytest.raises(LogError, match="NOT logged"):
-                log.record_roll([d("d6", 3)], {}, system="s", procedure="p", frame_sha256=SHA)
-    except LogError as exc:  # refused at open (WAL needs to write): still a clear error
-        assert "rolls.sqlite" in str(exc)
-    finally:
-        os.chmod(path, 0o644)
+    with RollLog(path) as log:
+        log._db.execute("PRAGMA query_only = 1")  # SQLite refuses writes as on a read-only file (even for root)
+        with pytest.raises(LogError, match=r"NOT logged.*readonly.*writable.*must not be shown"):
+            log.record_roll([d("d6", 3)], {}, system="s", procedure="p", frame_sha256=SHA)
     with RollLog(path, readonly=True) as log:
-        assert len(log.rolls()) == 2
+        assert len(log.rolls()) == 2 and log.verify().ok
+        with pytest.raises(LogError, match="opened read-only: roll .* NOT logged"):
+            log.record_roll([d("d6", 3)], {}, system="s", procedure="p", frame_sha256=SHA)
 
 
 def test_full_disk_says_the_roll_was_not_logged(tmp_path):

@@ -222,7 +222,7 @@ class RollLog:
         self._check_file()
         try:
             if readonly:
-                self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None)
+                self._db = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro", uri=True, isolation_level=None)
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._db = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
@@ -230,6 +230,10 @@ class RollLog:
             raise LogError(f"cannot open the roll log {self.path}: {exc}") from exc
         try:
             self._open_schema()
+        except sqlite3.OperationalError as exc:  # read-only file or folder, disk full, locked
+            self._db.close()
+            raise LogError(f"cannot use the roll log {self.path} ({exc}): make the file and its folder writable, "
+                           "free disk space, or choose another --log; nothing was logged") from exc
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise LogError(f"{self.path} is corrupt or not a roll log ({exc}); it was left untouched: "
