@@ -117,6 +117,8 @@ def test_cards_missing_or_left_over_are_errors_and_duplicates_are_flagged():
         resolve("talon.simple_test", {"skill_value": 2, "cards_revealed": ["5E", "4E"]})
     flagged = resolve("talon.simple_test", {"skill_value": 2, "cards_revealed": ["ARC3", "ARC3", "5E"]})
     assert "card_error" in flagged and "ARC3" in flagged["card_error"]
+    physical = resolve("talon.simple_test", {"skill_value": 2, "cards_revealed": ["5E"], "cards_seen_this_cycle": ["5E"]})
+    assert "5E" in physical["card_error"] and physical["total"] == 7
     with pytest.raises(RulesError, match="cannot spend"):
         resolve("talon.simple_test", {"skill_value": 2, "cards_revealed": ["5E"], "cheap_chips_spent": 3, "cheap_chips": 1})
 
@@ -144,12 +146,17 @@ def test_tests_reveal_from_the_saved_deck_and_save_it_back(tmp_path):
     path = tmp_path / "talon.json"
     start = resolve("talon.cycle_start", {"players": ["ana", "bo"], "deck_file": str(path)})
     assert start["talon_size_after_deal"] == 72
+    gm = resolve("talon.cycle_start", {"players": ["mj"], "deck_name": "fatalite", "deck_file": str(tmp_path / "gm.json")})
+    assert gm["cards_dealt"] == {"mj": 1} and Deck.load(tmp_path / "gm.json").name == "fatalite"
     before = Deck.load(path)
     out = resolve("talon.simple_test", {"skill_value": 9, "deck_file": str(path), "player": "ana"})
     after = Deck.load(path)
     revealed = [parse_card(c).id for c in out["cards_revealed"]]
+    to_reserve = out.get("fumble", {}).get("draw_to_reserve", 0)  # an Ace: a card drawn into the reserve
     assert before.talon[: len(revealed)] == revealed
-    assert after.talon == before.talon[len(revealed):] and after.discard == revealed and after.in_play == []
+    assert after.talon == before.talon[len(revealed) + to_reserve:]
+    assert after.discard == revealed and after.in_play == []
+    assert len(after.reserves["ana"]) == 1 + to_reserve
     assert after.cheap_chips["ana"] == out["cheap_chips_after"]
     with pytest.raises(RulesError, match="not at this deck's table"):
         resolve("talon.simple_test", {"skill_value": 9, "deck_file": str(path), "player": "zoe"})

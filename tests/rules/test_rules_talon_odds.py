@@ -18,34 +18,8 @@ import pytest
 from dicetower.rules import RulesError
 from dicetower.rules.talon import run_test
 from dicetower.rules.talon_deck import NAMELESS, full_deck, parse_card
-from dicetower.rules.talon_odds import continuation_odds, fumble_odds, odds_of_test
-
-
-class _Exhausted(Exception):
-    pass
-
-
-class _OrderSource:
-    """Cards in one fixed order, as the virtual deck would reveal them (no leftover check)."""
-
-    def __init__(self, order: tuple[str, ...]) -> None:
-        self.order, self.i = order, 0
-
-    def next(self, why: str):
-        if self.i >= len(self.order):
-            raise _Exhausted(why)
-        self.i += 1
-        return parse_card(self.order[self.i - 1])
-
-    def draw_to_reserve(self, player: str):
-        self.i += 1
-        return None
-
-    def known_remaining(self) -> list[str]:
-        return list(self.order[self.i:])
-
-    def leftover(self) -> list[str]:
-        return []
+from dicetower.rules.talon_odds import (OrderSource, TalonExhausted, continuation_odds, fumble_odds, odds_of_test,
+                                        sampled_odds)
 
 
 def brute_force(inputs: dict[str, Any], cards: list[str], bottom_pile: int) -> dict[str, Any]:
@@ -58,8 +32,8 @@ def brute_force(inputs: dict[str, Any], cards: list[str], bottom_pile: int) -> d
     weight = Fraction(1, len(orders))
     for order in orders:
         try:
-            out = run_test(inputs, _OrderSource(order))
-        except _Exhausted:
+            out = run_test(inputs, OrderSource(order))
+        except TalonExhausted:
             grades["talon_exhausted"] += weight
             continue
         grades[out["grade"]] += weight
@@ -131,9 +105,21 @@ def test_continuation_odds_with_only_declared_suit_cards_left_report_exhaustion(
     assert grades == {"talon_exhausted": "1/1"}
 
 
-def test_odds_refuse_sans_limite_and_bad_cards():
-    with pytest.raises(RulesError, match="Sans limite"):
-        odds_of_test({"skill_value": 5, "atouts": {"sans_limite_ou_presque": 2}})
+def test_sans_limite_odds_are_sampled_within_their_stated_bound():
+    """Sans limite ou presque is sampled: every probability lies within the reported Hoeffding bound
+    of the brute-force value (seeded, so the check is repeatable)."""
+    inputs = {"skill_value": 1, "atouts": {"sans_limite_ou_presque": 1}}
+    cards = ["13B", "4C", "9D", "2C", "ARC3", NAMELESS, "5E"]
+    exact = brute_force(inputs, cards, 11)
+    sampled = sampled_odds({**inputs, "remaining_cards": cards}, "talon.simple_test", samples=4000, seed=7)
+    assert sampled["method"].startswith("sampled") and sampled["error_bound"] > 0
+    got = {o["outcome"]: Fraction(o["fraction"]) for o in sampled["outcomes"]}
+    for grade in set(exact["grades"]) | set(got):
+        assert abs(got.get(grade, 0) - exact["grades"].get(grade, 0)) <= sampled["error_bound"], grade
+    assert odds_of_test({"skill_value": 5, "atouts": ["sans_limite_ou_presque:2"]})["method"].startswith("sampled")
+
+
+def test_odds_refuse_bad_cards():
     with pytest.raises(RulesError, match="twice"):
         odds_of_test({"skill_value": 5, "remaining_cards": ["2C", "2C"]})
     with pytest.raises(RulesError, match="Valet"):

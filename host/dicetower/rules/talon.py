@@ -239,7 +239,8 @@ def run_test(inputs: dict[str, Any], source: Any) -> dict[str, Any]:
       disadvantage), skill?/skill_suit?, archetype?, atouts?, declared_suit?/declared_suits?,
       player_choice? (Ace: accept_critical | reveal_check_card; Avantage: the card kept),
       gm_choice? (Désavantage: the card kept), gm_roleplay_chip? (0/1), cheap_chips_spent?,
-      cheap_chips? (held), player?/revealer?
+      cheap_chips? (held), player?/revealer?, cards_seen_this_cycle? (physical-card mode: cards
+      revealed earlier in the cycle; a card seen again is flagged as card_error, RULES.md 3.2)
     Returns the outcome (see talon.simple_test). Raises RulesError when a card the rules need is
     missing, a choice names a card not showing, or chips spent exceed those held.
     """
@@ -349,8 +350,10 @@ def run_test(inputs: dict[str, Any], source: Any) -> dict[str, Any]:
                 "cycle_end_after_test": cycle_end, "cheap_chips_delta": {player: delta}})
     if gm_arcana:
         out["arcana_actions_for_gm"] = gm_arcana
-    if getattr(source, "doubled", None):
-        out["card_error"] = (f"card(s) {source.doubled} seen twice in one test: a misread or a deck error "
+    seen_before = {parse_card(c).id for c in inputs.get("cards_seen_this_cycle") or []}
+    doubled = sorted(set(getattr(source, "doubled", [])) | {parse_card(c).id for c in revealed} & seen_before)
+    if doubled:
+        out["card_error"] = (f"card(s) {doubled} seen twice in this cycle: a misread or a deck error "
                              "(each card appears once per cycle, RULES.md 3.2); check the cards")
     if choices:
         out["choices"] = choices
@@ -700,6 +703,7 @@ def cycle_start(inputs: dict[str, Any]) -> dict[str, Any]:
     1 card (+ Élargir extra, - Fil rouge kept) dealt to each reserve. Shuffles with secrets.SystemRandom.
 
     inputs {"players": count | [names], "extra_cards"?: {player: X}, "deck"?: "full_74",
+            "deck_name"?: destinee | fatalite (the GM's Talon de la Fatalité, same 74 cards, TAL-D33),
             "deck_file"?: path (a new deck is saved there; an existing file is reshuffled)}
     Returns talon_size_before_deal, top_segment_size, nameless_position_from_bottom (the law: the
     actual position is hidden from the players), cards_dealt, talon_size_after_deal."""
@@ -711,7 +715,10 @@ def cycle_start(inputs: dict[str, Any]) -> dict[str, Any]:
         deck.pending_cycle_end = deck.pending_cycle_end or {"revealer": None, "chip": False}
         result = deck.cycle_end()["cycle_start"]
     else:
-        deck = Deck(players_list(inputs.get("players", 1)), extra_cards=inputs.get("extra_cards"))
+        name = str(inputs.get("deck_name", "destinee"))
+        if name not in ("destinee", "fatalite"):
+            raise RulesError(f"deck_name must be destinee (the players' talon) or fatalite (the GM's, TAL-D33)")
+        deck = Deck(players_list(inputs.get("players", 1)), name=name, extra_cards=inputs.get("extra_cards"))
         result = deck.cycle_start()
     if path is not None:
         deck.save(path)

@@ -12,7 +12,8 @@ chain over (cards drawn, arcana left, Nameless still in), the honours' identitie
 enumerated, and a King's continuation is a memoised recursion over (ranks of the declared suit
 left, other honours left, arcana left, position). Paths on which the talon runs out mid-test
 (TAL-D06 reshuffle) are reported as the outcome "talon_exhausted" rather than approximated.
-Not covered: Sans limite ou presque (the narrowing suit choices), odds raise RulesError for it.
+Sans limite ou presque (a suit choice at every card) is sampled instead, with a stated error bound
+(`sampled_odds`).
 """
 
 from __future__ import annotations
@@ -179,15 +180,93 @@ def _subset_sums(ranks: tuple[int, ...]) -> list[dict[int, int]]:
     return [dict(c) for c in counts]
 
 
+class OrderSource:
+    """Cards in one fixed order, revealed as the virtual deck would (for sampling and checks).
+    Raises TalonExhausted when a card is needed after the last one."""
+
+    def __init__(self, order: tuple[str, ...] | list[str]) -> None:
+        self.order, self.i = tuple(order), 0
+
+    def next(self, why: str) -> Card:
+        if self.i >= len(self.order):
+            raise TalonExhausted(why)
+        self.i += 1
+        return parse_card(self.order[self.i - 1])
+
+    def draw_to_reserve(self, player: str) -> str | None:
+        if self.i >= len(self.order):
+            return None  # the deck would reshuffle first (TAL-D06): the card is not known here
+        self.i += 1
+        return self.order[self.i - 1]
+
+    def known_remaining(self) -> list[str]:
+        return list(self.order[self.i:])
+
+    def leftover(self) -> list[str]:
+        return []
+
+
+class TalonExhausted(Exception):
+    """The talon ran out in the middle of a sampled or enumerated test (TAL-D06)."""
+
+
+SAMPLES = 20000
+CONFIDENCE = 0.99
+
+
+def sampled_odds(inputs: dict[str, Any], procedure_id: str, *, samples: int = SAMPLES, seed: int | None = None,
+                 bottom_pile: int = BOTTOM_PILE) -> dict[str, Any]:
+    """Odds of a test by sampling, for what the enumeration does not cover (Sans limite ou presque:
+    a suit choice at every card): `samples` orders of the cards left, drawn as the model of this
+    module says, each resolved by the real engine (talon.run_test with its GEN-D05 defaults).
+    Error bound (Hoeffding): each reported probability is within sqrt(ln(2/0.01) / (2 * samples))
+    of the exact one with 99 % confidence (0.0115 for 20000 samples)."""
+    import math
+    import random
+
+    from .talon import run_test
+
+    rng = random.Random(seed)
+    ids = remaining_cards(inputs)
+    others = [c for c in ids if c != "NAMELESS"]
+    window = min(bottom_pile, len(ids))
+    counts: dict[str, int] = defaultdict(int)
+    totals: dict[int, int] = defaultdict(int)
+    cycle = 0
+    clean = {k: v for k, v in inputs.items() if k not in ("cards_revealed", "deck_file", "remaining_cards")}
+    for _ in range(samples):
+        order = others[:]
+        rng.shuffle(order)
+        if len(others) < len(ids):
+            order.insert(rng.randrange(len(ids) - window, len(ids)), "NAMELESS")
+        try:
+            out = run_test(clean, OrderSource(order))
+        except TalonExhausted:
+            counts["talon_exhausted"] += 1
+            continue
+        counts[out["grade"]] += 1
+        cycle += out["cycle_end_after_test"]
+        if "total" in out:
+            totals[out["total"]] += 1
+    frac = {g: Fraction(counts[g], samples) for g in GRADES if counts.get(g)}
+    success = sum((frac.get(g, Fraction(0)) for g in ("simple", "special", "critical")), Fraction(0))
+    bound = math.sqrt(math.log(2 / (1 - CONFIDENCE)) / (2 * samples))
+    return odds_result(procedure_id, frac,
+                       method=f"sampled: {samples} random orders of the {len(ids)} cards left, each resolved by the "
+                              f"engine; each probability within +/-{bound:.4f} at {CONFIDENCE:.0%} (Hoeffding)",
+                       error_bound=round(bound, 4), success=success, critical=frac.get("critical", Fraction(0)),
+                       special_or_better=frac.get("special", Fraction(0)) + frac.get("critical", Fraction(0)),
+                       critical_failure=frac.get("critical_failure", Fraction(0)),
+                       cycle_end=Fraction(cycle, samples), cards_left=len(ids),
+                       totals=[{"total": t, **probability_json(Fraction(c, samples))} for t, c in sorted(totals.items())])
+
+
 def _params(inputs: dict[str, Any]) -> dict[str, Any]:
     value = as_int(inputs.get("skill_value", inputs.get("attribute_value", inputs.get("value"))), "skill_value")
     mods = modifier_sum(inputs.get("modifiers"))
     if inputs.get("context") is not None:
         mods += context_modifier({"context": inputs["context"]})["modifier"]
     atouts = atout_levels(inputs.get("atouts"))
-    if sans_limite_level(atouts):
-        raise RulesError("odds with Sans limite ou presque are not computed (its suit narrowing is a "
-                         "choice at every card); resolve the test instead")
     return {"value": value, "effective": value + mods, "difficulty": as_int(inputs.get("difficulty", DIFFICULTY), "difficulty"),
             "spent": as_int(inputs.get("cheap_chips_spent", 0), "cheap_chips_spent"), "atouts": atouts,
             "archetype": inputs.get("archetype"), "skill_suit": skill_suit_of(inputs),
@@ -201,9 +280,10 @@ def _arch(p: dict[str, Any], card: Card) -> int:
 
 def _fumble_split(p: dict[str, Any], talon: _Talon, gone: list[Card], arcana: int, t: int,
                   n_in: bool) -> dict[str, Fraction]:
-    """critical_failure / normal_failure (and nameless flag) after an Ace (TAL-D05, TAL-D20)."""
-    if p["fumble_choice"] != "reveal_check_card":
-        return {"critical_failure": Fraction(1)}
+    """critical_failure / normal_failure after an Ace (TAL-D05, TAL-D20), and under "nameless" the
+    probability that the next card (check card, or the card drawn into the reserve) is the Nameless."""
+    if p["fumble_choice"] != "reveal_check_card":  # the card drawn into the reserve may be the Nameless
+        return {"critical_failure": Fraction(1), "nameless": talon.q(t, n_in)}
     gone_ids = {c.id for c in gone}
     honours = [c for c in talon.honours if c.id not in gone_ids]
     r = len(honours) + arcana
@@ -251,6 +331,8 @@ def odds_of_test(inputs: dict[str, Any], procedure_id: str | None = None, *,
     Returns the odds JSON: outcomes by grade, success/failure/special_or_better/critical/
     critical_failure/cycle_end summaries, totals (total -> probability), cards_left, mean_total."""
     p = _params(inputs)
+    if sans_limite_level(p["atouts"]):
+        return sampled_odds(inputs, procedure_id or "talon.simple_test", bottom_pile=bottom_pile)
     mode = fold_key(inputs.get("mode", "advantage" if procedure_id == "talon.advantage" else "normal"))
     if mode not in ("normal", "advantage", "disadvantage"):
         raise RulesError(f"mode {inputs.get('mode')!r} must be normal, advantage or disadvantage")
@@ -358,6 +440,9 @@ def continuation_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     """Odds of a test once its King is showing (talon.king_continuation): the King is the first card
     of cards_revealed or "king" (default 13E); the continuation draws from the cards left."""
     p = _params(inputs)
+    if sans_limite_level(p["atouts"]):
+        raise RulesError("odds of a continuation under way with Sans limite ou presque are not computed; "
+                         "ask the odds of the whole test (talon.simple_test), which are sampled")
     first = inputs.get("king") or (inputs.get("cards_revealed") or ["13E"])[0]
     king = parse_card(first)
     if not _starts(king, p["atouts"]):
