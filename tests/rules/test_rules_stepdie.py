@@ -180,3 +180,14 @@ def test_screens_fit_and_say_the_outcome(proc, inputs):
     check_screen(lines)
     text = " ".join(lines)
     assert "FAILURE" in text or "NO CAST" in text
+
+
+def test_character_dice_map_tn_ladder_names_and_heart_counts():
+    out = stepdie.test({"dice": {"S": "d8", "Z": "d6", "M": "d10"}, "characteristic": "F", "helpers": 1,
+                        "tn": 8, "face": {"die_type": "d10", "value": 9}})
+    assert out["die_rolled"] == "d10" and out["outcome"] == "success"  # S = F (SD-D04), helped d8 -> d10
+    with pytest.raises(RulesError, match="no die for A"):
+        stepdie.test({"dice": {"F": "d8"}, "characteristic": "A", "tn": 6, "face": 3})
+    assert stepdie.tn_ladder({"difficulty": "Difficile"})["tn"] == 8
+    assert stepdie.tn_ladder({"tn": 4})["label"] == "facile"
+    assert stepdie.hearts({"lose": 2})["hearts_after"] == 3

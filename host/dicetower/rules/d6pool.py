@@ -457,6 +457,7 @@ def advancement_cost(inputs: dict[str, Any]) -> dict[str, Any]:
     outcome: {"total_cost", "step_cost" (N-1, level form only)}
     """
     def cost(n: int) -> int:
+        """Points for level n from nothing: n(n-1)/2."""
         return n * (n - 1) // 2
 
     if "bonuses" in inputs:

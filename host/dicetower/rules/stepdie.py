@@ -88,15 +88,23 @@ def helped_die(base_die: Any, helpers: int) -> tuple[str, int]:
 
 
 def _die(inputs: dict[str, Any]) -> tuple[str, int]:
-    """(die thrown, helpers counted) from "die" (already helped) or "base_die" + "helpers"."""
+    """(die thrown, helpers counted) from "die" (already helped), "base_die" + "helpers", or the
+    character's "dice" ({letter: die}, SD-D04) + "characteristic" + "helpers"."""
     if "base_die" in inputs:
         return helped_die(inputs["base_die"], inputs.get("helpers", 0))
     if "die" in inputs:
         if inputs.get("helpers"):
             raise RulesError("give the die before help as base_die when helpers are counted")
         return step_die(inputs["die"]), 0
-    raise RulesError("give the die thrown (die: 'd10') or the characteristic's die and its help "
-                     "(base_die: 'd10', helpers: 1)")
+    if isinstance(inputs.get("dice"), dict) and inputs.get("characteristic") is not None:
+        letter = characteristic(inputs["characteristic"])
+        dice = {characteristic(k): v for k, v in inputs["dice"].items()}
+        if letter not in dice:
+            raise RulesError(f"the character's dice {inputs['dice']} give no die for {letter}")
+        return helped_die(dice[letter], inputs.get("helpers", 0))
+    raise RulesError("give the die thrown (die: 'd10'), the characteristic's die and its help "
+                     "(base_die: 'd10', helpers: 1), or the character's dice and the characteristic "
+                     "(dice: {'F': 'd8', ...}, characteristic: 'F'; SD-D04)")
 
 
 def read_face(inputs: dict[str, Any], die: str, key: str = "face") -> int:
@@ -167,16 +175,23 @@ def _tn(inputs: dict[str, Any], tn_key: str = "tn", extra_degrees: int = 0) -> d
 @procedure("stepdie.tn_ladder")
 def tn_ladder(inputs: dict[str, Any]) -> dict[str, Any]:
     """The TN ladder (seed 003, Wyniki Testu; RULES.md 4.3): 4 facile, 6 normal, 8 difficile, 12 boss /
-    grande puissance. inputs: optional "difficulty" or "level" ("facile"|"normal"|"difficile"|"boss") ->
-    its "tn". outcome: {"ladder": [4, 6, 8, 12], "labels": {...}, "tn"?}."""
+    grande puissance. inputs: optional "difficulty" (or "level", "label": "facile"|"normal"|
+    "difficile"|"boss") -> its "tn"; optional "tn" -> its "label".
+    outcome: {"ladder": [4, 6, 8, 12], "labels": {"4": "facile", ...}, "tn"?, "label"?}.
+    Raises RulesError for an unknown difficulty or a TN off the ladder."""
     out: dict[str, Any] = {"ladder": list(TN_LADDER), "labels": {str(k): v for k, v in TN_LABELS.items()}}
-    name = inputs.get("difficulty", inputs.get("level"))
+    if "tn" in inputs:
+        tn = _int(inputs, "tn")
+        if tn not in TN_LABELS:
+            raise RulesError(f"TN {tn} is not on the ladder {list(TN_LADDER)}")
+        out.update(tn=tn, label=TN_LABELS[tn])
+    name = next((inputs[k] for k in ("difficulty", "level", "label") if k in inputs), None)
     if name is not None:
         wanted = _key(name)
         match = [tn for tn, name in TN_LABELS.items() if wanted in _key(name).split("_")]
         if not match:
             raise RulesError(f"unknown difficulty {name!r}; use facile, normal, difficile or boss")
-        out["tn"] = match[0]
+        out.update(tn=match[0], label=TN_LABELS[match[0]])
     return out
 
 
@@ -278,7 +293,8 @@ def _test_odds(inputs: dict[str, Any]) -> dict[str, Any]:
 def test(inputs: dict[str, Any]) -> dict[str, Any]:
     """A test (seed 003, 3.4 Résultats du test, Wyniki Testu; RULES.md 4.5; SD-D01, SD-D02, SD-D10).
 
-    inputs:  die | base_die + helpers; tn (+ shift_degrees or tn_shift_degrees; or tn_override);
+    inputs:  die | base_die + helpers | dice ({"F": "d8", "A": "d6", "M": "d10"}, SD-D04) +
+             characteristic + helpers; tn (+ shift_degrees or tn_shift_degrees; or tn_override);
              face (int, reading, or [one reading]); optional characteristic (F/A/M, S/Z).
     outcome: {"die_rolled", "helpers_counted", "tn", "status", "roll_required", "face",
               "outcome": "exceptional_success" | "success" | "failure", "success",
@@ -563,7 +579,8 @@ def magic(inputs: dict[str, Any]) -> dict[str, Any]:
 def hearts(inputs: dict[str, Any]) -> dict[str, Any]:
     """Hearts (seed 003, 7.1; RULES.md 4.8): 5 at the start; a lost Heart is real harm or exhaustion.
 
-    inputs:  hearts (current, default 5), change (signed; default 0), max_hearts (5), armour_tokens
+    inputs:  hearts (current, default 5), change (signed) and/or lose / gain (counts; all default 0),
+             max_hearts (5), armour_tokens
              (0) and use_armour (true) for a loss.
     outcome: {"starting_hearts": 5, "hearts", "hearts_after", "state": "active" | "down" | "dead",
               "armour_tokens_after"}; healing
@@ -571,7 +588,7 @@ def hearts(inputs: dict[str, Any]) -> dict[str, Any]:
     """
     current = _int(inputs, "hearts", STARTING_HEARTS, minimum=0)
     top = _int(inputs, "max_hearts", STARTING_HEARTS, minimum=1)
-    change = _int(inputs, "change", 0)
+    change = _int(inputs, "change", 0) - _int(inputs, "lose", 0, minimum=0) + _int(inputs, "gain", 0, minimum=0)
     out: dict[str, Any] = {"starting_hearts": STARTING_HEARTS, "hearts": current}
     if change >= 0:
         after = min(current + change, top)
