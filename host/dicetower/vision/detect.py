@@ -92,44 +92,65 @@ class DieBody:
     mask: np.ndarray
 
 
-def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
-                    min_side_frac: float = 0.02, max_side_frac: float = 0.5) -> list[DieBody]:
-    """Die-sized blobs that differ from the table. image: HxWx3 uint8 BGR; reference: the empty tray,
-    same shape, or None (the table is then modelled from the frame itself); die sides between
-    min_side_frac and max_side_frac of the frame's long side. Raises ValueError when reference's shape
-    differs from image's."""
-    if reference is not None and reference.shape != image.shape:
-        raise ValueError(f"reference frame is {reference.shape}, frame is {image.shape}: take the empty-tray "
-                         "reference with the same camera and resolution")
-    s = analysis_scale(image.shape, 640)
-    small = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else image
+def _table_distance(small: np.ndarray, reference: np.ndarray | None) -> np.ndarray:
+    """Per-pixel Lab distance (HxW float32) of a frame from the table. With a reference (the empty
+    tray, same size) it is plain background subtraction. Without one the table is modelled twice:
+    locally (median of an 1/8-size copy: follows light gradients, forgets dice smaller than ~40 px)
+    and globally (median colour of the frame's border strip: dice seldom touch the border, and it
+    does not forget large dice); a pixel is as far from the table as the larger of the two says,
+    the global one counted at half weight since one colour cannot follow the light."""
     lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
     if reference is not None:
         ref = cv2.resize(reference, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_AREA)
         table = cv2.cvtColor(cv2.GaussianBlur(ref, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
-    else:
-        tiny = cv2.resize(small, None, fx=1 / 8, fy=1 / 8, interpolation=cv2.INTER_AREA)
-        tiny = cv2.medianBlur(tiny, 9)
-        table = cv2.cvtColor(cv2.resize(tiny, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_LINEAR),
-                             cv2.COLOR_BGR2LAB).astype(np.float32)
-    dist = np.sqrt(((lab - table) ** 2).sum(axis=2))
-    dist8 = np.clip(dist * 4, 0, 255).astype(np.uint8)
+        return np.sqrt(((lab - table) ** 2).sum(axis=2))
+    h, w = lab.shape[:2]
+    b = max(2, int(0.04 * min(h, w)))
+    border = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3),
+                             lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3)])
+    d_global = np.sqrt(((lab - np.median(border, axis=0)) ** 2).sum(axis=2))
+    tiny = cv2.medianBlur(cv2.resize(small, None, fx=1 / 8, fy=1 / 8, interpolation=cv2.INTER_AREA), 5)
+    local = cv2.cvtColor(cv2.resize(tiny, (w, h), interpolation=cv2.INTER_LINEAR), cv2.COLOR_BGR2LAB).astype(np.float32)
+    d_local = np.sqrt(((lab - local) ** 2).sum(axis=2))
+    return np.maximum(0.5 * d_global, d_local)
+
+
+def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
+                    min_side_frac: float = 0.04, max_side_frac: float = 0.6, _depth: int = 0) -> list[DieBody]:
+    """Die-sized compact blobs that differ from the table (see _table_distance), Otsu-thresholded.
+    image: HxWx3 uint8 BGR; reference: the empty tray, same shape, or None; die sides between
+    min_side_frac and max_side_frac of the frame's long side. A blob larger than a quarter of the
+    frame (a tray, a dice dome) is searched again inside for the dice it holds.
+    Raises ValueError when reference's shape differs from image's."""
+    if reference is not None and reference.shape != image.shape:
+        raise ValueError(f"reference frame is {reference.shape}, frame is {image.shape}: take the empty-tray "
+                         "reference with the same camera and resolution")
+    s = analysis_scale(image.shape, 320)
+    small = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else image
+    dist8 = np.clip(_table_distance(small, reference) * 3, 0, 255).astype(np.uint8)
     _, mask = cv2.threshold(dist8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     mask = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, se), cv2.MORPH_OPEN, se)
     long_side = max(small.shape[:2])
     bodies: list[DieBody] = []
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+    f = 1.0 / s
     for i in range(1, n):
         x, y, w, h, area = stats[i]
         side = max(w, h)
         if not min_side_frac * long_side <= side <= max_side_frac * long_side:
             continue
-        if area < 0.45 * w * h or max(w, h) > 2.2 * min(w, h):  # dice are compact, not cables or edges
+        box = (int(x * f), int(y * f), int(round(w * f)), int(round(h * f)))
+        if side > 0.25 * long_side and _depth == 0 and reference is None:
+            bx, by, bw, bh = box
+            inner = find_die_bodies(image[by:by + bh, bx:bx + bw], None, 0.1, 0.6, _depth=1)
+            if inner:
+                bodies += [DieBody((ix + bx, iy + by, iw, ih), m) for (ix, iy, iw, ih), m in
+                           ((b.box, b.mask) for b in inner)]
+                continue
+        if area < 0.45 * w * h or side > 2.0 * min(w, h):  # dice are compact, not cables or edges
             continue
         comp = (labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255
-        f = 1.0 / s
-        box = (int(x * f), int(y * f), int(round(w * f)), int(round(h * f)))
         bodies.append(DieBody(box, cv2.resize(comp, (box[2], box[3]), interpolation=cv2.INTER_NEAREST)))
     return bodies
 
