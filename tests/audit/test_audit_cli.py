@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -150,7 +151,6 @@ def test_bad_csv_names_the_row_and_imports_nothing(tmp_path, rows, message):
     write_csv(tmp_path / "bad.csv", rows)
     result = run("import", str(tmp_path / "bad.csv"), "--log", str(log_path), ok=False)
     assert result.exit_code == 1
-    import re
     assert re.search(message, result.output), result.output
     assert "nothing was imported" in result.output
     assert report_json(log_path) == before

@@ -8,6 +8,8 @@ import math
 import numpy as np
 import pytest
 from scipy import stats as sps
+from statsmodels.stats.power import NormalIndPower
+from statsmodels.stats.proportion import proportion_effectsize
 
 from dicetower.audit.stats import (audit_faces, binomial_counts, face_p_from_w, face_tests, goodness_of_fit,
                                    power, transitions, w_from_face_p)
@@ -80,7 +82,9 @@ def test_power_figures_are_consistent():
     assert pw.min_face_p_gof > 0.06 and pw.rolls_needed > 2397
     # more rolls, smaller detectable bias
     assert power(20_000, 20).min_face_p_gof < pw.min_face_p_gof
-    assert 0.05 < pw.min_face_p_binom < 0.07 + 0.02
+    # the exact-face figure is Cohen's h back to a probability: h(min_face_p_binom, 1/20) gives power 0.8
+    h = proportion_effectsize(pw.min_face_p_binom, 0.05)
+    assert NormalIndPower().power(effect_size=h, nobs1=2397, alpha=0.05, ratio=0) == pytest.approx(0.8, abs=1e-3)
     # Cohen's w: one face at p, others equal, summed over cells
     p1 = np.full(20, (1 - 0.06) / 19)
     p1[0] = 0.06
