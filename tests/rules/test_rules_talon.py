@@ -292,3 +292,34 @@ def test_display_forms_fit_the_oled():
 
 def test_every_card_label_fits_five_per_line():
     assert max(len(parse_card(c).label()) for c in full_deck()) <= 7
+
+
+def test_health_atouts_cancel_maluses():
+    nbl = {"state": {"track": "vitalite", "tier1": {"taken": 4}, "tier2": {"taken": 0}, "tier3": {"taken": 0}}}
+    assert resolve("talon.health_malus", nbl)["malus"] == -2
+    assert resolve("talon.health_malus", {**nbl, "atouts": ["juste_une_egratignure"]})["malus"] == 0
+    nbg = {"state": {"track": "vitalite", "tier1": {"taken": 4}, "tier2": {"taken": 1}, "tier3": {"taken": 0}}}
+    assert resolve("talon.health_malus", nbg)["malus"] == -3
+    assert resolve("talon.health_malus", {**nbg, "atouts": {"dur_a_cuire": 1}})["malus"] == -2  # NBL count again
+    tired = {"track": "endurance", "tier1_nonfree_taken": 4, "tier2_nonfree_taken": 1}
+    assert resolve("talon.health_malus", {**tired, "atouts": ["second_souffle"]})["malus"] == 0
+    assert resolve("talon.health_malus", {**tired, "atouts": ["infatigable"]})["malus"] == -2
+
+
+def test_a_reserve_card_opens_the_test_once_per_cycle_and_costs_a_chip(tmp_path):
+    path = tmp_path / "talon.json"
+    resolve("talon.cycle_start", {"players": ["ana"], "deck_file": str(path)})
+    deck = Deck.load(path)
+    deck.cheap_chips["ana"] = 1
+    card = deck.reserves["ana"][0]
+    deck.save(path)
+    inputs = {"skill_value": 9, "deck_file": str(path), "player": "ana",
+              "reserve_card": {"card": card, "orientation": "reversed"}}
+    out = resolve("talon.simple_test", inputs)
+    assert parse_card(out["cards_revealed"][0]).id == card and out["reserve_reveal_cost"] == "cheap_chip"
+    deck = Deck.load(path)
+    assert card in deck.discard and deck.reserve_reveals_used["ana"] == 1
+    with pytest.raises(RulesError, match="cannot reveal from the reserve"):
+        resolve("talon.simple_test", {**inputs, "reserve_card": {"card": deck.reserves["ana"][0] if deck.reserves["ana"] else card}})
+    with pytest.raises(RulesError, match="not .*\\['bo'\\]"):
+        resolve("talon.cycle_start", {"players": ["bo"], "deck_file": str(path)})

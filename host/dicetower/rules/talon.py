@@ -12,13 +12,13 @@ This module registers the test procedures; importing it registers every `talon.*
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from .registry import RulesError, procedure
 from .screen import fit
-from .talon_deck import NAMELESS, SUITS, Card, Deck, as_int, fold_key, full_deck, parse_card, players_list
+from .talon_deck import (NAMELESS, SUITS, Card, Deck, as_int, atout_levels, fold_key, full_deck, parse_card,
+                         players_list)
 
 DIFFICULTY = 14  # seed 002 "3. Tests": "De base, la difficulté est fixée à 14" (TAL-D35: configurable)
 CONTEXT_MODIFIERS = {"cauchemardesque": -13, "atroce": -7, "ardu": -3, "usuel": 0, "favorable": 3, "ideal": 7}
@@ -51,21 +51,6 @@ def modifier_sum(modifiers: Any) -> int:
     for m in modifiers:
         total += as_int(m.get("value") if isinstance(m, dict) else m, "modifier")
     return total
-
-
-def atout_levels(atouts: Any) -> dict[str, int]:
-    """Atouts as name -> level from a list ("uniforme_continuite", "sans_limite_ou_presque:3",
-    "demolition_man(1)") or a dict {name: level}. Names are folded to snake_case ASCII."""
-    if not atouts:
-        return {}
-    if isinstance(atouts, dict):
-        return {fold_key(k): int(v) for k, v in atouts.items()}
-    out = {}
-    for item in atouts:
-        m = re.match(r"^(.*?)[\s:(]*(\d+)\)?$", str(item))
-        name, level = (m.group(1), int(m.group(2))) if m else (str(item), 1)
-        out[fold_key(name)] = level
-    return out
 
 
 def sans_limite_level(atouts: dict[str, int]) -> int:
@@ -444,7 +429,21 @@ def _with_source(inputs: dict[str, Any], fn: Any) -> dict[str, Any]:
             raise RulesError(f"player {player!r} is not at this deck's table {deck.players}")
         if "cheap_chips_spent" in inputs and as_int(inputs["cheap_chips_spent"], "cheap_chips_spent") > deck.cheap_chips[player]:
             raise RulesError(f"{player} holds {deck.cheap_chips[player]} Cheap-chips, cannot spend {inputs['cheap_chips_spent']}")
-        out = fn(inputs, _DeckSource(deck, player, inputs.get("reserve_card")))
+        reserve = inputs.get("reserve_card")
+        reveal_cost = None
+        if reserve is not None:  # Arcaniste (0): the first card comes from the player's reserve
+            if not isinstance(reserve, dict) or not reserve.get("card"):
+                raise RulesError("reserve_card must be {\"card\": code, \"orientation\": upright|reversed}")
+            allowed = reserve_reveal({"reserve_reveals_used_this_cycle": deck.reserve_reveals_used[player],
+                                      "maitriser_son_destin": inputs.get("maitriser_son_destin", 0),
+                                      "cheap_chips": deck.cheap_chips[player]})
+            if not allowed["allowed"]:
+                raise RulesError(f"{player} cannot reveal from the reserve: {allowed['reason']}")
+            reveal_cost = allowed["cost"]
+        out = fn(inputs, _DeckSource(deck, player, reserve))
+        if reveal_cost is not None:
+            deck.cheap_chips[player] -= reveal_cost == "cheap_chip"
+            out["reserve_reveal_cost"] = reveal_cost  # else 1 Équilibre Mental level (TAL-D28, TAL-D31)
         pending = deck.pending_cycle_end or {}
         cycle_chip = 1 if pending.get("chip") and pending.get("revealer") == player else 0  # paid by cycle_end
         deck.cheap_chips[player] += out["cheap_chips_delta"][player] - cycle_chip
@@ -488,7 +487,8 @@ def simple_test(inputs: dict[str, Any]) -> dict[str, Any]:
     """A Talon test (seed 002 "3. Tests", steps 1-5; RULES.md 3.4; TAL-D03, TAL-D04, TAL-D08, TAL-D09).
 
     inputs: see run_test; cards from "cards_revealed" (list of codes, in order) or the virtual deck
-    ("deck_file", "player"). Without either, a preview: effective_value and
+    ("deck_file", "player", and "reserve_card": {"card", "orientation"} to reveal the first card from
+    the player's reserve, checked and paid as talon.reserve_reveal). Without either, a preview: effective_value and
     min_honour_value_to_succeed (seed example: Robert needs >= 10).
     Returns effective_value, honour_total, archetype_bonus, total, MR, success, grade
     (failure|simple|special|critical, or critical_failure|normal_failure after an Ace),
@@ -712,6 +712,9 @@ def cycle_start(inputs: dict[str, Any]) -> dict[str, Any]:
     path = Path(inputs["deck_file"]).expanduser() if inputs.get("deck_file") else None
     if path is not None and path.exists():
         deck = Deck.load(path)
+        if "players" in inputs and players_list(inputs["players"]) != deck.players:
+            raise RulesError(f"{path} is the deck of {deck.players}, not {players_list(inputs['players'])}: "
+                             "use another deck_file for another table")
         deck.pending_cycle_end = deck.pending_cycle_end or {"revealer": None, "chip": False}
         result = deck.cycle_end()["cycle_start"]
     else:

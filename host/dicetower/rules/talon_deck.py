@@ -135,6 +135,21 @@ def as_int(value: Any, name: str) -> int:
     return value
 
 
+def atout_levels(atouts: Any) -> dict[str, int]:
+    """Atouts as name -> level from a list ("uniforme_continuite", "sans_limite_ou_presque:3",
+    "demolition_man(1)") or a dict {name: level}. Names are folded to snake_case ASCII."""
+    if not atouts:
+        return {}
+    if isinstance(atouts, dict):
+        return {fold_key(k): int(v) for k, v in atouts.items()}
+    out = {}
+    for item in atouts:
+        m = re.match(r"^(.*?)[\s:(]*(\d+)\)?$", str(item))
+        name, level = (m.group(1), int(m.group(2))) if m else (str(item), 1)
+        out[fold_key(name)] = level
+    return out
+
+
 def full_deck() -> list[str]:
     """The 74 card ids: 52 honours, 21 numbered arcana, the Nameless Arcanum (RULES.md 3.1)."""
     return ([f"{rank}{suit}" for suit in SUITS for rank in range(1, 14)]

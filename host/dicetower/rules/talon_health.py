@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .registry import RulesError, procedure
-from .talon_deck import as_int, fold_key
+from .talon_deck import as_int, atout_levels, fold_key
 
 #: Tier names and the state beyond tier 3 for each track (RULES.md 3.9).
 TRACKS = {
@@ -61,7 +61,7 @@ class TrackState:
     cumul: int = 0
     cumul_max: int = CUMUL_MAX
     terminal: str | None = None
-    log: list[str] = field(default_factory=list)
+    atouts: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def default(cls, track: str, skill_value: int | None = None) -> "TrackState":
@@ -107,6 +107,7 @@ class TrackState:
                     tier.slots = max(tier.slots, tier.taken)
         else:
             raise RulesError(f"state must be an object or \"fresh\", not {state!r}")
+        out.atouts = atout_levels(inputs.get("atouts"))
         out.check()
         return out
 
@@ -159,15 +160,31 @@ class TrackState:
 
     def malus(self) -> tuple[int, str]:
         """`talon.health_malus` of this track: (malus <= 0, computation text). Only the highest tier
-        with a non-free level taken counts (seed 002 "5. Santé"; TAL-D13)."""
+        with a non-free level taken counts (seed 002 "5. Santé"; TAL-D13). Atouts (seed 002
+        "9. Atouts"; TAL-D14): Juste une égratignure (no Blessure légère malus), Dur à cuire (X)
+        (the first X Blessure grave maluses cancelled), Infatigable (X) (the first X Épuisement
+        maluses), Second souffle (the first Épuisement level left with a malus gives none and the
+        Fatigue maluses are cancelled). A cancelled level counts as free."""
+        n = [t.nonfree_taken for t in self.tiers]
+        fatigue_cancelled = False
+        if self.track == "vitalite":
+            if self.atouts.get("juste_une_egratignure"):
+                n[0] = 0
+            n[1] = max(0, n[1] - self.atouts.get("dur_a_cuire", 0))
+        if self.track == "endurance":
+            n[1] = max(0, n[1] - self.atouts.get("infatigable", 0))
+            if self.atouts.get("second_souffle") and n[1] > 0:
+                n[1] -= 1
+                fatigue_cancelled = True
+        if fatigue_cancelled:
+            n[0] = 0
         for i in (2, 1, 0):
-            n = self.tiers[i].nonfree_taken
-            if n > 0:
+            if n[i] > 0:
                 if i == 0:
-                    value = int(n * MALUS_PER_LEVEL[0])
-                    return -value, f"floor({n} * 0.5) = {value}"
-                value = n * int(MALUS_PER_LEVEL[i])
-                return -value, f"{n} * {int(MALUS_PER_LEVEL[i])} = {value}"
+                    value = int(n[i] * MALUS_PER_LEVEL[0])
+                    return -value, f"floor({n[i]} * 0.5) = {value}"
+                value = n[i] * int(MALUS_PER_LEVEL[i])
+                return -value, f"{n[i]} * {int(MALUS_PER_LEVEL[i])} = {value}"
         return 0, "no level with a malus taken"
 
     def summary(self) -> dict[str, Any]:

@@ -26,9 +26,9 @@ from typing import Any
 
 from .odds import odds_result, probability_json
 from .registry import RulesError
-from .talon import (DEMOLITION_FUMBLE_BONUS, DIFFICULTY, SUITS, archetype_modifier_of, atout_levels,
+from .talon import (DEMOLITION_FUMBLE_BONUS, DIFFICULTY, SUITS, archetype_modifier_of,
                     context_modifier, grade_of, modifier_sum, sans_limite_level, skill_suit_of, suit_gains)
-from .talon_deck import BOTTOM_PILE, Card, Deck, as_int, fold_key, full_deck, parse_card
+from .talon_deck import BOTTOM_PILE, NAMELESS, Card, Deck, as_int, atout_levels, fold_key, full_deck, parse_card
 
 METHOD = ("exact enumeration (fractions.Fraction) over the {n} cards left in the talon; Nameless Arcanum "
           "uniform among the last {w}; talon running out mid-test reported as talon_exhausted")
@@ -228,7 +228,7 @@ def sampled_odds(inputs: dict[str, Any], procedure_id: str, *, samples: int = SA
 
     rng = random.Random(seed)
     ids = remaining_cards(inputs)
-    others = [c for c in ids if c != "NAMELESS"]
+    others = [c for c in ids if c != NAMELESS]
     window = min(bottom_pile, len(ids))
     counts: dict[str, int] = defaultdict(int)
     totals: dict[int, int] = defaultdict(int)
@@ -238,7 +238,7 @@ def sampled_odds(inputs: dict[str, Any], procedure_id: str, *, samples: int = SA
         order = others[:]
         rng.shuffle(order)
         if len(others) < len(ids):
-            order.insert(rng.randrange(len(ids) - window, len(ids)), "NAMELESS")
+            order.insert(rng.randrange(len(ids) - window, len(ids)), NAMELESS)
         try:
             out = run_test(clean, OrderSource(order))
         except TalonExhausted:
