@@ -160,6 +160,8 @@ def test_unknown_die_and_face_out_of_range_log_nothing(tmp_path):
             log.record_roll([d("d6", 3), d("d7", 3)], {}, system="s", procedure="p", frame_sha256=SHA)
         with pytest.raises(LogError, match="face 7 is out of range for a d6"):
             log.record_roll([d("d6", 7)], {}, system="s", procedure="p", frame_sha256=SHA)
+        with pytest.raises(LogError, match="not 64 hex digits"):
+            log.record_roll([d("d6", 2)], {}, system="s", procedure="p", frame_sha256="frame.jpg")
         assert len(log.rolls()) == 1 and log.verify().ok
 
 
@@ -288,3 +290,27 @@ def test_sigkill_during_a_batch_import_leaves_all_or_nothing(tmp_path):
     assert result.ok, result.faults
     assert [len(r["dice"]) for r in rolls[:5]] == [3] * 5
     assert len(rolls) in (5, 100_005) and (len(rolls) == 100_005) == finished
+
+
+CONCURRENT = """
+import sys
+from dicetower.audit.rolllog import RollLog
+from dicetower.readings import DieReading
+with RollLog(sys.argv[1], tower=sys.argv[2]) as log:
+    for i in range(40):
+        log.record_roll([DieReading("d6", 1 + i % 6, (0, 0, 5, 5), 0.9)] * 4, {"i": i}, system="s", procedure="p",
+                        frame_sha256="0" * 64)
+"""
+
+
+def test_two_writers_at_once_keep_one_valid_chain(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    RollLog(path).close()
+    procs = [subprocess.Popen([sys.executable, "-c", CONCURRENT, str(path), name]) for name in ("A", "B")]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    with RollLog(path, readonly=True) as log:
+        result = log.verify()
+        rolls = log.rolls()
+    assert result.ok, result.faults
+    assert sorted(r["tower"] for r in rolls) == ["A"] * 40 + ["B"] * 40
+    assert all(len(r["dice"]) == 4 for r in rolls)

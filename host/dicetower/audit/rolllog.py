@@ -30,6 +30,7 @@ import heapq
 import json
 import math
 import os
+import re
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ SCHEMA_VERSION = 1
 DIE_SIDES: dict[str, int] = {"d4": 4, "d6": 6, "d8": 8, "d10": 10, "d12": 12, "d20": 20, "stone": 6}
 
 GENESIS_HASH = "0" * 64
+_SHA256_HEX = re.compile("[0-9a-f]{64}")
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 _SCHEMA = """
@@ -355,7 +357,7 @@ class RollLog:
         time_epoch:   the roll's time (Unix s); default now
 
         Raises LogError: an unknown die type, a face out of range or a confidence outside 0..1 (the
-        die's index is named),
+        die's index is named), frame_sha256 not 64 lowercase hex digits,
         outcome not JSON, crops not matching readings, or the database refused the write (disk full,
         read-only, locked). On any error nothing of the roll is logged.
         """
@@ -363,6 +365,8 @@ class RollLog:
             check_face(reading.die_type, reading.value, where=f"(die {i} of the roll)")
             if not 0.0 <= reading.confidence <= 1.0:  # also refuses NaN
                 raise LogError(f"confidence {reading.confidence} of die {i} is not in 0..1; roll NOT logged")
+        if not _SHA256_HEX.fullmatch(frame_sha256):
+            raise LogError(f"frame_sha256 {frame_sha256!r} is not 64 hex digits (a SHA-256); roll NOT logged")
         if crops is not None and len(crops) != len(readings):
             raise LogError(f"{len(crops)} crops for {len(readings)} dice: give one crop per die read; roll NOT logged")
         try:
