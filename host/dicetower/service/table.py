@@ -98,18 +98,16 @@ class Table:
         return str(self.profile.get("name", self.path.stem))
 
     def idle_line(self) -> str:
-        """One OLED line with the odds of the roll about to be made (issue 3 item 7), or the table's
-        name when the procedure rolls no dice or `[roll.odds]` is missing."""
-        from dicetower.rules.odds import idle_line
+        """One OLED line with the odds of the roll about to be made (issue 3 item 7; `[roll.odds]`
+        completes the plan's inputs, e.g. the pool size), or the table's name when the procedure
+        rolls no dice or the roll is not fixed yet."""
+        from dicetower.rules.odds import idle_line_for
 
-        proc = rules.get(self.plan.procedure)
         odds_inputs = self.profile.get("roll", {}).get("odds")
-        if proc.odds is None or odds_inputs is None:
+        if odds_inputs is None:
             return self.name[:16]
-        try:
-            return idle_line(proc.odds({**self.plan.inputs, **_deref(odds_inputs, self.profile, self.path)}))
-        except rules.RulesError as exc:
-            raise ProfileError(f"{self.path}: [roll.odds] cannot give the odds: {exc}") from exc
+        line = idle_line_for(self.plan.procedure, {**self.plan.inputs, **_deref(odds_inputs, self.profile, self.path)})
+        return line or self.name[:16]
 
     def apply(self, outcome: dict[str, Any]) -> list[str]:
         """Add the outcome's values to the state fields named in `[roll.apply]` and save the profile
