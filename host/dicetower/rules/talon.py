@@ -605,7 +605,8 @@ def cheap_chip_spend(inputs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-@procedure("talon.archetype_modifier")
+@procedure("talon.archetype_modifier",
+           screen=lambda o: ["ARCHETYPE"] + [fit(f"{s} card {v:+d}") for s, v in o["per_card"].items()])
 def archetype_modifier(inputs: dict[str, Any]) -> dict[str, Any]:
     """Archetype modifier per suit of a contributing honour (seed 002 "8. Création — Archétypes";
     RULES.md 3.7; TAL-D09). inputs {"archetype", "skill"?, "skill_suit"?, "card"?}.
@@ -696,7 +697,14 @@ def opposed_test(inputs: dict[str, Any]) -> dict[str, Any]:
 
 
 # --- deck cycle and reserve ---------------------------------------------------------------------
-@procedure("talon.cycle_start")
+def cycle_screen(outcome: dict[str, Any]) -> list[str]:
+    """OLED form of a cycle start: cards dealt per player and the talon left."""
+    lines = ["NEW CYCLE", fit(f"talon {outcome['talon_size_after_deal']} cards")]
+    lines += [fit(f"{p} +{n} reserve") for p, n in outcome["cards_dealt"].items()]
+    return lines[:8]
+
+
+@procedure("talon.cycle_start", screen=cycle_screen)
 def cycle_start(inputs: dict[str, Any]) -> dict[str, Any]:
     """Début du cycle (seed 002 "4. Cycle de la Destinée"; RULES.md 3.3; TAL-D02, TAL-D34): the
     Nameless Arcanum among the bottom 11 (uniform), the rest shuffled on top, random orientations,
@@ -740,7 +748,17 @@ def _keep_default(reserve: list[str], n: int) -> list[str]:
     return sorted(reserve, key=rank)[:n]
 
 
-@procedure("talon.cycle_end")
+def cycle_end_screen(outcome: dict[str, Any]) -> list[str]:
+    """OLED form of a cycle end: who gains the chip and reshuffles, cards kept."""
+    lines = ["CYCLE END", fit(f"{outcome['reshuffled_by']} reshuffles")]
+    lines += [fit(f"{p} chip +{n}") for p, n in outcome["cheap_chips_delta"].items()]
+    kept = outcome.get("excluded_from_reshuffle", [])
+    if kept:
+        lines.append(fit("kept " + " ".join(parse_card(c).label() for c in kept)))
+    return lines[:8]
+
+
+@procedure("talon.cycle_end", screen=cycle_end_screen)
 def cycle_end(inputs: dict[str, Any]) -> dict[str, Any]:
     """Fin du cycle (seed 002 "4. Cycle de la Destinée"; RULES.md 3.3; TAL-D34, TAL-D06): every
     reserve is discarded except the cards kept with Fil rouge (X per player), the revealer gains 1
@@ -802,7 +820,17 @@ def _reserve_odds(inputs: dict[str, Any]) -> dict[str, Any]:
                        method="certain (no draw: the player chooses the card from the reserve, RULES.md 3.7)")
 
 
-@procedure("talon.reserve_reveal", odds=_reserve_odds)
+def reserve_screen(outcome: dict[str, Any]) -> list[str]:
+    """OLED form of a reserve reveal."""
+    if not outcome["allowed"]:
+        return ["RESERVE REVEAL", "NOT ALLOWED", fit(f"{outcome['reveals_allowed']} per cycle")]
+    lines = ["RESERVE REVEAL", fit("cost: chip" if outcome["cost"] == "cheap_chip" else "cost: mental lvl")]
+    if outcome.get("revealed"):
+        lines.append(fit(parse_card(outcome["revealed"]).label()))
+    return lines
+
+
+@procedure("talon.reserve_reveal", odds=_reserve_odds, screen=reserve_screen)
 def reserve_reveal(inputs: dict[str, Any]) -> dict[str, Any]:
     """Reveal from the reserve (atout Arcaniste (0); Maîtriser son destin (X); RULES.md 3.7; TAL-D28):
     1 reveal per cycle + X, each costing 1 Cheap-chip or else 1 Équilibre Mental level (TAL-D31).

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .registry import RulesError, procedure
+from .screen import fit
 from .talon_deck import as_int, atout_levels, fold_key
 
 #: Tier names and the state beyond tier 3 for each track (RULES.md 3.9).
@@ -236,7 +237,30 @@ def health_bonus_levels(inputs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-@procedure("talon.health_apply_damage")
+#: Screen names of tiers and terminal states (the OLED has 16 columns).
+SHORT = {"fatigue": "Fatigue", "epuisement": "Epuis.", "syncope": "Syncope", "nervosite": "Nervos.",
+         "choc": "Choc", "panique": "Panique", "blessure_legere": "NBL", "blessure_grave": "NBG",
+         "blessure_mortelle": "NBM", "unconscious": "KO", "gm_takes_control": "GM ctrl", "collapsed_dying": "dying"}
+
+
+def damage_track_screen(outcome: dict[str, Any]) -> list[str]:
+    """OLED form of damage applied to a track: levels hit and recorded, the track, the malus."""
+    track = outcome["track_after"]
+    lines = [fit(f"{track['track'].upper()}")]
+    for hit, rec in zip(outcome["levels_taken"], outcome["levels_recorded"]):
+        lines.append(fit(f"+{SHORT.get(hit, hit)}" + (f" -> {SHORT.get(rec, rec)}" if rec != hit else "")))
+    if not outcome["levels_taken"]:
+        lines.append(fit(f"cumul {outcome['cumul_after']}/{track['cumul_max']}"))
+    for i in (1, 2, 3):
+        t = track[f"tier{i}"]
+        lines.append(fit(f"{SHORT.get(t['name'], t['name'])} {t['taken']}/{t['slots']}"))
+    lines.append(fit(f"malus {outcome['malus']}"))
+    if outcome.get("terminal"):
+        lines.append(fit(outcome["terminal"].replace("_", " ").upper()))
+    return lines[:8]
+
+
+@procedure("talon.health_apply_damage", screen=damage_track_screen)
 def health_apply_damage(inputs: dict[str, Any]) -> dict[str, Any]:
     """Apply `damage` points (after armour) to one track (RULES.md 3.9; TAL-D12, TAL-D14, TAL-D15).
 
@@ -258,7 +282,8 @@ def health_apply_damage(inputs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-@procedure("talon.health_malus")
+@procedure("talon.health_malus", screen=lambda o: {"big": str(o["malus"]), "lines": [
+    "HEALTH MALUS", fit(o["computation"].split(" = ")[0])]})
 def health_malus(inputs: dict[str, Any]) -> dict[str, Any]:
     """Malus of one track (RULES.md 3.9 `talon.health_malus`, TAL-D13), or of several tracks added
     together (TAL-D31) when inputs has "tracks": [track inputs...].
@@ -329,7 +354,8 @@ NPC_TRACKS = {
 }
 
 
-@procedure("talon.npc_tracks")
+@procedure("talon.npc_tracks", screen=lambda o: ["NPC WOUNDS"] + [fit("+" + SHORT.get(r, r)) for r in o["levels_recorded"]]
+           + [fit("no effect" if not o["levels_taken"] else ""), fit(o["state"].replace("_", " ").upper())])
 def npc_tracks(inputs: dict[str, Any]) -> dict[str, Any]:
     """Damage to an NPC's Vitalité track (seed 002 "6. Combat — Personnages de Troisième Zone" etc.;
     RULES.md 3.11; TAL-D12: below the lowest threshold nothing happens, no Cumul).
