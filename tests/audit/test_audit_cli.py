@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from dicetower import paths
 from dicetower.audit.cli import audit
-from dicetower.audit.rolllog import RollLog
+from dicetower.audit.rolllog import SCHEMA_VERSION, RollLog
 from dicetower.readings import DieReading
 
 WELDON = "185,1149,3265,5475,6114,5194,3067,1331,403,105,14,4,0"
@@ -175,7 +175,7 @@ def test_export_csv_imports_into_another_log_with_the_same_counts(tmp_path):
     assert {k: v["counts"] for k, v in a.items()} == {k: v["counts"] for k, v in b.items()}
     out = run("export", "--log", str(src), "--format", "json").output
     doc = json.loads(out)
-    assert doc["schema"] == 1 and len(doc["rolls"]) == 60 and len(doc["rolls"][0]["dice"]) == 3
+    assert doc["schema"] == SCHEMA_VERSION and len(doc["rolls"]) == 60 and len(doc["rolls"][0]["dice"]) == 3
 
 
 def test_binomial_mode_prints_weldons_figures():

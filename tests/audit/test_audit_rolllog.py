@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from dicetower.audit.rolllog import LogError, RollLog, chain_hash
+from dicetower.audit.rolllog import SCHEMA_VERSION, LogError, RollLog, chain_hash
 from dicetower.readings import DieReading
 
 SHA = hashlib.sha256(b"frame").hexdigest()
@@ -55,7 +55,7 @@ def test_rolls_are_logged_with_every_field_and_read_back(tmp_path):
     assert rolls[1]["dice"] == []
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
 def test_confirmation_and_correction_are_appended_and_chained(tmp_path):
@@ -173,6 +173,17 @@ def test_newer_schema_is_refused_and_left_untouched(tmp_path):
     before = path.read_bytes()
     with pytest.raises(LogError, match=r"newer dicetower \(roll log schema version 7.*upgrade dicetower"):
         RollLog(path)
+    assert path.read_bytes() == before
+
+
+def test_pre_release_schema_is_refused_and_left_untouched(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    log_some(path, 1)
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA user_version = 1")
+    before = path.read_bytes()
+    with pytest.raises(LogError, match="schema version 1, written by a pre-release dicetower.*left untouched"):
+        RollLog(path, readonly=True)
     assert path.read_bytes() == before
 
 

@@ -42,7 +42,8 @@ import numpy as np
 from dicetower.readings import DieReading
 
 #: Schema version this code writes and reads (PRAGMA user_version). Bump with a migration.
-SCHEMA_VERSION = 1
+#: Version 1 was a pre-release layout (box as JSON, rows hashed as JSON objects) that no release wrote.
+SCHEMA_VERSION = 2
 
 #: Sides of each die type the tower reads (DieReading.die_type). A Throwing Stones stone is a six-sided
 #: die whose faces are numbered 1..6 by the stone catalogue (RULES.md TS-D01); a d10's "0" reads 10
@@ -265,6 +266,10 @@ class RollLog:
         if version > SCHEMA_VERSION:
             raise LogError(f"{self.path} was written by a newer dicetower (roll log schema version {version}; "
                            f"this dicetower reads up to version {SCHEMA_VERSION}): upgrade dicetower to read it")
+        if 0 < version < SCHEMA_VERSION:
+            raise LogError(f"{self.path} is a roll log of schema version {version}, written by a pre-release "
+                           f"dicetower; this dicetower reads version {SCHEMA_VERSION} and cannot check its hash "
+                           "chain. It was left untouched: move it aside and start a new log")
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if version == 0:
             if tables:
