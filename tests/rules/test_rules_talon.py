@@ -323,3 +323,10 @@ def test_a_reserve_card_opens_the_test_once_per_cycle_and_costs_a_chip(tmp_path)
         resolve("talon.simple_test", {**inputs, "reserve_card": {"card": deck.reserves["ana"][0] if deck.reserves["ana"] else card}})
     with pytest.raises(RulesError, match="not .*\\['bo'\\]"):
         resolve("talon.cycle_start", {"players": ["bo"], "deck_file": str(path)})
+
+
+def test_fumble_choice_is_separate_from_the_avantage_choice():
+    out = resolve("talon.advantage", {"skill_value": 5, "cards_revealed": ["1C", "2E", "ARC20"], "player_choice": "1C",
+                                      "fumble_choice": "reveal_check_card"})
+    assert out["kept"] == "1C" and out["fumble"]["check_card"] == "ARC20"
+    assert out["grade"] == "critical_failure" and out["choices"]["kept_card"]["by"] == "player"

@@ -173,3 +173,12 @@ def test_reserve_reveal_sets_the_chosen_orientation_and_checks_the_card():
     code = deck.reveal_from_reserve("ana", card, True)
     assert parse_card(code).id == card and deck.reserve_reveals_used["ana"] == 1
     assert deck.orientation[card] is True
+
+
+def test_the_public_view_hides_the_order_and_the_reserves():
+    deck = Deck(["ana", "bo"], extra_cards={"bo": 2})
+    deck.cycle_start()
+    view = deck.public_view()
+    assert view["talon_size"] == 70 and view["reserve_sizes"] == {"ana": 1, "bo": 3}
+    text = json.dumps(view)
+    assert not any(f'"{c}"' in text for c in full_deck())

@@ -223,6 +223,7 @@ def run_test(inputs: dict[str, Any], source: Any) -> dict[str, Any]:
     inputs: skill_value (raw V), modifiers, context?, difficulty (14), mode (normal | advantage |
       disadvantage), skill?/skill_suit?, archetype?, atouts?, declared_suit?/declared_suits?,
       player_choice? (Ace: accept_critical | reveal_check_card; Avantage: the card kept),
+      fumble_choice? (the Ace choice when player_choice names the Avantage card),
       gm_choice? (Désavantage: the card kept), gm_roleplay_chip? (0/1), cheap_chips_spent?,
       cheap_chips? (held), player?/revealer?, cards_seen_this_cycle? (physical-card mode: cards
       revealed earlier in the cycle; a card seen again is flagged as card_error, RULES.md 3.2)
@@ -348,7 +349,7 @@ def run_test(inputs: dict[str, Any], source: Any) -> dict[str, Any]:
 def _fumble(value: int, inputs: dict[str, Any], source: Any, draw: Any, atouts: dict[str, int],
             player: str) -> dict[str, Any]:
     """The Ace rule (seed 002 "L'As (règle du fumble)"; TAL-D04, TAL-D05, TAL-D20)."""
-    choice = inputs.get("player_choice")
+    choice = inputs.get("fumble_choice", inputs.get("player_choice"))
     if choice is not None and fold_key(choice) in FUMBLE_CHOICES:
         choice, by = fold_key(choice), "player"
     else:

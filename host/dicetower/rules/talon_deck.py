@@ -329,6 +329,14 @@ class Deck:
         """The card ids left in the talon, sorted (their order is secret: odds use only this)."""
         return sorted(self.talon, key=full_deck().index)
 
+    def public_view(self) -> dict[str, Any]:
+        """What the table may see (for a status screen): sizes, chips, reveals used, pending cycle
+        end; never the order of the talon nor the reserves' cards."""
+        return {"name": self.name, "cycle": self.cycle, "talon_size": len(self.talon),
+                "discard_size": len(self.discard), "reserve_sizes": {p: len(r) for p, r in self.reserves.items()},
+                "cheap_chips": dict(self.cheap_chips), "reserve_reveals_used": dict(self.reserve_reveals_used),
+                "cycle_end_pending": self.pending_cycle_end is not None}
+
     def _refill_if_empty(self) -> None:
         """TAL-D06: a card is needed and the talon is empty: run the cycle end now (no chip unless a
         Nameless drawn into a reserve made one pending, TAL-D03), then continue."""

@@ -271,7 +271,7 @@ def _params(inputs: dict[str, Any]) -> dict[str, Any]:
             "spent": as_int(inputs.get("cheap_chips_spent", 0), "cheap_chips_spent"), "atouts": atouts,
             "archetype": inputs.get("archetype"), "skill_suit": skill_suit_of(inputs),
             "declared": str(inputs["declared_suit"]).upper() if inputs.get("declared_suit") else None,
-            "fumble_choice": fold_key(inputs.get("player_choice", "accept_critical"))}
+            "fumble_choice": fold_key(inputs.get("fumble_choice", inputs.get("player_choice", "accept_critical")))}
 
 
 def _arch(p: dict[str, Any], card: Card) -> int:
