@@ -182,3 +182,21 @@ def test_the_public_view_hides_the_order_and_the_reserves():
     assert view["talon_size"] == 70 and view["reserve_sizes"] == {"ana": 1, "bo": 3}
     text = json.dumps(view)
     assert not any(f'"{c}"' in text for c in full_deck())
+
+
+def test_a_save_that_fails_midway_leaves_the_previous_state_whole(tmp_path, monkeypatch):
+    path = tmp_path / "talon.json"
+    deck = Deck(["ana"])
+    deck.cycle_start()
+    deck.save(path)
+    before = path.read_bytes()
+    deck.reveal("ana")
+
+    def crash(*args, **kwargs):
+        raise OSError("disk pulled out")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError, match="disk pulled out"):
+        deck.save(path)
+    assert path.read_bytes() == before and os.listdir(tmp_path) == ["talon.json"]
+    assert Deck.load(path).to_json() != deck.to_json()
