@@ -138,7 +138,7 @@ class ChainFault:
     """One break in the hash chain.
 
     kind:  "edited" (content no longer matches its hash), "inserted" (a row the chain skips),
-           "deleted" (rows missing before this one, or at the end), "reordered" (seq out of chain order)
+           "deleted" (rows missing before this one, or at the end)
     table: "rolls" | "readings" | "confirmations" | "meta"
     row_id: the row's id in its table (roll_id, reading_id, confirmation_id), or None
     seq:   the row's chain sequence number, or None
