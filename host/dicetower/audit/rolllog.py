@@ -139,7 +139,7 @@ class ChainFault:
 
     kind:  "edited" (content no longer matches its hash), "inserted" (a row the chain skips),
            "deleted" (rows missing before this one, or at the end)
-    table: "rolls" | "readings" | "confirmations" | "meta"
+    table: "rolls" | "readings" | "confirmations" | "meta" (chain head) | "crop" (crop file) | "sqlite" (integrity check)
     row_id: the row's id in its table (roll_id, reading_id, confirmation_id), or None
     seq:   the row's chain sequence number, or None
     detail: a sentence for a person
