@@ -330,3 +330,15 @@ def test_fumble_choice_is_separate_from_the_avantage_choice():
                                       "fumble_choice": "reveal_check_card"})
     assert out["kept"] == "1C" and out["fumble"]["check_card"] == "ARC20"
     assert out["grade"] == "critical_failure" and out["choices"]["kept_card"]["by"] == "player"
+
+
+def test_ko_check_resolves_the_endurance_test_and_gives_its_odds():
+    base = {"level_taken": "syncope", "corps_a_corps": True, "gm_calls_test": True, "adversary_modifier": -3,
+            "tete_de_pioche": True}
+    out = resolve("talon.ko_check", {**base, "endurance_test": {"skill_value": 8, "cards_revealed": ["3C"]}})
+    assert out["modifier"] == 2 and out["endurance_test"]["total"] == 13 and out["knocked_out"] is True
+    asked = resolve("talon.ko_check", {"level_taken": "epuisement"})
+    assert asked["test_called"]["gm_judgement"] is True
+    odds = REGISTRY["talon.ko_check"].odds({**base, "endurance_test": {"skill_value": 8}})
+    # effective 10: an honour >= 4 (not an Ace) keeps the character up: 40 of the 52 honours
+    assert odds["knocked_out"]["fraction"] == "3/13"

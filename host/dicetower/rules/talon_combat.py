@@ -338,7 +338,25 @@ def localisation(inputs: dict[str, Any]) -> dict[str, Any]:
                                                    "gm_judgement": True, "choices": []}}
 
 
-@procedure("talon.ko_check")
+def _ko_odds(inputs: dict[str, Any]) -> dict[str, Any]:
+    """P(knocked out) = P(the Endurance test fails), exact over the cards left (talon_odds)."""
+    from .talon_odds import odds_of_test
+
+    test_inputs = inputs.get("endurance_test")
+    if not isinstance(test_inputs, dict):
+        raise RulesError("give endurance_test (the Endurance test's inputs: skill_value, deck_file...) for KO odds")
+    modifier = as_int(inputs.get("adversary_modifier", 0), "adversary_modifier") + (5 if inputs.get("tete_de_pioche") else 0)
+    test = odds_of_test({**test_inputs, "skill": "endurance",
+                         "modifiers": list(test_inputs.get("modifiers") or []) + [modifier]}, "talon.simple_test")
+    out = Fraction(test["failure"]["fraction"])
+    exhausted = sum((Fraction(o["fraction"]) for o in test["outcomes"] if o["outcome"] == "talon_exhausted"), Fraction(0))
+    dist = {"knocked_out": out, "stays_up": 1 - out - exhausted}
+    if exhausted:
+        dist["talon_exhausted"] = exhausted
+    return odds_result("talon.ko_check", dist, method=test["method"], knocked_out=out)
+
+
+@procedure("talon.ko_check", odds=_ko_odds)
 def ko_check(inputs: dict[str, Any]) -> dict[str, Any]:
     """KO after an Épuisement or Syncope level taken in Corps à corps (seed 002 "Corps à Corps";
     RULES.md 3.9): the GM may call an Endurance test with a modifier set by the adversary; Tête de
