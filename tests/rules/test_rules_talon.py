@@ -37,14 +37,14 @@ def test_continuation_stops_on_another_suit_and_counts_only_declared_suit_cards(
                                               "declared_suit": "C"})
     assert out["honour_total"] == 13 + 4 + 9 + 1 and out["stop_card"] == "2D"
     assert out["arcana_set_aside"] == ["ARC1"] and out["discard_after"][-1] == "2D"
-    assert out["choices"]["declared_suit"] == {"by": "player", "suits": "C"}
+    assert out["choices"]["declared_suit"] == {"value": "C", "chosen_by": "player"}
 
 
 def test_default_suit_is_the_best_expected_continuation_and_is_logged():
     out = resolve("talon.king_continuation", {"skill_value": 2, "cards_revealed": ["13E", "4C", "2E"]})
     # with the King of Épées gone, Épées has 12 cards left against 13 for the others: Coupes first
-    assert out["choices"]["declared_suit"]["suits"] == "C"
-    assert out["choices"]["declared_suit"]["by"].startswith("default")
+    assert out["choices"]["declared_suit"]["value"] == "C"
+    assert out["choices"]["declared_suit"]["chosen_by"] == "default" and "GEN-D05" in out["choices"]["declared_suit"]["rule"]
     assert out["honour_total"] == 17
 
 
@@ -98,7 +98,7 @@ def test_archetype_counts_only_contributing_honours():
 
 def test_ace_choices_default_and_check():
     sure = resolve("talon.ace_fumble", {"skill_value": 9, "cards_revealed": ["ARC2", "1B"], "player": "ana"})
-    assert sure["outcome"] == "critical_failure" and sure["choices"]["fumble"]["by"].startswith("default")
+    assert sure["outcome"] == "critical_failure" and sure["choices"]["fumble"]["chosen_by"] == "default"
     assert sure["cheap_chips_delta"] == 1 and sure["draw_to_reserve"] == 1
     check = resolve("talon.simple_test", {"skill_value": 9, "cards_revealed": ["1B", "ARC7"],
                                           "atouts": ["demolition_man"], "gm_roleplay_chip": 1})
@@ -269,7 +269,7 @@ def test_souffler_and_unknown_actions():
     out = resolve("talon.endurance_cumul_actions", {"action": "souffler", "fatigue_levels_taken": 3, "endurance_cumul": 2,
                                                     "souffler_rounds_in_a_row": 2, "epuisement_levels_taken": 1})
     assert out["fatigue_levels_taken_after"] == 2 and out["epuisement_recovered"] == 1
-    assert out["endurance_test"]["choices"] == [True, False]
+    assert "endurance_test_success" in out["next"]
     with pytest.raises(RulesError, match="unknown action"):
         resolve("talon.endurance_cumul_actions", {"action": "danser", "endurance_cumul": 0})
 
@@ -329,7 +329,7 @@ def test_fumble_choice_is_separate_from_the_avantage_choice():
     out = resolve("talon.advantage", {"skill_value": 5, "cards_revealed": ["1C", "2E", "ARC20"], "player_choice": "1C",
                                       "fumble_choice": "reveal_check_card"})
     assert out["kept"] == "1C" and out["fumble"]["check_card"] == "ARC20"
-    assert out["grade"] == "critical_failure" and out["choices"]["kept_card"]["by"] == "player"
+    assert out["grade"] == "critical_failure" and out["choices"]["kept_card"]["chosen_by"] == "player"
 
 
 def test_ko_check_resolves_the_endurance_test_and_gives_its_odds():

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .dice import gm_prompt
 from .registry import RulesError, procedure
 from .screen import fit
 from .talon_deck import (NAMELESS, SUITS, Card, Deck, as_int, atout_levels, fold_key, full_deck, parse_card,
@@ -97,9 +98,12 @@ def grade_of(mr: int) -> str:
     return "critical" if mr >= CRITICAL_MR else "special" if mr >= SPECIAL_MR else "simple"
 
 
-def gm_prompt(question: str, choices: list[Any]) -> dict[str, Any]:
-    """A GM-judgement prompt (rules_common.md convention)."""
-    return {"prompt": question, "gm_judgement": True, "choices": choices}
+def _choice(value: Any, by: str) -> dict[str, Any]:
+    """A choice record in the form dice.choose gives (GEN-D05): {"value", "chosen_by": player | gm |
+    default, "rule"?}; `by` is "player", "gm" or "default (<rule applied>)"."""
+    if by.startswith("default"):
+        return {"value": value, "chosen_by": "default", "rule": by[len("default ("):-1]}
+    return {"value": value, "chosen_by": by}
 
 
 # --- card sources --------------------------------------------------------------------------------
@@ -297,7 +301,7 @@ def run_test(inputs: dict[str, Any], source: Any) -> dict[str, Any]:
             how = "default (TAL-D08: GM keeps the lower)"
         discarded = [c for c in showing if c is not kept][0]
         out.update({"kept": kept.code, "discarded": discarded.code})
-        choices["kept_card"] = {"by": how, "card": kept.code}
+        choices["kept_card"] = _choice(kept.code, how)
 
     contributing: list[Card] = []
     if kept.is_honour and kept.rank == 1:  # step 4, Ace: TAL-D04 always a failure
@@ -356,7 +360,7 @@ def _fumble(value: int, inputs: dict[str, Any], source: Any, draw: Any, atouts: 
         # GEN-D05 default: check when the next card is already given, else take the sure chip and card
         has_next = isinstance(source, _ListSource) and source.i < len(source.cards)
         choice, by = ("reveal_check_card" if has_next else "accept_critical"), "default (GEN-D05)"
-    out: dict[str, Any] = {"choice": {"by": by, "option": choice}}
+    out: dict[str, Any] = {"choice": _choice(choice, by)}
     if choice == "accept_critical":
         drawn = source.draw_to_reserve(player)
         out.update({"outcome": "critical_failure", "cheap_chips_delta": 1, "draw_to_reserve": 1})
@@ -387,8 +391,7 @@ def _continuation(kept: Card, inputs: dict[str, Any], source: Any, draw: Any, at
     de cocu. Returns the honour total; fills contributing honours and the stop card into out."""
     level = sans_limite_level(atouts)
     steps, chooser = _declarations(inputs, level, source, archetype, skill_suit)
-    choices["declared_suits" if level else "declared_suit"] = {"by": chooser,
-                                                                "suits": steps if level else steps[0][0]}
+    choices["declared_suits" if level else "declared_suit"] = _choice(steps if level else steps[0][0], chooser)
     total = _honour_value(kept)
     if kept.is_honour:
         contributing.append(kept)
@@ -802,7 +805,7 @@ def cycle_end(inputs: dict[str, Any]) -> dict[str, Any]:
         excluded += keep
         if keep:
             deal[player] = f"entitlement minus {len(keep)}"
-            choices[player] = {"by": by, "kept": keep}
+            choices[player] = _choice(keep, by)
     chip = not inputs.get("talon_exhausted") and revealer is not None
     out = {"reserves_after": after, "cheap_chips_delta": {revealer: 1} if chip else {},
            "reshuffled_by": revealer, "excluded_from_reshuffle": excluded, "deal_next_cycle": deal}
@@ -858,7 +861,7 @@ def reserve_reveal(inputs: dict[str, Any]) -> dict[str, Any]:
         if orientation not in ("upright", "reversed"):
             raise RulesError(f"chosen_orientation must be upright or reversed, not {orientation!r}")
         out["revealed"] = card.id + ("r" if card.kind == "arcanum" and orientation == "reversed" else "")
-        out["choices"] = {"orientation": {"by": "player", "value": orientation}}
+        out["choices"] = {"orientation": _choice(orientation, "player")}
     return out
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import icepool
 
-from .dice import read_dice, read_die
+from .dice import gm_prompt, read_dice, read_die
 from .odds import label_distribution, odds_result, probability_where
 from .registry import RulesError, procedure
 from .screen import fit
@@ -333,9 +333,9 @@ def localisation(inputs: dict[str, Any]) -> dict[str, Any]:
     tier, where = fold_key(inputs.get("damage_tier", "")), fold_key(inputs.get("localised_to", ""))
     if tier == "blessure_mortelle" and where in ("limb", "membre", "arm", "leg", "bras", "jambe"):
         return {"limb_useless": True, "immediate": True}
-    return {"limb_useless": False, "consequence": {"prompt": f"{tier or 'damage'} localised to {where or '?'}: "
-                                                             "what follows? (seed gives only the limb case)",
-                                                   "gm_judgement": True, "choices": []}}
+    return {"limb_useless": False,
+            "consequence": gm_prompt(f"{tier or 'damage'} localised to {where or '?'}: what follows? "
+                                     "(the seed gives only the limb case)", ["no lasting effect", "as the GM describes"])}
 
 
 def _ko_odds(inputs: dict[str, Any]) -> dict[str, Any]:
@@ -376,8 +376,7 @@ def ko_check(inputs: dict[str, Any]) -> dict[str, Any]:
     out["modifier"] = modifier
     called = inputs.get("gm_calls_test")
     if called is None:
-        out["test_called"] = {"prompt": "KO: call an Endurance test? (modifier set by the adversary)",
-                              "gm_judgement": True, "choices": [True, False]}
+        out["test_called"] = gm_prompt("KO: call an Endurance test? (modifier set by the adversary)", [True, False])
         return out
     out["test_called"] = bool(called)
     if not called:

@@ -333,9 +333,7 @@ def endurance_cumul_actions(inputs: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {"fatigue_levels_taken_after": max(0, fatigue - recover),
                                "endurance_cumul_after": 0, "levels_taken": []}
         if "endurance_test_success" not in inputs:
-            out["endurance_test"] = {"prompt": "Souffler: an Endurance test recovers 1 more Fatigue level; "
-                                               "give endurance_test_success", "gm_judgement": False,
-                                     "choices": [True, False]}
+            out["next"] = "an Endurance test recovers 1 more Fatigue level: resolve again with endurance_test_success"
         rounds = as_int(inputs.get("souffler_rounds_in_a_row", 1), "souffler_rounds_in_a_row")
         if not inputs.get("recovered_this_combat"):
             if rounds >= 3 and as_int(inputs.get("syncope_levels_taken", 0), "syncope_levels_taken") > 0:
