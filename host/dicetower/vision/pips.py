@@ -46,7 +46,7 @@ MIN_SNR = 8.0  # a die's side faces lie within about one face side (~5 pip diame
 @dataclass
 class Pip:
     """One pip blob. x, y: centre (px); area (px^2); roundness: minor/major ellipse axis (0..1];
-    angle: ellipse angle (degrees); contrast: 0..255 response of the pip against its surround."""
+    angle: direction of the ellipse's major axis (degrees, image x towards y); contrast: 0..255 response of the pip against its surround."""
 
     x: float
     y: float
@@ -140,7 +140,8 @@ def find_pips(response: np.ndarray, gray: np.ndarray, min_contrast: float = 25.0
         contrast = float(response[y:y + bh, x:x + bw][mask[y:y + bh, x:x + bw] > 0].mean())
         if surround_snr(gray, cx, cy, major / 2.0) < MIN_SNR:
             continue
-        pips.append(Pip(float(cx), float(cy), float(area), float(minor / major), float(angle), contrast))
+        major_angle = angle if w >= h else angle + 90.0
+        pips.append(Pip(float(cx), float(cy), float(area), float(minor / major), float(major_angle % 180.0), contrast))
     return pips, thr
 
 
@@ -398,17 +399,28 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
 
 
 def _blank_around(pip: Pip, response: np.ndarray, thr: float) -> bool:
-    """True when the face around a lone pip is blank, as on a die showing 1: no pip-like response
-    within 0.8..1.6 pip diameters of its centre (where the other pips of a 2..6 would sit)."""
+    """True when the face around a lone pip is blank, as on a die showing 1: no other mark responding
+    above half the pip threshold within 1.6 pip diameters of its centre (where the other pips of a
+    2..6 would be), measured on the face, i.e. foreshortened like the pip, except long thin marks
+    (the die's own outline) and specks under a third of a pip."""
     major = pip.diameter / math.sqrt(max(pip.roundness, 0.1))
-    r_in, r_out = 0.8 * major, 1.6 * major
+    r_out = 1.6 * major
     h, w = response.shape
     x0, x1 = max(int(pip.x - r_out), 0), min(int(pip.x + r_out) + 1, w)
     y0, y1 = max(int(pip.y - r_out), 0), min(int(pip.y + r_out) + 1, h)
     yy, xx = np.mgrid[y0:y1, x0:x1]
-    d = np.hypot(xx - pip.x, yy - pip.y)
-    ring = response[y0:y1, x0:x1][(d > r_in) & (d < r_out)]
-    return ring.size > 0 and float((ring > 0.5 * thr).mean()) < 0.03
+    a = math.radians(pip.angle)
+    u = (xx - pip.x) * math.cos(a) + (yy - pip.y) * math.sin(a)  # along the major axis
+    v = -(xx - pip.x) * math.sin(a) + (yy - pip.y) * math.cos(a)  # along the foreshortened axis
+    d = np.hypot(u, v / max(pip.roundness, 0.1))  # distance on the face, px of the major axis
+    marks = ((response[y0:y1, x0:x1] > 0.5 * thr) & (d < r_out) & (d > 0.8 * major)).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(marks)
+    for i in range(1, n):
+        bw, bh, area = stats[i, 2], stats[i, 3], stats[i, 4]
+        thin = area < 0.35 * bw * bh or min(bw, bh) < 0.25 * major
+        if area >= 0.3 * pip.area and not thin:
+            return False
+    return True
 
 
 def merge_halves(groups: list[list[Pip]], thr: float, sure: float = 0.8) -> list[list[Pip]]:
@@ -455,7 +467,9 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
         n = len(g)
         value = n if n in D6_LAYOUTS else None
         conf = face_confidence(g, thr) if value is not None else 0.0
-        if ambiguous or (n == 1 and not _blank_around(g[0], response, thr)):
+        if n == 1 and not _blank_around(g[0], response, thr):
+            continue  # a lone mark among others (a glyph, a plug, a die whose other pips are lost): no face
+        if ambiguous:
             conf = min(conf, AMBIGUOUS_CAP)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g)))
     _flag_cocked(faces)
