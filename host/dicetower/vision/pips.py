@@ -356,11 +356,11 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
     """A pip group that is not one clean d6 face (touching dice, or a side face's pips linked to the
     top face) split into faces: repeatedly take the largest subset that fits a d6 layout with confidence
     >= sure, looking first among the pips about as frontal as the most frontal one; what is left stays
-    one group. Groups of more than MAX_SPLIT_PIPS pips are left whole (unread).
+    one group. Pools of more than MAX_SPLIT_PIPS pips are not searched (left unread).
     Returns (face pips, ambiguous): ambiguous when a pip left out looks as frontal as the face's own
     and does not sit where a side face would (a pip may be missing or extra), so the reading must not
     be given as sure."""
-    if face_confidence(group, thr) >= sure or len(group) > MAX_SPLIT_PIPS:
+    if face_confidence(group, thr) >= sure:
         return [(group, False)]
     rest = sorted(group, key=lambda p: -p.area * p.roundness)
     cache: dict[tuple[int, ...], float] = {}
@@ -372,6 +372,8 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
         return cache[key]
 
     def largest_fit(pool: list[Pip]) -> list[Pip] | None:
+        if len(pool) > MAX_SPLIT_PIPS:
+            return None
         for m in range(min(6, len(pool)), 1, -1):
             best = max(itertools.combinations(pool, m), key=lambda sub: (conf(sub) >= sure, _frontalness(list(sub))))
             if conf(best) >= sure:
