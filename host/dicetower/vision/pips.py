@@ -384,7 +384,7 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
     while len(rest) > 1:
         # first among the pips that look as squarely at the camera as the most frontal one (top faces)
         f_max = rest[0].area * rest[0].roundness
-        found = largest_fit([p for p in rest if p.area * p.roundness >= 0.5 * f_max]) or largest_fit(rest)
+        found = largest_fit([p for p in rest if p.area * p.roundness >= 0.7 * f_max]) or largest_fit(rest)
         if found is None:
             break
         parts.append(found)
