@@ -116,3 +116,36 @@ def test_fairness_alarm_shows_after_the_result(tmp_path):
     svc.poll(0.01)
     assert link.screens[-1][0] == "DIE ALARM"
     log.close()
+
+
+class BrokenCamera:
+    def read(self):
+        from dicetower.vision.camera import FrameError
+
+        raise FrameError("frame.jpg: not a readable image (corrupt)")
+
+
+def test_corrupt_frame_asks_for_the_dice_again_and_keeps_serving(tmp_path):
+    errors = []
+    svc, link, log = service(tmp_path, [SURE], [event("ROLL"), event("ROLL")], on_error=errors.append)
+    svc.camera = BrokenCamera()
+    assert svc.poll(1.0) is None
+    assert link.screens[-1][0] == "CAMERA ERROR" and "corrupt" in errors[0]
+    svc.camera = Camera()
+    assert svc.poll(1.0).outcome["successes"] == 2  # the next roll is served
+    log.close()
+
+
+def test_log_that_cannot_be_written_shows_no_result(tmp_path):
+    from dicetower.audit.rolllog import LogError
+
+    class FullDiskLog:
+        def record_roll(self, *a, **kw):
+            raise LogError("rolls.sqlite: database or disk is full; the roll was NOT logged")
+
+    errors = []
+    link = ScriptedLink([event("ROLL")])
+    svc = TowerService(link, Camera(), RollPipeline(Reader([SURE]), FullDiskLog(), RollPlan()), on_error=errors.append)
+    assert svc.poll(1.0) is None
+    assert link.screens == [["LOG FAILED", "result NOT shown", "check the host's", "disk, then drop", "the dice again"]]
+    assert "NOT logged" in errors[0] and svc.results == []

@@ -110,6 +110,7 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
         service = TowerService(link, camera, RollPipeline(DiceReader(die_set), log, plan, table),
                                idle_line=idle_line, on_result=show, watch=FairnessWatch(),
                                on_alarm=lambda alarm: click.echo(alarm.message, err=True),
+                               on_error=lambda reason: click.echo(f"roll not resolved: {reason}", err=True),
                                confirm_timeout_s=2.0 if rolls is not None else 30.0)
         try:
             hello = link.handshake()
@@ -119,7 +120,9 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
             detail = f"\nfirmware output:\n{sim.stderr}" if sim is not None and sim.stderr else ""
             raise click.ClickException(f"{exc}{detail}") from exc
         if rolls is not None:
-            click.echo(f"{rolls} rolls logged to {log_path}")
+            click.echo(f"{len(service.results)} rolls logged to {log_path}")
+            if service.failures:
+                raise click.ClickException(f"{len(service.failures)} of {rolls} rolls failed: " + "; ".join(service.failures))
 
 
 def _serve(service, sim, rolls: int | None) -> None:  # type: ignore[no-untyped-def]
@@ -129,10 +132,10 @@ def _serve(service, sim, rolls: int | None) -> None:  # type: ignore[no-untyped-
         _interactive(service, sim)
         return
     for _ in range(rolls):
-        before = len(service.results)
+        before = len(service.results) + len(service.failures)
         sim.press("roll")
         deadline = time.monotonic() + 60
-        while len(service.results) == before:
+        while len(service.results) + len(service.failures) == before:
             if time.monotonic() > deadline:
                 raise click.ClickException("the tower sent no ROLL within 60 s of the press")
             service.poll(0.1)

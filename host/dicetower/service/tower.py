@@ -47,7 +47,7 @@ class TowerService:
                  confirm_timeout_s: float = 30.0, idle_line: str = "Press ROLL",
                  on_result: Callable[[RollResult], None] | None = None,
                  watch: Any = None, on_alarm: Callable[[Any], None] | None = None,
-                 alarm_delay_s: float = 3.0):
+                 alarm_delay_s: float = 3.0, on_error: Callable[[str], None] | None = None):
         self.link = link
         self.camera = camera
         self.pipeline = pipeline
@@ -58,6 +58,9 @@ class TowerService:
         self.on_alarm = on_alarm
         self.alarm_delay_s = alarm_delay_s
         self._pending_alarm: tuple[float, list[str]] | None = None
+        self.on_error = on_error
+        #: rolls that produced no shown result (camera gave no frame, the log could not be written)
+        self.failures: list[str] = []
         #: answers typed at the host ("OK"/"NO"), merged with the tower's panel buttons
         self.answers: "queue.Queue[str]" = queue.Queue()
         self.results: list[RollResult] = []
@@ -81,8 +84,32 @@ class TowerService:
             return None
         return self.handle_roll()
 
-    def handle_roll(self) -> RollResult:
-        """Frame -> readings -> (confirmation of unsure dice) -> outcome -> log -> screen."""
+    def handle_roll(self) -> RollResult | None:
+        """Frame -> readings -> (confirmation of unsure dice) -> outcome -> log -> screen.
+
+        A camera that gives no frame (FrameError) and a log that cannot be written (LogError: disk
+        full, read-only, corrupt file) end the roll without a result: the OLED says why and asks for
+        the dice again, the reason goes to `on_error` and `failures`, and the service keeps running.
+        Nothing is shown that is not logged."""
+        from dicetower.audit.rolllog import LogError
+        from dicetower.vision.camera import FrameError
+
+        try:
+            return self._roll()
+        except FrameError as exc:
+            self._fail(f"camera: {exc}", ["CAMERA ERROR", "no frame read:", "drop the dice", "again"])
+        except LogError as exc:
+            self._fail(f"roll log: {exc}", ["LOG FAILED", "result NOT shown", "check the host's", "disk, then drop", "the dice again"])
+        return None
+
+    def _fail(self, reason: str, screen: list[str]) -> None:
+        self.failures.append(reason)
+        self.link.set_light("alarm")
+        self.link.show_screen(screen)
+        if self.on_error:
+            self.on_error(reason)
+
+    def _roll(self) -> RollResult:
         frame = self.camera.read()
         readings = self.pipeline.read(frame.image)
         confirmed: list[int] = []
