@@ -69,6 +69,15 @@ def test_a_12_megapixel_upscale_reads_the_same(reader):
     assert max(r.box[0] + r.box[2] for r in large) > 640
 
 
+def test_a_close_up_die_filling_the_frame_is_read(reader):
+    """One real die cut from a demo photo and enlarged until it fills a 640x480 or a 12 MP frame."""
+    crop = load_image(DEMO / "valid_24.jpg")[205:315, 240:350]
+    for size in ((640, 480), (4000, 3000)):
+        readings = reader.read(cv2.resize(crop, size, interpolation=cv2.INTER_CUBIC))
+        assert [(r.value, r.unsure) for r in readings] == [(4, False)]
+        assert readings[0].box[2] > size[0] // 2
+
+
 def test_empty_table_has_no_dice(reader):
     """A patch of the real table with no die in it."""
     image = load_image(DEMO / "valid_28.jpg")

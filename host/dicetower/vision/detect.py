@@ -16,18 +16,16 @@ from .pips import PipFace, Pip, read_faces
 
 #: Frames are analysed with their long side at most this many px (12 MP photos are downscaled).
 ANALYSIS_LONG_SIDE = 640
-#: The pip filter's structuring size is the analysis long side over this (21 px at 640 px).
-KERNEL_FRACTION = 30
+#: The pip filter's structuring size at every analysis scale, px: larger than any pip when dice are
+#: up to about a sixth of the frame at 640 px. Close-ups are read at 320 and 160 px, where the same
+#: filter spans a larger part of the frame.
+KERNEL_PX = 21
+ANALYSIS_SCALES = (ANALYSIS_LONG_SIDE, ANALYSIS_LONG_SIDE // 2, ANALYSIS_LONG_SIDE // 4)
 
 
 def analysis_scale(shape: tuple[int, ...], long_side: int = ANALYSIS_LONG_SIDE) -> float:
     """Factor (<= 1) from frame px to analysis px for a frame of shape (H, W[, C])."""
     return min(1.0, long_side / float(max(shape[0], shape[1])))
-
-
-def _kernel(long_side_px: int) -> int:
-    k = max(9, int(round(long_side_px / KERNEL_FRACTION)))
-    return k | 1
 
 
 def _scaled_face(face: PipFace, factor: float) -> PipFace:
@@ -65,13 +63,13 @@ def _plausible_polarity(dark: list[PipFace], light: list[PipFace]) -> list[PipFa
 def find_pip_faces(image: np.ndarray) -> list[PipFace]:
     """Top faces of the pip dice in a frame. image: HxWx3 uint8 BGR, any size. Boxes and pips in frame
     px. Dark and light pips are both looked for; where both readings claim one die, the more confident
-    stays. When nothing is found at the analysis scale, a half scale is tried (close-up photos, where
-    pips are larger than the pip filter)."""
+    stays. When nothing is found at the analysis scale, smaller scales are tried (close-up photos,
+    where pips are larger than the pip filter)."""
     gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    for long_side in (ANALYSIS_LONG_SIDE, ANALYSIS_LONG_SIDE // 2):
+    for long_side in ANALYSIS_SCALES:
         s = analysis_scale(gray_full.shape, long_side)
         gray = gray_full if s == 1.0 else cv2.resize(gray_full, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
-        k = _kernel(max(gray.shape))
+        k = KERNEL_PX
         faces = _plausible_polarity(read_faces(gray, "dark", k), read_faces(gray, "light", k))
         faces.sort(key=lambda f: -f.confidence)
         kept: list[PipFace] = []
