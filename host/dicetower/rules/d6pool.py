@@ -16,6 +16,7 @@ import icepool
 from . import odds as odds_mod
 from .dice import choose, gm_prompt, read_dice
 from .registry import RulesError, procedure
+from .inputs import int_input
 from .screen import COLUMNS, ROWS, ascii_text, fit
 
 CHARACTERISTICS = ("CONS", "DEXT", "INTE", "CHAR")
@@ -29,17 +30,6 @@ SUCCESS_DIE = icepool.d6.map(SUCCESSES_PER_FACE)
 
 
 # --- inputs --------------------------------------------------------------------------------------
-
-def _int(inputs: dict[str, Any], key: str, default: int | None = None, *, minimum: int | None = None) -> int:
-    value = inputs.get(key, default)
-    if value is None:
-        raise RulesError(f"input {key!r} is missing: give it as an integer")
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RulesError(f"input {key!r} must be an integer, not {value!r}")
-    if minimum is not None and value < minimum:
-        raise RulesError(f"input {key!r} must be >= {minimum}, not {value}")
-    return value
-
 
 def characteristic_name(name: Any) -> str:
     """Canonical characteristic (CONS, DEXT, INTE, CHAR) of a name or alias (D6P-D01: agilité/DEX = DEXT,
@@ -67,7 +57,7 @@ def pool_values(inputs: dict[str, Any], key: str = "faces", size_key: str = "dic
     else:
         raise RulesError(f"no dice: give {key!r} as a list of d6 readings")
     if size_key in inputs:
-        size = _int(inputs, size_key, minimum=0)
+        size = int_input(inputs, size_key, minimum=0)
         if len(values) != size:
             more = "take out the extra dice" if len(values) > size else "throw the missing dice as another batch"
             raise RulesError(f"{len(values)} d6 read but the pool is {size} dice: {more} (GEN-D04, D6P-D09)")
@@ -82,7 +72,7 @@ def score(values: list[int]) -> int:
 def _successes(inputs: dict[str, Any], who: str = "") -> int:
     """A side's score: inputs[who+"successes"] when given, else counted from inputs[who+"faces"]."""
     if f"{who}successes" in inputs:
-        return _int(inputs, f"{who}successes", minimum=0)
+        return int_input(inputs, f"{who}successes", minimum=0)
     if f"{who}faces" in inputs:
         return score(pool_values(inputs, f"{who}faces", f"{who}dice"))
     raise RulesError(f"give {who}successes (a count) or {who}faces (the d6 readings)")
@@ -96,7 +86,7 @@ def pool_die(n: int) -> icepool.Die:
 def _pool_size(inputs: dict[str, Any], who: str = "") -> int:
     """The number of dice of a side for odds: inputs[who+"dice"], or the length of its faces."""
     if f"{who}dice" in inputs:
-        return _int(inputs, f"{who}dice", minimum=0)
+        return int_input(inputs, f"{who}dice", minimum=0)
     if isinstance(inputs.get(f"{who}faces"), list):
         return len(inputs[f"{who}faces"])
     raise RulesError(f"give {who}dice (the pool size) to compute the odds")
@@ -111,7 +101,7 @@ def count_successes_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     dist = pool_die(n)
     summaries: dict[str, Any] = {"dice": n, "mean": odds_mod.fraction_str(Fraction(n, 2))}
     if "required_successes" in inputs:
-        need = _int(inputs, "required_successes", minimum=0)
+        need = int_input(inputs, "required_successes", minimum=0)
         summaries["success"] = odds_mod.probability_where(dist, lambda s: s >= need)
     return odds_mod.odds_result("d6pool.count_successes", dist, **summaries)
 
@@ -263,7 +253,7 @@ def dice_count(inputs: dict[str, Any]) -> dict[str, Any]:
     used_bonus = 0
     out: dict[str, Any] = {}
     if "equipment_bonus" in inputs:
-        used_bonus = _int(inputs, "equipment_bonus")
+        used_bonus = int_input(inputs, "equipment_bonus")
     if "equipment" in inputs:
         item = _items(inputs["equipment"], "equipment")
         if len(item) != 1:
@@ -287,8 +277,8 @@ def dice_count(inputs: dict[str, Any]) -> dict[str, Any]:
     permanent = sum(_permanent(i, characteristic) for i in owned)
     out["net_dice_modifier_vs_no_equipment"] = used_bonus + permanent
     if "characteristic_value" in inputs:
-        wounds = _int(inputs, "wounds_physical", 0, minimum=0) + _int(inputs, "wounds_mental", 0, minimum=0)
-        raw = _int(inputs, "characteristic_value") + permanent + _int(inputs, "skill_level", 0, minimum=0) \
+        wounds = int_input(inputs, "wounds_physical", 0, minimum=0) + int_input(inputs, "wounds_mental", 0, minimum=0)
+        raw = int_input(inputs, "characteristic_value") + permanent + int_input(inputs, "skill_level", 0, minimum=0) \
             + used_bonus - wounds
         out = {"dice": max(raw, 0), "can_act": raw > 0, **out, "wounds": wounds}
     return out
@@ -331,7 +321,7 @@ def simple_action(inputs: dict[str, Any]) -> dict[str, Any]:
     successes = _successes(inputs)
     out: dict[str, Any] = {"successes": successes}
     if "required_successes" in inputs:
-        need = _int(inputs, "required_successes", minimum=0)
+        need = int_input(inputs, "required_successes", minimum=0)
         out.update(outcome="success" if successes >= need else "failure", decided_by="required_successes")
     elif inputs.get("gm_judgement") is not None:
         answer = inputs["gm_judgement"]
@@ -341,10 +331,10 @@ def simple_action(inputs: dict[str, Any]) -> dict[str, Any]:
     else:
         out.update(outcome=gm_prompt(f"{successes} successes: is it enough?", ["success", "failure"]),
                    decided_by="GM")
-    wounds = _int(inputs, "gm_consequence_wounds", 0, minimum=0) if out["outcome"] == "failure" else 0
-    out["wounds_physical_after"] = _int(inputs, "wounds_physical", 0, minimum=0) + wounds
+    wounds = int_input(inputs, "gm_consequence_wounds", 0, minimum=0) if out["outcome"] == "failure" else 0
+    out["wounds_physical_after"] = int_input(inputs, "wounds_physical", 0, minimum=0) + wounds
     if "dice" in inputs:
-        out["dice_next_attempt"] = max(_int(inputs, "dice", minimum=0) - wounds, 0)
+        out["dice_next_attempt"] = max(int_input(inputs, "dice", minimum=0) - wounds, 0)
     return out
 
 
@@ -415,13 +405,13 @@ def combat(inputs: dict[str, Any]) -> dict[str, Any]:
     attack, defence = _successes(inputs, "attacker_"), _successes(inputs, "defender_")
     damage = max(attack - defence, 0)
     psychological = bool(inputs.get("psychological"))
-    after = _int(inputs, "defender_damage_before", 0, minimum=0) + damage
+    after = int_input(inputs, "defender_damage_before", 0, minimum=0) + damage
     out = {"hit": damage > 0, "damage": damage, "damage_kind": "psychological" if psychological else "physical",
            "defender_damage_after": after, "attacker_successes": attack, "defender_successes": defence}
     track = ("mental_health", "mental_damage") if psychological else ("HP", "physical_damage")
     limit_key = f"defender_{track[0]}"
     if limit_key in inputs:
-        out["defender_state"] = health({track[0]: _int(inputs, limit_key, minimum=0), track[1]: after})["state"]
+        out["defender_state"] = health({track[0]: int_input(inputs, limit_key, minimum=0), track[1]: after})["state"]
     return out
 
 
@@ -440,11 +430,11 @@ def health(inputs: dict[str, Any]) -> dict[str, Any]:
     mental = "mental_health" in inputs or "mental_damage" in inputs
     if not physical and not mental:
         raise RulesError("give HP and physical_damage, and/or mental_health and mental_damage")
-    dead = physical and _int(inputs, "physical_damage", 0, minimum=0) >= _int(inputs, "HP", minimum=0)
-    mad = mental and _int(inputs, "mental_damage", 0, minimum=0) > _int(inputs, "mental_health", minimum=0)
+    dead = physical and int_input(inputs, "physical_damage", 0, minimum=0) >= int_input(inputs, "HP", minimum=0)
+    mad = mental and int_input(inputs, "mental_damage", 0, minimum=0) > int_input(inputs, "mental_health", minimum=0)
     state = "dead" if dead else "mad_gm_control" if mad else "alive" if physical else "sane"
     return {"state": state,
-            "dice_penalty": _int(inputs, "physical_damage", 0) + _int(inputs, "mental_damage", 0)}
+            "dice_penalty": int_input(inputs, "physical_damage", 0) + int_input(inputs, "mental_damage", 0)}
 
 
 @procedure("d6pool.advancement_cost")
@@ -465,8 +455,8 @@ def advancement_cost(inputs: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(levels, list) or any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in levels):
             raise RulesError("bonuses must be a list of non-negative integer levels")
         return {"total_cost": sum(cost(n) for n in levels)}
-    level = _int(inputs, "level" if "level" in inputs else "to_level", minimum=0)
-    start = _int(inputs, "from_level", 0, minimum=0)
+    level = int_input(inputs, "level" if "level" in inputs else "to_level", minimum=0)
+    start = int_input(inputs, "from_level", 0, minimum=0)
     if start > level:
         raise RulesError(f"from_level {start} is above level {level}")
     return {"total_cost": cost(level) - cost(start), "step_cost": max(level - 1, 0)}

@@ -17,6 +17,7 @@ import icepool
 from . import odds as odds_mod
 from .dice import SIDES, choose, read_dice, read_die
 from .registry import RulesError, procedure
+from .inputs import int_input
 from .screen import ascii_text, fit, label, wrap
 
 DIE_STEPS = ("d6", "d8", "d10", "d12", "d20")           # seed 003, 3.6
@@ -49,17 +50,6 @@ SCREEN_WORDS = {"exceptional_success": "EXCEPTIONAL!", "success": "SUCCESS", "fa
 def _key(text: Any) -> str:
     """Lower-case ASCII form of a name: "Entraîné" -> "entraine", "Grande puissance" -> "grande_puissance"."""
     return "_".join(ascii_text(text).strip().lower().replace("-", " ").split())
-
-
-def _int(inputs: dict[str, Any], key: str, default: int | None = None, *, minimum: int | None = None) -> int:
-    value = inputs.get(key, default)
-    if value is None:
-        raise RulesError(f"input {key!r} is missing: give it as an integer")
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RulesError(f"input {key!r} must be an integer, not {value!r}")
-    if minimum is not None and value < minimum:
-        raise RulesError(f"input {key!r} must be >= {minimum}, not {value}")
-    return value
 
 
 def _flag(inputs: dict[str, Any], key: str, default: bool) -> bool:
@@ -167,9 +157,9 @@ def _tn(inputs: dict[str, Any], tn_key: str = "tn", extra_degrees: int = 0) -> d
     """The final TN of a test: tn_override (the GM's hand-entered TN, SD-D02 4) or inputs[tn_key]
     shifted by shift_degrees / tn_shift_degrees and `extra_degrees`."""
     if "tn_override" in inputs:
-        return {"tn": _int(inputs, "tn_override", minimum=1), "status": "roll", "roll_required": True}
-    degrees = _int(inputs, "tn_shift_degrees", _int(inputs, "shift_degrees", 0)) + extra_degrees
-    return shift_tn(_int(inputs, tn_key), degrees)
+        return {"tn": int_input(inputs, "tn_override", minimum=1), "status": "roll", "roll_required": True}
+    degrees = int_input(inputs, "tn_shift_degrees", int_input(inputs, "shift_degrees", 0)) + extra_degrees
+    return shift_tn(int_input(inputs, tn_key), degrees)
 
 
 @procedure("stepdie.tn_ladder")
@@ -181,7 +171,7 @@ def tn_ladder(inputs: dict[str, Any]) -> dict[str, Any]:
     Raises RulesError for an unknown difficulty or a TN off the ladder."""
     out: dict[str, Any] = {"ladder": list(TN_LADDER), "labels": {str(k): v for k, v in TN_LABELS.items()}}
     if "tn" in inputs:
-        tn = _int(inputs, "tn")
+        tn = int_input(inputs, "tn")
         if tn not in TN_LABELS:
             raise RulesError(f"TN {tn} is not on the ladder {list(TN_LADDER)}")
         out.update(tn=tn, label=TN_LABELS[tn])
@@ -347,8 +337,8 @@ def vengeance(face: int, missed: bool, inputs: dict[str, Any], hearts_key: str) 
     it, SD-D11); a 1 also sets extra_complication_flag (fall, lose the weapon, pushed out of cover),
     not a second Heart. Returns {"vengeance", "extra_complication_flag", "attacker_hearts_after",
     "armour_tokens_after", "armour_used", "attacker_state"}."""
-    hearts = _int(inputs, hearts_key, STARTING_HEARTS, minimum=0)
-    tokens = _int(inputs, "armour_tokens", int(_flag(inputs, "armour_token", False)), minimum=0)
+    hearts = int_input(inputs, hearts_key, STARTING_HEARTS, minimum=0)
+    tokens = int_input(inputs, "armour_tokens", int(_flag(inputs, "armour_token", False)), minimum=0)
     hit_back = missed and opponent_can_reach(inputs)
     loss = lose_hearts(hearts, 1 if hit_back else 0, tokens, _flag(inputs, "use_armour", True))
     extra = face == 1 or (missed and _flag(inputs, "enemies_in_contact_complication", False))
@@ -365,7 +355,7 @@ def hit_on(kind: str, outcome: str, hearts: int | None, inputs: dict[str, Any]) 
         return {"target_state": "dead_or_removed", "hearts_lost": 0}
     if kind == "player":
         loss = lose_hearts(hearts if hearts is not None else STARTING_HEARTS, 1,
-                           _int(inputs, "armour_tokens", 0, minimum=0), _flag(inputs, "use_armour", True))
+                           int_input(inputs, "armour_tokens", 0, minimum=0), _flag(inputs, "use_armour", True))
         return {"target_state": loss["state"], "hearts_lost": 0 if loss["armour_used"] else 1,
                 "hearts_after": loss["hearts_after"], "armour_tokens_after": loss["armour_tokens_after"]}
     start = OPPONENTS[kind]["hearts"] if hearts is None else hearts
@@ -389,7 +379,7 @@ def hit_effect(inputs: dict[str, Any]) -> dict[str, Any]:
     outcome = _key(inputs.get("outcome", "success"))
     if outcome not in ("success", "exceptional_success", "failure", "failure_complication", "complication"):
         raise RulesError(f"outcome {inputs.get('outcome')!r}: use success, exceptional_success or failure")
-    hearts = _int(inputs, "hearts", minimum=0) if "hearts" in inputs else None
+    hearts = int_input(inputs, "hearts", minimum=0) if "hearts" in inputs else None
     kind = opponent_kind(inputs.get("target", ""))
     if outcome not in ("success", "exceptional_success"):  # a miss touches nobody (see miss_vengeance)
         return {"target_state": "unharmed", "hearts_lost": 0,
@@ -404,7 +394,7 @@ def _miss_vengeance_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     if "die" not in inputs:
         raise RulesError("the odds of a miss need 'die', the attacker's step die (d6..d20)")
     die = step_die(inputs["die"])
-    tn = _int(inputs, "tn", minimum=1)
+    tn = int_input(inputs, "tn", minimum=1)
     reach = opponent_can_reach(inputs)
     faces = icepool.Die(range(1, SIDES[die] + 1))
     miss = lambda f: judge(f, die, tn) in ("failure", "complication")  # noqa: E731
@@ -427,8 +417,8 @@ def miss_vengeance(inputs: dict[str, Any]) -> dict[str, Any]:
     outcome: {"missed", "vengeance", "hearts_after", "armour_tokens_after", "complication" (a 1),
               "extra_complication_flag", "attacker_state"}
     """
-    face = _int(inputs, "attack_face", minimum=1)
-    tn = _int(inputs, "tn", minimum=1)
+    face = int_input(inputs, "attack_face", minimum=1)
+    tn = int_input(inputs, "tn", minimum=1)
     die = step_die(inputs["die"]) if "die" in inputs else None
     missed = face == 1 or (face < tn and (die is None or face != SIDES[die]))
     v = vengeance(face, missed, inputs, "attacker_hearts")
@@ -500,7 +490,7 @@ def attack(inputs: dict[str, Any]) -> dict[str, Any]:
         out.update(_test_result(face, die, tn_info["tn"]))
     if out["outcome"] in ("success", "exceptional_success"):
         key = f"{kind}_hearts" if f"{kind}_hearts" in inputs else "target_hearts"
-        hearts = _int(inputs, key, minimum=0) if key in inputs else None
+        hearts = int_input(inputs, key, minimum=0) if key in inputs else None
         effect = hit_on(kind, out["outcome"], hearts, inputs) if kind != "unknown" else {}
         out["target_state"] = effect.get("target_state")
         if "hearts_after" in effect:
@@ -524,8 +514,8 @@ def _spell(inputs: dict[str, Any]) -> tuple[dict[str, Any], int, int]:
     if "tn" not in inputs and "tn_override" not in inputs and not spec:
         raise RulesError("give the spell's effect_level (astuce, standard, fort, grande_puissance) or its tn and cost")
     tn_inputs = {**inputs, "tn": inputs.get("tn", spec.get("tn"))}
-    cost = _int(inputs, "cost", spec.get("cost"), minimum=0)
-    return _tn(tn_inputs), cost, _int(inputs, "mana_before", STARTING_MANA, minimum=0)
+    cost = int_input(inputs, "cost", spec.get("cost"), minimum=0)
+    return _tn(tn_inputs), cost, int_input(inputs, "mana_before", STARTING_MANA, minimum=0)
 
 
 def _magic_odds(inputs: dict[str, Any]) -> dict[str, Any]:
@@ -586,15 +576,15 @@ def hearts(inputs: dict[str, Any]) -> dict[str, Any]:
               "armour_tokens_after"}; healing
              stops at max_hearts; a loss while at 0 kills (SD-D13).
     """
-    current = _int(inputs, "hearts", STARTING_HEARTS, minimum=0)
-    top = _int(inputs, "max_hearts", STARTING_HEARTS, minimum=1)
-    change = _int(inputs, "change", 0) - _int(inputs, "lose", 0, minimum=0) + _int(inputs, "gain", 0, minimum=0)
+    current = int_input(inputs, "hearts", STARTING_HEARTS, minimum=0)
+    top = int_input(inputs, "max_hearts", STARTING_HEARTS, minimum=1)
+    change = int_input(inputs, "change", 0) - int_input(inputs, "lose", 0, minimum=0) + int_input(inputs, "gain", 0, minimum=0)
     out: dict[str, Any] = {"starting_hearts": STARTING_HEARTS, "hearts": current}
     if change >= 0:
         after = min(current + change, top)
         return {**out, "hearts_after": after, "state": "active" if after > 0 else "down",
-                "armour_tokens_after": _int(inputs, "armour_tokens", 0, minimum=0)}
-    loss = lose_hearts(current, -change, _int(inputs, "armour_tokens", 0, minimum=0), _flag(inputs, "use_armour", True))
+                "armour_tokens_after": int_input(inputs, "armour_tokens", 0, minimum=0)}
+    loss = lose_hearts(current, -change, int_input(inputs, "armour_tokens", 0, minimum=0), _flag(inputs, "use_armour", True))
     return {**out, "hearts_after": loss["hearts_after"], "state": loss["state"],
             "armour_tokens_after": loss["armour_tokens_after"]}
 
@@ -608,7 +598,7 @@ def hearts_zero(inputs: dict[str, Any]) -> dict[str, Any]:
     outcome: {"state": "down" | "active" | "dead", "hearts_after", "can_act"}
     Raises RulesError when hearts is not 0 or the event is unknown.
     """
-    if _int(inputs, "hearts", minimum=0) != 0:
+    if int_input(inputs, "hearts", minimum=0) != 0:
         raise RulesError(f"hearts is {inputs['hearts']}: this procedure is for a character at 0 Hearts")
     event = _key(inputs.get("event") or "none")
     if event == "takes_damage":
@@ -629,8 +619,8 @@ def armour_token(inputs: dict[str, Any]) -> dict[str, Any]:
     outcome: {"hearts_after", "armour_tokens_after", "armour_used", "state", "choices"}
     """
     use, record = choose(inputs, "use_armour", True, allowed=[True, False])
-    loss = lose_hearts(_int(inputs, "hearts", minimum=0), _int(inputs, "hearts_to_lose", 1, minimum=0),
-                       _int(inputs, "armour_tokens", 1, minimum=0), use)
+    loss = lose_hearts(int_input(inputs, "hearts", minimum=0), int_input(inputs, "hearts_to_lose", 1, minimum=0),
+                       int_input(inputs, "armour_tokens", 1, minimum=0), use)
     return {**loss, "choices": {"use_armour": record}}
 
 
@@ -643,10 +633,10 @@ def rest(inputs: dict[str, Any]) -> dict[str, Any]:
     outcome: {"hearts_after", "mana_after", "restored"}
     """
     safe = _flag(inputs, "safe_rest", False)
-    top_h, top_m = _int(inputs, "max_hearts", STARTING_HEARTS, minimum=1), _int(inputs, "max_mana", STARTING_MANA, minimum=0)
+    top_h, top_m = int_input(inputs, "max_hearts", STARTING_HEARTS, minimum=1), int_input(inputs, "max_mana", STARTING_MANA, minimum=0)
     if safe:
         return {"hearts_after": top_h, "mana_after": top_m, "restored": True}
-    return {"hearts_after": _int(inputs, "hearts", minimum=0), "mana_after": _int(inputs, "mana", minimum=0),
+    return {"hearts_after": int_input(inputs, "hearts", minimum=0), "mana_after": int_input(inputs, "mana", minimum=0),
             "restored": False}
 
 
@@ -659,7 +649,7 @@ def time_pressure_clock(inputs: dict[str, Any]) -> dict[str, Any]:
              (1/true = a failure moves the clock, 0/false = no move)
     outcome: {"clock_after", "consequence_triggered", "steps_left"}
     """
-    steps = _int(inputs, "clock_steps", minimum=1)
+    steps = int_input(inputs, "clock_steps", minimum=1)
     events = inputs.get("failures", [])
     if isinstance(events, int) and not isinstance(events, bool) and events >= 0:
         moved = events
@@ -667,7 +657,7 @@ def time_pressure_clock(inputs: dict[str, Any]) -> dict[str, Any]:
         moved = sum(1 for e in events if e)
     else:
         raise RulesError("failures must be a count, or a list of 1 (a failure) or 0 (no failure) per test")
-    after = min(_int(inputs, "clock_before", 0, minimum=0) + moved, steps)
+    after = min(int_input(inputs, "clock_before", 0, minimum=0) + moved, steps)
     return {"clock_after": after, "consequence_triggered": after >= steps, "steps_left": steps - after}
 
 
@@ -678,7 +668,7 @@ def d6_threshold(inputs: dict[str, Any]) -> int:
     (or base_threshold) + difficulty_shift + the opponent's level (pion 0, élite +1, boss +2) - 1 for
     one helper, clamped to 2..6."""
     if "base_threshold" in inputs:
-        base = _int(inputs, "base_threshold", minimum=2)
+        base = int_input(inputs, "base_threshold", minimum=2)
     elif "level" in inputs:
         level = _key(inputs["level"])
         if level not in D6_LEVELS:
@@ -687,8 +677,8 @@ def d6_threshold(inputs: dict[str, Any]) -> int:
     else:
         raise RulesError("give the characteristic's level (maitre, entraine, novice, sans_competence) or base_threshold")
     opponent = D6_OPPONENT_SHIFT[opponent_kind(inputs["opponent"])] if inputs.get("opponent") else 0
-    helpers = _int(inputs, "helpers", 0, minimum=0)
-    return min(max(base + _int(inputs, "difficulty_shift", 0) + opponent - min(helpers, 1), 2), 6)
+    helpers = int_input(inputs, "helpers", 0, minimum=0)
+    return min(max(base + int_input(inputs, "difficulty_shift", 0) + opponent - min(helpers, 1), 2), 6)
 
 
 def d6_judge(face: int, threshold: int) -> str:
@@ -747,9 +737,9 @@ def d6_variant_development(inputs: dict[str, Any]) -> dict[str, Any]:
     """
     choice = _key(inputs.get("choice", "characteristic"))
     if choice == "heart":
-        return {"max_hearts_after": _int(inputs, "hearts", STARTING_HEARTS) + 1}
+        return {"max_hearts_after": int_input(inputs, "hearts", STARTING_HEARTS) + 1}
     if choice == "mana":
-        return {"max_mana_after": _int(inputs, "mana", STARTING_MANA) + 1}
+        return {"max_mana_after": int_input(inputs, "mana", STARTING_MANA) + 1}
     if choice != "characteristic":
         raise RulesError(f"choice {inputs.get('choice')!r}: use characteristic, heart or mana")
     order = list(D6_LEVELS)
@@ -759,7 +749,7 @@ def d6_variant_development(inputs: dict[str, Any]) -> dict[str, Any]:
             raise RulesError(f"unknown level {inputs['level_before']!r}; use {', '.join(order)}")
     else:
         by_threshold = {t: name for name, t in D6_LEVELS.items()}
-        level = by_threshold.get(_int(inputs, "threshold_before"), "")
+        level = by_threshold.get(int_input(inputs, "threshold_before"), "")
         if not level:
             raise RulesError(f"threshold_before must be one of {sorted(by_threshold)}")
     if level == order[-1]:
