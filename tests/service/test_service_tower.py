@@ -149,3 +149,25 @@ def test_log_that_cannot_be_written_shows_no_result(tmp_path):
     assert svc.poll(1.0) is None
     assert link.screens == [["LOG FAILED", "result NOT shown", "check the host's", "disk, then drop", "the dice again"]]
     assert "NOT logged" in errors[0] and svc.results == []
+
+
+class ShakyCamera:
+    """A live camera whose frames never stop changing (a tray that keeps shaking)."""
+
+    def __init__(self):
+        self.n = 0
+
+    def read(self):
+        self.n += 1
+        image = np.full((60, 80, 3), 40 * (self.n % 2) + 20, np.uint8)
+        return SimpleNamespace(image=image, source="camera:0")
+
+
+def test_live_dice_that_never_settle_are_not_read(tmp_path):
+    errors = []
+    svc, link, log = service(tmp_path, [SURE], [event("ROLL")], on_error=errors.append, settle=True)
+    svc.camera = ShakyCamera()
+    assert svc.poll(1.0) is None
+    assert link.screens[-1][0] == "NOT SETTLED" and "not settled" in errors[0]
+    assert log.rolls() == []
+    log.close()

@@ -38,6 +38,8 @@ class TowerService:
     confirm_timeout_s: how long to wait for OK/NO on an unsure die (s); no answer counts as NO,
                so an unsure die is never resolved in silence
     on_result: called with each RollResult after it is logged and shown (printing, tests)
+    settle:    wait for the dice to stop on a live camera (vision.settle.wait_settled) before reading;
+               off for the replay camera, whose every frame is a different photo
     watch:     live fairness watch (dicetower.audit.sprt.FairnessWatch) fed every sure or confirmed
                reading of a resolved roll; its alarms go to `on_alarm` and, alarm_delay_s after the
                result, to the tower's display with the light ring in alarm mode
@@ -47,7 +49,8 @@ class TowerService:
                  confirm_timeout_s: float = 30.0, idle_line: str = "Press ROLL",
                  on_result: Callable[[RollResult], None] | None = None,
                  watch: Any = None, on_alarm: Callable[[Any], None] | None = None,
-                 alarm_delay_s: float = 3.0, on_error: Callable[[str], None] | None = None):
+                 alarm_delay_s: float = 3.0, on_error: Callable[[str], None] | None = None,
+                 settle: bool = False):
         self.link = link
         self.camera = camera
         self.pipeline = pipeline
@@ -59,6 +62,7 @@ class TowerService:
         self.alarm_delay_s = alarm_delay_s
         self._pending_alarm: tuple[float, list[str]] | None = None
         self.on_error = on_error
+        self.settle = settle
         #: rolls that produced no shown result (camera gave no frame, the log could not be written)
         self.failures: list[str] = []
         #: answers typed at the host ("OK"/"NO"), merged with the tower's panel buttons
@@ -87,17 +91,20 @@ class TowerService:
     def handle_roll(self) -> RollResult | None:
         """Frame -> readings -> (confirmation of unsure dice) -> outcome -> log -> screen.
 
-        A camera that gives no frame (FrameError) and a log that cannot be written (LogError: disk
+        A camera that gives no frame (FrameError), dice that do not settle (NotSettled), and a log that cannot be written (LogError: disk
         full, read-only, corrupt file) end the roll without a result: the OLED says why and asks for
         the dice again, the reason goes to `on_error` and `failures`, and the service keeps running.
         Nothing is shown that is not logged."""
         from dicetower.audit.rolllog import LogError
         from dicetower.vision.camera import FrameError
+        from dicetower.vision.settle import NotSettled
 
         try:
             return self._roll()
         except FrameError as exc:
             self._fail(f"camera: {exc}", ["CAMERA ERROR", "no frame read:", "drop the dice", "again"])
+        except NotSettled as exc:
+            self._fail(f"camera: {exc}", ["NOT SETTLED", "dice still moving", "drop the dice", "again"])
         except LogError as exc:
             self._fail(f"roll log: {exc}", ["LOG FAILED", "result NOT shown", "check the host's", "disk, then drop", "the dice again"])
         return None
@@ -110,7 +117,9 @@ class TowerService:
             self.on_error(reason)
 
     def _roll(self) -> RollResult:
-        frame = self.camera.read()
+        from dicetower.vision.settle import wait_settled
+
+        frame = wait_settled(self.camera) if self.settle else self.camera.read()
         readings = self.pipeline.read(frame.image)
         confirmed: list[int] = []
         rejected = False
