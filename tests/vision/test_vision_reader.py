@@ -17,9 +17,9 @@ from dicetower.vision.reader import DiceReader
 
 DEMO = paths.repo_root() / "demo" / "matteop65"
 MATTEO = paths.shared_dir() / "datasets" / "matteop65_table_d6"
-#: Per-die accuracy measured on the 43 matteop65 Valid photos (129 dice) was 0.984 (127/129) when this test was
+#: Per-die accuracy measured on the 43 matteop65 Valid photos (129 dice) was 0.992 (128/129) when this test was
 #: written; the floor sits a little below so that a regression fails and noise does not.
-VALID_FLOOR = 0.96
+VALID_FLOOR = 0.97
 
 
 @pytest.fixture(scope="module")
@@ -111,3 +111,15 @@ def test_accuracy_on_matteop65_valid_photos_stays_above_measured_floor(reader):
             correct += die is not None and str(die["value"]) == lab["value"]
     assert n == 129
     assert correct / n >= VALID_FLOOR
+
+
+@pytest.mark.skipif(not (paths.shared_dir() / "datasets" / "lurig_dietype").is_dir(), reason="shared datasets absent")
+def test_numbered_dice_are_not_read_as_sure_pip_dice(reader):
+    """Numerals, speckles and glyphs must not pass for pips: on 100 CC0 photos of numbered dice
+    (d4..d20) one sure pip d6 was reported when this test was written."""
+    folder = paths.shared_dir() / "datasets" / "lurig_dietype"
+    sure = 0
+    for image in sorted(load_labels(folder)):
+        sure += sum(not d["unsure"] and d["die_type"] == "d6" and "pips" not in image
+                    for d in read_image_file(reader, str(folder / image)).get("dice", []))
+    assert sure <= 3

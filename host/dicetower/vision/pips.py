@@ -36,17 +36,22 @@ _LAYOUT_DESIGN = {n: (A, np.linalg.pinv(A)) for n, A in
 
 LINK_DIAMETERS = 4.2  # pips of one face lie within this many pip diameters of a neighbour on it
 MIN_PIP_AREA_PX = 6.0  # smaller blobs are noise at the analysis scale
-SIDE_REACH_DIAMETERS = 5.0
+SIDE_REACH_DIAMETERS = 5.0  # a die's side faces lie within about one face side (~5 pip diameters) of its top face
 MAX_SPLIT_PIPS = 9  # larger tangles are left unread rather than searched (time)
 AMBIGUOUS_CAP = 0.6  # confidence cap of a face split from pips that could also be its own
 SEAM_FRACTION = 0.8  # a seam between faces or dice: pip response above this fraction of the pip threshold
-MIN_SNR = 8.0  # a die's side faces lie within about one face side (~5 pip diameters) of its top face
+#: face_roughness of the face around 1..3 pips: up to this, plain (die faces measured 0.02, 99% under
+#: 0.035 for 2s and 3s, 0.10 for 1s); above it the reading loses confidence; above twice it, no face.
+#: Marks on numbered dice, glyphs and glass measured 0.07 and more (1st percentile).
+PLAIN_FACE = 0.05
+MIN_SNR = 8.0  # surround_snr below this: not a pip on a plain die face
 
 
 @dataclass
 class Pip:
     """One pip blob. x, y: centre (px); area (px^2); roundness: minor/major ellipse axis (0..1];
-    angle: direction of the ellipse's major axis (degrees, image x towards y); contrast: 0..255 response of the pip against its surround."""
+    angle: direction of the ellipse's major axis (degrees, image x towards y); contrast: 0..255
+    response of the pip against its surround."""
 
     x: float
     y: float
@@ -425,6 +430,44 @@ def _blank_around(pip: Pip, response: np.ndarray, thr: float) -> bool:
     return True
 
 
+def face_roughness(group: list[Pip], gray: np.ndarray) -> float:
+    """How far the face around a few pips (1..3) is from plain: the 90th percentile of the grey-level
+    deviations from the median over the face around them (out to the face's edge, on the face, i.e. foreshortened like the pips; the pips themselves left out), as a
+    fraction of the pips' contrast. A die face measures ~0.02; the dots of glyphs, specks on a mottled
+    die or spots on a dome measure 0.05 and more."""
+    ref = max(group, key=lambda p: p.area)
+    major = _mean([p.diameter / math.sqrt(max(p.roundness, 0.1)) for p in group])
+    roundness = max(_roundness(group), 0.1)
+    cx, cy = _centre(group)
+    a = math.radians(ref.angle)
+    cos_a, sin_a = math.cos(a), math.sin(a)
+
+    def face_dist(xx: np.ndarray, yy: np.ndarray, x: float, y: float) -> np.ndarray:
+        u = (xx - x) * cos_a + (yy - y) * sin_a
+        v = -(xx - x) * sin_a + (yy - y) * cos_a
+        return np.hypot(u, v / roundness)
+
+    # the face edge: ~1.6 diameters of a 1's (large) pip beyond it, ~0.8 beyond the corner pips of a 2 or 3
+    reach = max(float(face_dist(np.array(p.x), np.array(p.y), cx, cy)) for p in group) + (1.6 if len(group) == 1 else 0.8) * major
+    h, w = gray.shape
+    x0, x1 = max(int(cx - reach), 0), min(int(cx + reach) + 1, w)
+    y0, y1 = max(int(cy - reach), 0), min(int(cy + reach) + 1, h)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    region = face_dist(xx, yy, cx, cy) < reach
+    inner = np.zeros_like(region)
+    for p in group:
+        d = face_dist(xx, yy, p.x, p.y)
+        region &= d > 0.8 * major
+        inner |= d < 0.4 * major
+    win = gray[y0:y1, x0:x1].astype(np.float32)
+    ring, pips = win[region], win[inner]
+    if ring.size < 8 or pips.size == 0:
+        return math.inf
+    med = float(np.median(ring))
+    contrast = abs(med - float(np.median(pips)))
+    return float(np.percentile(np.abs(ring - med), 90)) / max(contrast, 1.0)
+
+
 def merge_halves(groups: list[list[Pip]], thr: float, sure: float = 0.8) -> list[list[Pip]]:
     """Join neighbouring groups that are parts of one face the seam test kept apart (the two columns
     of a 6, a 4 and its centre pip): alike in pip size and foreshortening, and together a d6 layout
@@ -470,7 +513,12 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
         value = n if n in D6_LAYOUTS else None
         conf = face_confidence(g, thr) if value is not None else 0.0
         if n == 1 and not _blank_around(g[0], response, thr):
-            continue  # a lone mark among others (a glyph, a plug, a die whose other pips are lost): no face
+            continue  # a lone mark among others (a glyph, a plug, a die whose other pips are lost)
+        if n <= 3:  # few pips are weak evidence of a die: the face around them must be plain
+            roughness = face_roughness(g, gray)
+            if roughness > 2 * PLAIN_FACE:
+                continue  # no plain die face: specks on a patterned die, a glyph, spots on glass
+            conf *= math.exp(-((max(0.0, roughness - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
         if ambiguous:
             conf = min(conf, AMBIGUOUS_CAP)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g)))
