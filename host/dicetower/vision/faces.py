@@ -18,16 +18,19 @@ set (dicetower calibrate), looked up in models/<name>/ and then in
 dicetower.paths.user_data_dir()/die_sets/<name>/; an unknown name raises DieSetError listing the
 sets that exist.
 
-How it works: the crop is squared and described by gradient-orientation histograms (HOG, Dalal &
-Triggs 2005) of the whole die and of its centre (the up face), by the Fourier magnitudes of the
-die's outline (triangle, square, hexagon, decagon: rotation-invariant die type by shape) and by
-hue/saturation/value statistics of the up face (face colours). PCA (cv2.PCACompute2) reduces the
-HOG part; a one-hidden-layer perceptron (softmax output, trained with scipy's L-BFGS) gives class
-probabilities, sharpened or softened by a temperature fitted on held-out data so that the
-confidence is calibrated. At read time the crop is classified at 0/90/180/270 degrees and the
-logits averaged (sets trained on all rotations), or turned in 30-degree steps and the
-most confident turn kept (the standard set, trained on upright numerals). Run time needs OpenCV and numpy only (OpenCV 5 wheels have no cv2.ml
-and no HOGDescriptor, hence our small HOG and numpy forward pass).
+How it works (rotation-invariant template matching): the crop is squared, the die's silhouette
+found (Otsu on the Lab distance from the crop's border colour) and the grey die resampled in
+polar coordinates around the silhouette's centroid (cv2.warpPolar): an inner band (the up face's
+numeral or symbols, weight 0.75) and an outer band (the outline and the neighbouring faces, so
+the die's shape: triangle d4, square d6, hexagon d8/d20, decagon d12; weight 0.25). A turn of the
+die is then a cyclic shift along the angle axis, so the normalised circular cross-correlation
+with each stored template, maximised over all 48 shifts (FFT along the angle axis), compares
+faces at any rotation without turning the image, and keeps 6 apart from 9. The Lab colour of
+the up face and of the die is compared too (face colours: ruby/gold/silver, Alkemy's white/
+yellow/red). A class scores its best template; softmax of the scores divided by a temperature
+fitted on held-out data (Guo et al. 2017) gives a calibrated confidence. Templates come from
+synthetic renders (standard set) or from the labelled photos of a calibration. Run time needs
+OpenCV and numpy only (OpenCV 5 wheels have no cv2.ml module).
 """
 
 from __future__ import annotations
@@ -49,7 +52,11 @@ SET_FILE = "set.json"
 FORMAT_VERSION = 1
 
 SIDE = 96  # px: crops are squared and resized to SIDE x SIDE before description
-SEARCH_ANGLES = tuple(float(a) for a in range(0, 360, 30))  # degrees tried for "upright" sets
+ANGLES = 48  # polar sampling of a die: angle steps of 7.5 degrees
+#: polar bands (inner radius, outer radius as fractions of the die's enclosing circle, rows, weight):
+#: the up face's marks, and the outline with the neighbouring faces (the die's shape)
+POLAR_BANDS = ((0.0, 0.5, 16, 0.75), (0.5, 1.1, 8, 0.25))
+RADII = sum(b[2] for b in POLAR_BANDS)
 
 
 class DieSetError(LookupError):
@@ -107,8 +114,8 @@ class FaceClass:
 def square(crop: np.ndarray) -> np.ndarray:
     """Pad a crop (HxWx3 uint8) to a square by replicating its border, keeping the die centred.
     Raises ValueError for an empty or non-BGR crop."""
-    if crop is None or crop.ndim != 3 or crop.shape[2] != 3 or min(crop.shape[:2]) < 8:
-        shape = None if crop is None else crop.shape
+    if not isinstance(crop, np.ndarray) or crop.ndim != 3 or crop.shape[2] != 3 or min(crop.shape[:2]) < 8:
+        shape = getattr(crop, "shape", None)
         raise ValueError(f"a die crop must be an HxWx3 BGR image of at least 8x8 px, got {shape}")
     h, w = crop.shape[:2]
     d = abs(h - w)
@@ -117,32 +124,6 @@ def square(crop: np.ndarray) -> np.ndarray:
     if w > h:
         return cv2.copyMakeBorder(crop, d // 2, d - d // 2, 0, 0, cv2.BORDER_REPLICATE)
     return crop
-
-
-def hog(grey: np.ndarray, cell: int = 8, bins: int = 9) -> np.ndarray:
-    """Histogram of oriented gradients of a square grey image (SxS float32, S a multiple of cell):
-    unsigned orientation (0-180 degrees) in `bins` bins with linear vote interpolation, cells of
-    cell x cell px, 2x2-cell blocks with stride one cell, L2-Hys normalised (Dalal & Triggs 2005).
-    Returns a float32 vector of ((S/cell)-1)^2 * 4 * bins values."""
-    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=1)
-    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=1)
-    mag, ang = cv2.cartToPolar(gx, gy, angleInDegrees=True)
-    ang = np.mod(ang, 180.0) / (180.0 / bins)
-    lo = np.floor(ang).astype(np.int32)
-    frac = ang - lo
-    n = grey.shape[0] // cell
-    hist = np.zeros((n, n, bins), np.float32)
-    cy, cx = np.divmod(np.arange(grey.size).reshape(grey.shape), grey.shape[1])
-    cells = (cy // cell) * n + (cx // cell)
-    flat = hist.reshape(-1)
-    np.add.at(flat, (cells * bins + lo % bins).ravel(), (mag * (1 - frac)).ravel())
-    np.add.at(flat, (cells * bins + (lo + 1) % bins).ravel(), (mag * frac).ravel())
-    blocks = np.concatenate([hist[:-1, :-1], hist[1:, :-1], hist[:-1, 1:], hist[1:, 1:]], axis=2)
-    blocks = blocks.reshape(-1, 4 * bins)
-    blocks /= np.linalg.norm(blocks, axis=1, keepdims=True) + 1e-6
-    blocks = np.minimum(blocks, 0.2)
-    blocks /= np.linalg.norm(blocks, axis=1, keepdims=True) + 1e-6
-    return blocks.ravel()
 
 
 def silhouette(sq: np.ndarray) -> np.ndarray:
@@ -166,201 +147,76 @@ def silhouette(sq: np.ndarray) -> np.ndarray:
     return out
 
 
-def shape_features(mask: np.ndarray, harmonics: int = 12) -> np.ndarray:
-    """Rotation-invariant outline descriptor of a die mask: magnitudes of the first `harmonics`
-    Fourier coefficients of the convex hull's radius as a function of arc length (a triangle has
-    a strong 3rd harmonic, a square a 4th, the hexagonal outline of a d8/d20 a 6th), then the
-    solidity, hull area / enclosing circle area, and hull area / crop area. float32, harmonics+3."""
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    if not contours:
-        return np.zeros(harmonics + 3, np.float32)
-    c = max(contours, key=cv2.contourArea)
-    hull = cv2.convexHull(c).reshape(-1, 2).astype(np.float32)
-    area = cv2.contourArea(c)
-    harea = max(cv2.contourArea(hull), 1.0)
-    closed = np.vstack([hull, hull[:1]])
-    seg = np.linalg.norm(np.diff(closed, axis=0), axis=1)
-    arc = np.concatenate([[0], np.cumsum(seg)])
-    t = np.linspace(0, arc[-1], 128, endpoint=False)
-    pts = np.stack([np.interp(t, arc, closed[:, 0]), np.interp(t, arc, closed[:, 1])], 1)
-    m = cv2.moments(hull)
-    centre = np.array([m["m10"] / max(m["m00"], 1e-6), m["m01"] / max(m["m00"], 1e-6)])
-    r = np.linalg.norm(pts - centre, axis=1)
-    spec = np.abs(np.fft.rfft(r / (r.mean() + 1e-6)))[1:harmonics + 1] / 128
-    (_, _), rad = cv2.minEnclosingCircle(hull)
-    extra = [area / harea, harea / max(np.pi * rad * rad, 1.0), harea / mask.size]
-    return np.concatenate([spec * 10, extra]).astype(np.float32)
-
-
-def colour_features(sq: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Colour of the up face (central half of the crop) and of the whole die: a 12-bin hue
-    histogram weighted by saturation x value, mean saturation and value, value spread, and the
-    die's mean Lab. float32, 18 values in 0..1."""
-    s = sq.shape[0]
-    hsv = cv2.cvtColor(sq, cv2.COLOR_BGR2HSV).astype(np.float32)
-    c = hsv[s // 4: 3 * s // 4, s // 4: 3 * s // 4].reshape(-1, 3)
-    w = c[:, 1] * c[:, 2] / (255.0 * 255.0)
-    hist = np.bincount((c[:, 0] / 15).astype(np.int32).clip(0, 11), weights=w, minlength=12)
-    hist = hist / max(len(c), 1)
-    lab = cv2.cvtColor(sq, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32) / 255
-    sel = mask.reshape(-1) > 0
-    mean_lab = lab[sel].mean(0) if sel.any() else lab.mean(0)
-    stats = [c[:, 1].mean() / 255, c[:, 2].mean() / 255, c[:, 2].std() / 255]
-    return np.concatenate([hist * 4, stats, mean_lab]).astype(np.float32)
-
-
-def centred(sq: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The square crop re-centred on the die and scaled so that the die's enclosing circle fills
-    it (SIDE x SIDE x 3 uint8): removes the detector's offset and margin. sq: SxSx3, mask: the
-    silhouette of sq resized to SIDE. Falls back to sq resized when no die outline is found."""
-    pts = cv2.findNonZero(mask)
-    if pts is None or len(pts) < 0.05 * mask.size:
-        return cv2.resize(sq, (SIDE, SIDE), interpolation=cv2.INTER_AREA)
-    (cx, cy), r = cv2.minEnclosingCircle(pts)
-    k = sq.shape[0] / SIDE
-    cx, cy, half = cx * k, cy * k, max(r * 1.05, SIDE * 0.25) * k
-    pad = int(np.ceil(half)) + 1
-    big = cv2.copyMakeBorder(sq, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
-    x0, y0 = int(round(cx - half)) + pad, int(round(cy - half)) + pad
-    side = int(round(2 * half))
-    return cv2.resize(big[y0:y0 + side, x0:x0 + side], (SIDE, SIDE), interpolation=cv2.INTER_AREA)
-
-
-def describe(crop: np.ndarray, angles: tuple[float, ...] = (0.0,)) -> np.ndarray:
-    """Raw feature vectors of a die crop (HxWx3 uint8 BGR): one row per rotation of the squared,
-    die-centred crop by each of `angles` (degrees, counter-clockwise). Returns float32
-    (len(angles) x D): HOG of the whole die (32x32, 8 px cells) and of its centre, the up face
-    (48x48, 6 px cells), N_HOG values together, then outline and colour features (rotation-
-    invariant, computed once). Raises ValueError on a bad crop."""
-    sq = square(crop)
-    small = cv2.resize(sq, (SIDE, SIDE), interpolation=cv2.INTER_AREA)
-    mask = silhouette(small)
-    fixed = np.concatenate([shape_features(mask), colour_features(small, mask)])
-    grey = cv2.cvtColor(centred(sq, mask), cv2.COLOR_BGR2GRAY).astype(np.float32)
-    grey = (grey - grey.mean()) / (grey.std() + 1e-3)
-    m = SIDE // 4
-    rows = []
-    for angle in angles:
-        g = grey
-        if angle % 360:
-            rot = cv2.getRotationMatrix2D(((SIDE - 1) / 2, (SIDE - 1) / 2), float(angle), 1.0)
-            g = cv2.warpAffine(grey, rot, (SIDE, SIDE), flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_REPLICATE)
-        whole = cv2.resize(g, (32, 32), interpolation=cv2.INTER_AREA)
-        centre = cv2.resize(g[m: SIDE - m, m: SIDE - m], (48, 48), interpolation=cv2.INTER_LINEAR)
-        rows.append(np.concatenate([hog(whole, 8), hog(centre, 6)]))
-    rows = np.array(rows, np.float32)
-    return np.hstack([rows, np.tile(fixed, (len(rows), 1))])
-
-
-# ---------------------------------------------------------------------------------------------
-# the classifier
+def ink_mask(grey: np.ndarray, region: np.ndarray) -> np.ndarray:
+    """The marks (numerals, pips, symbols) inside `region` (uint8 mask) of a grey crop: Otsu's
+    threshold over the region's pixels, the minority side taken as ink, so that dark-on-light and
+    light-on-dark dice give the same mask. Returns uint8 0/255 of grey's shape."""
+    values = grey[region > 0]
+    if values.size < 16 or int(values.max()) - int(values.min()) < 12:
+        return np.zeros_like(grey)
+    t, _ = cv2.threshold(values.reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    bright = (grey > t) & (region > 0)
+    dark = (grey <= t) & (region > 0)
+    ink = bright if bright.sum() < dark.sum() else dark
+    return ink.astype(np.uint8) * 255
 
 
 @dataclass
-class FaceModel:
-    """PCA + one-hidden-layer perceptron over describe() vectors.
+class Descriptor:
+    """A die crop described for matching.
 
-    n_hog: how many leading feature columns the PCA reduces; pca_mean (1 x n_hog), pca_basis
-    (k x n_hog); mu, sigma: standardisation of the reduced vector (1 x d); w1 (d x h), b1 (h),
-    w2 (h x C), b2 (C); temperature: logits are divided by it before the softmax."""
+    polar: RADII x ANGLES float32, polar samples around the die's centre: first the up face's ink
+    (ink_mask) out to half the die's radius, then the die's silhouette from 0.5 to 1.1 radius (its
+    outline, i.e. its shape); each band zero-mean and scaled to its weight: a turn of the die is a
+    cyclic shift along the angle axis.
+    colour: (6,) float32, mean Lab / 100 of the up face (inner disc) and of the whole die."""
 
-    n_hog: int
-    pca_mean: np.ndarray
-    pca_basis: np.ndarray
-    mu: np.ndarray
-    sigma: np.ndarray
-    w1: np.ndarray
-    b1: np.ndarray
-    w2: np.ndarray
-    b2: np.ndarray
-    temperature: float = 1.0
+    polar: np.ndarray
+    colour: np.ndarray
 
-    def reduce(self, x: np.ndarray) -> np.ndarray:
-        """N x D raw features -> N x d standardised inputs of the perceptron."""
-        z = cv2.PCAProject(np.ascontiguousarray(x[:, : self.n_hog]), self.pca_mean, self.pca_basis)
-        z = np.hstack([z, x[:, self.n_hog:]])
-        return (z - self.mu) / self.sigma
 
-    def logits(self, x: np.ndarray) -> np.ndarray:
-        """N x D raw features -> N x C logits (before temperature)."""
-        hidden = np.tanh(self.reduce(x) @ self.w1 + self.b1)
-        return hidden @ self.w2 + self.b2
+def describe(crop: np.ndarray) -> Descriptor:
+    """Describe a die crop (HxWx3 uint8 BGR). Raises ValueError on a bad crop."""
+    small = cv2.resize(square(crop), (SIDE, SIDE), interpolation=cv2.INTER_AREA)
+    mask = silhouette(small)
+    pts = cv2.findNonZero(mask)
+    edge = np.concatenate([mask[0], mask[-1], mask[:, 0], mask[:, -1]])
+    if pts is None or len(pts) < 0.05 * mask.size or np.mean(edge > 0) > 0.1:
+        # no outline, or the die is cut by the crop's edges: the crop is the die
+        centre, radius = ((SIDE - 1) / 2, (SIDE - 1) / 2), SIDE / 2
+    else:  # centroid of the silhouette (steadier than its enclosing circle), radius of its area
+        m = cv2.moments(mask, binaryImage=True)
+        centre = (m["m10"] / m["m00"], m["m01"] / m["m00"])
+        radius = max(np.sqrt(m["m00"] / np.pi) * 1.1, SIDE * 0.2)
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    face = np.zeros_like(mask)
+    cv2.circle(face, (int(round(centre[0])), int(round(centre[1]))), int(radius * POLAR_BANDS[0][1]), 255, -1)
+    ink = ink_mask(grey, face)
+    blocks = []
+    for (r0, r1, rows, weight), img in zip(POLAR_BANDS, (ink, mask)):
+        img = cv2.GaussianBlur(img.astype(np.float32) / 255, (0, 0), 1.2)
+        full = cv2.warpPolar(img, (int(round(rows * r1 / (r1 - r0))), ANGLES), centre, radius * r1,
+                             cv2.WARP_POLAR_LINEAR + cv2.INTER_LINEAR + cv2.WARP_FILL_OUTLIERS).T
+        band = full[full.shape[0] - rows:]
+        band = band - band.mean()
+        blocks.append(band * (np.sqrt(weight) / (np.linalg.norm(band) + 1e-6)))
+    polar = np.vstack(blocks)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32) / 100
+    inner = np.zeros_like(mask)
+    cv2.circle(inner, (int(centre[0]), int(centre[1])), int(radius * 0.45), 255, -1)
+    die = mask if pts is not None else np.full_like(mask, 255)
+    colour = np.concatenate([cv2.mean(lab, inner)[:3], cv2.mean(lab, die)[:3]]).astype(np.float32)
+    return Descriptor(np.ascontiguousarray(polar, np.float32), colour)
 
-    def proba(self, x: np.ndarray) -> np.ndarray:
-        """N x D raw features -> N x C class probabilities (temperature applied)."""
-        return softmax(self.logits(x) / self.temperature)
 
-    def save(self, path: Path) -> None:
-        np.savez_compressed(path, n_hog=self.n_hog, pca_mean=self.pca_mean, pca_basis=self.pca_basis,
-                            mu=self.mu, sigma=self.sigma, w1=self.w1, b1=self.b1, w2=self.w2,
-                            b2=self.b2, temperature=self.temperature)
-
-    @classmethod
-    def load(cls, path: Path) -> "FaceModel":
-        with np.load(path) as z:
-            return cls(int(z["n_hog"]), z["pca_mean"], z["pca_basis"], z["mu"], z["sigma"], z["w1"],
-                       z["b1"], z["w2"], z["b2"], float(z["temperature"]))
+# ---------------------------------------------------------------------------------------------
+# the matcher
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
     """Row-wise softmax of an N x C array."""
     e = np.exp(logits - logits.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
-
-
-N_HOG = (3 * 3 + 7 * 7) * 36  # HOG of 32x32 in 8 px cells (3x3 blocks) + 48x48 in 6 px cells (7x7)
-
-
-def fit_model(x: np.ndarray, y: np.ndarray, n_classes: int, hidden: int = 96, l2: float = 3e-3,
-              max_components: int = 120, max_iter: int = 250, seed: int = 0) -> FaceModel:
-    """Train a FaceModel on raw features x (N x D float32) and labels y (N ints in 0..n_classes-1):
-    PCA keeping 95% of the HOG variance (at most max_components), standardisation, then the
-    cross-entropy + l2 * |W|^2 / 2 of the perceptron minimised with scipy's L-BFGS-B.
-    The temperature is left at 1 (see fit_temperature). Raises ValueError on fewer than 2 samples."""
-    from scipy.optimize import minimize
-
-    if len(x) < 2:
-        raise ValueError("need at least 2 training samples")
-    hog_part = np.ascontiguousarray(x[:, :N_HOG])
-    k = int(min(max_components, len(x) - 1))
-    mean, basis, _ = cv2.PCACompute2(hog_part, mean=None, maxComponents=k)
-    z = np.hstack([cv2.PCAProject(hog_part, mean, basis), x[:, N_HOG:]])
-    mu, sigma = z.mean(0, keepdims=True), z.std(0, keepdims=True) + 1e-3
-    z = (z - mu) / sigma
-    n, d = z.shape
-    rng = np.random.default_rng(seed)
-    shapes = [(d, hidden), (hidden,), (hidden, n_classes), (n_classes,)]
-    sizes = [int(np.prod(s)) for s in shapes]
-    theta0 = np.concatenate([rng.normal(0, 1 / np.sqrt(d), sizes[0]), np.zeros(sizes[1]),
-                             rng.normal(0, 1 / np.sqrt(hidden), sizes[2]), np.zeros(sizes[3])])
-    onehot = np.eye(n_classes)[y]
-
-    def unpack(theta):
-        out, i = [], 0
-        for s, m in zip(shapes, sizes):
-            out.append(theta[i:i + m].reshape(s))
-            i += m
-        return out
-
-    def loss(theta):
-        w1, b1, w2, b2 = unpack(theta)
-        h = np.tanh(z @ w1 + b1)
-        p = softmax(h @ w2 + b2)
-        ce = -np.sum(onehot * np.log(p + 1e-12)) / n
-        reg = 0.5 * l2 * (np.sum(w1 * w1) + np.sum(w2 * w2))
-        g_out = (p - onehot) / n
-        g_w2 = h.T @ g_out + l2 * w2
-        g_b2 = g_out.sum(0)
-        g_h = (g_out @ w2.T) * (1 - h * h)
-        g_w1 = z.T @ g_h + l2 * w1
-        g_b1 = g_h.sum(0)
-        return ce + reg, np.concatenate([g_w1.ravel(), g_b1, g_w2.ravel(), g_b2])
-
-    res = minimize(loss, theta0, jac=True, method="L-BFGS-B", options={"maxiter": max_iter})
-    w1, b1, w2, b2 = (a.astype(np.float32) for a in unpack(res.x))
-    return FaceModel(N_HOG, mean.astype(np.float32), basis.astype(np.float32), mu.astype(np.float32),
-                     sigma.astype(np.float32), w1, b1, w2, b2)
 
 
 def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
@@ -372,7 +228,65 @@ def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
         p = softmax(logits / np.exp(log_t))
         return -np.mean(np.log(p[np.arange(len(y)), y] + 1e-12))
 
-    return float(np.exp(minimize_scalar(nll, bounds=(-3, 3), method="bounded").x))
+    return float(np.exp(minimize_scalar(nll, bounds=(-8, 3), method="bounded").x))
+
+
+@dataclass
+class FaceModel:
+    """Rotation-invariant nearest-template matcher.
+
+    polars: N x RADII x ANGLES float16 templates (Descriptor.polar of labelled crops), colours:
+    N x 6 float32, labels: N class indices, n_classes, colour_weight: weight of the Lab distance
+    against the correlation, temperature: class scores are divided by it before the softmax.
+    A template's score is its best normalised circular cross-correlation with the query over all
+    ANGLES turns (computed with the FFT along the angle axis) minus colour_weight x the Lab
+    distance of their colours; a class's score is its best template's."""
+
+    polars: np.ndarray
+    colours: np.ndarray
+    labels: np.ndarray
+    n_classes: int
+    colour_weight: float = 1.0
+    temperature: float = 0.05
+    _fft: np.ndarray | None = field(default=None, repr=False)
+
+    def template_scores(self, d: Descriptor) -> np.ndarray:
+        """(N,) score of every template against a query descriptor."""
+        if self._fft is None:
+            self._fft = np.conj(np.fft.rfft(self.polars.astype(np.float32), axis=2))
+        q = np.fft.rfft(d.polar, axis=1)
+        corr = np.fft.irfft(np.einsum("nra,ra->na", self._fft, q), n=ANGLES, axis=1).max(axis=1)
+        return corr - self.colour_weight * np.linalg.norm(self.colours - d.colour, axis=1)
+
+    def logits(self, d: Descriptor) -> np.ndarray:
+        """(C,) class scores of a query (before the temperature); -2 for a class with no template."""
+        scores = self.template_scores(d)
+        out = np.full(self.n_classes, -2.0, np.float32)
+        np.maximum.at(out, self.labels, scores.astype(np.float32))
+        return out
+
+    def save(self, path: Path) -> None:
+        np.savez_compressed(path, polars=self.polars.astype(np.float16), colours=self.colours,
+                            labels=self.labels, n_classes=self.n_classes,
+                            colour_weight=self.colour_weight, temperature=self.temperature)
+
+    @classmethod
+    def load(cls, path: Path) -> "FaceModel":
+        with np.load(path) as z:
+            return cls(z["polars"], z["colours"], z["labels"], int(z["n_classes"]),
+                       float(z["colour_weight"]), float(z["temperature"]))
+
+
+def fit_model(descriptors: list[Descriptor], y: np.ndarray, n_classes: int,
+              colour_weight: float = 1.0) -> FaceModel:
+    """A FaceModel holding the descriptors of labelled crops (y: class index per descriptor) as
+    templates. The temperature is left at its default (see fit_temperature).
+    Raises ValueError when there are no descriptors."""
+    if not descriptors:
+        raise ValueError("need at least one labelled crop")
+    return FaceModel(np.array([d.polar for d in descriptors], np.float16),
+                     np.array([d.colour for d in descriptors], np.float32), np.asarray(y, np.int32),
+                     n_classes, colour_weight)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -387,19 +301,12 @@ class DieSet:
     name: str
     classes: list[FaceClass]
     model: FaceModel
-    orientation: str = "any"
     path: Path | None = None
     meta: dict = field(default_factory=dict)
 
     def logits(self, crop: np.ndarray) -> np.ndarray:
-        """Logits (C,) of one crop, orientation handled: for an "upright" set (trained on marks
-        read upright, +-15 degrees) the crop is turned in 30-degree steps and the turn whose best
-        class is most probable wins; for an "any" set (trained on all rotations) the logits of
-        the crop turned 0/90/180/270 degrees are averaged."""
-        if self.orientation == "upright":
-            rows = self.model.logits(describe(crop, SEARCH_ANGLES))
-            return rows[int(np.argmax(softmax(rows).max(axis=1)))]
-        return self.model.logits(describe(crop, (0.0, 90.0, 180.0, 270.0))).mean(axis=0)
+        """(C,) class scores of one crop (HxWx3 uint8 BGR, any rotation), before the temperature."""
+        return self.model.logits(describe(crop))
 
     def classify(self, crop: np.ndarray) -> FaceResult:
         """Classify one die crop (HxWx3 uint8 BGR, any rotation). Raises ValueError on a bad crop."""
@@ -421,11 +328,12 @@ class DieSet:
         """Write set.json and model.npz into directory (created). Returns the directory."""
         directory.mkdir(parents=True, exist_ok=True)
         self.model.save(directory / MODEL_FILE)
-        doc = {"format": FORMAT_VERSION, "name": self.name, "orientation": self.orientation,
+        doc = {"format": FORMAT_VERSION, "name": self.name,
                "classes": [c.to_json() for c in self.classes], "meta": self.meta}
         (directory / SET_FILE).write_text(json.dumps(doc, indent=1) + "\n")
         self.path = directory
         return directory
+
 
 
 def die_set_dirs(name: str) -> list[Path]:
@@ -466,8 +374,7 @@ def load_die_set(name: str | None = None) -> DieSet:
                             f"die set {name!r} in {directory} has format {doc.get('format')}, this "
                             f"version reads format {FORMAT_VERSION}: recalibrate it")
                     ds = DieSet(doc["name"], [FaceClass.from_json(c) for c in doc["classes"]],
-                                FaceModel.load(directory / MODEL_FILE), doc.get("orientation", "any"),
-                                directory, doc.get("meta", {}))
+                                FaceModel.load(directory / MODEL_FILE), directory, doc.get("meta", {}))
                 except (OSError, ValueError, KeyError) as exc:
                     raise DieSetError(f"die set {name!r} in {directory} is unreadable ({exc}); "
                                       f"recalibrate it or, for 'standard', run `make models`") from exc

@@ -1,0 +1,95 @@
+"""`dicetower calibrate`: learn a dice set's faces, offline from labelled photos or guided with the
+tower's camera (issue 4 item 5). The learned set is then used by `dicetower read --die-set NAME`
+and by the service, through faces.classify_crop."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from dicetower.paths import models_dir, user_data_dir
+
+
+def _store_dir(name: str, store: str) -> Path:
+    return (models_dir() if store == "models" else user_data_dir() / "die_sets") / name
+
+
+def _faces_option(die_type: str, faces: str | None, colours: str | None):
+    """FaceClass list for guided calibration from --faces "1,2,3,4,5,logo" (default 1..N) and an
+    optional --colours "ruby,gold,..." (one per face)."""
+    from dicetower.vision.calibrate import CalibrationError, parse_face
+    from dicetower.vision.synth import FACES
+
+    if faces is None:
+        if die_type not in FACES:
+            raise CalibrationError(f"give --faces for a {die_type!r} (faces are known only for {sorted(FACES)})")
+        values = [str(v) for v in range(1, FACES[die_type] + 1)]
+    else:
+        values = [v.strip() for v in faces.split(",") if v.strip()]
+    cols = [c.strip() for c in colours.split(",")] if colours else [""] * len(values)
+    if len(cols) != len(values):
+        raise CalibrationError(f"--colours gives {len(cols)} colours for {len(values)} faces")
+    return [parse_face(die_type, v, c, f"face {i + 1}") for i, (v, c) in enumerate(zip(values, cols))]
+
+
+@click.command()
+@click.option("--die-set", "die_set", required=True, help="Name of the dice set to learn (e.g. alkemy_red).")
+@click.option("--from-labels", "labels", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="labels.csv (image,die_type,value,x,y,w,h,colour): calibrate offline from labelled photos.")
+@click.option("--images-root", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder the labels' image paths are relative to (default: the labels file's folder).")
+@click.option("--store", type=click.Choice(["user", "models"]), default="user", show_default=True,
+              help="Where to keep the set: the user's data directory or the checkout's models/.")
+@click.option("--confusion", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where to write the confusion matrix PNG (default: confusion.png in the set's folder).")
+@click.option("--augment", type=int, default=24, show_default=True, help="Augmented copies per labelled die.")
+@click.option("--die-type", default="d6", show_default=True, help="Guided mode: the die to calibrate.")
+@click.option("--faces", default=None, help='Guided mode: faces to learn, comma-separated values/symbols, '
+              'e.g. "1,2,3,4,5,logo" (default: 1..N of the die type).')
+@click.option("--colours", default=None, help="Guided mode: face colours, comma-separated, one per face.")
+@click.option("--shots", type=int, default=3, show_default=True, help="Guided mode: photos per face.")
+@click.option("--camera", "camera_index", type=int, default=None, help="Guided mode: live camera index.")
+@click.option("--replay", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Guided mode: image files served as camera frames, in order (repeatable).")
+def calibrate(die_set: str, labels: Path | None, images_root: Path | None, store: str, confusion: Path | None,
+              augment: int, die_type: str, faces: str | None, colours: str | None, shots: int,
+              camera_index: int | None, replay: tuple[Path, ...]) -> None:
+    """Learn the faces of a dice set (custom symbols, logos, face colours) so it can be read.
+
+    Offline: dicetower calibrate --from-labels labels.csv --images-root DIR --die-set NAME.
+    Guided: dicetower calibrate --die-set NAME --die-type d6 --faces 1,2,3,4,5,logo --camera 0
+    (or --replay FILES...): the CLI says which face to set in the tray and stops when all are learned.
+    Prints the cross-validated accuracy and the confusion matrix (also saved as PNG)."""
+    from dicetower.vision.calibrate import (CalibrationError, calibrate as run, guided_calibration,
+                                            read_labels, save_confusion_png)
+
+    out = _store_dir(die_set, store)
+    try:
+        if labels is not None:
+            samples = read_labels(labels, images_root or labels.parent)
+            click.echo(f"{len(samples)} labelled dice from {labels}; training {die_set!r} ...")
+            ds, report = run(samples, die_set, out_dir=out, n_aug=augment)
+        else:
+            from dicetower.vision.camera import LiveCamera, ReplayCamera
+
+            if replay:
+                camera = ReplayCamera(list(replay), loop=False)
+            elif camera_index is not None:
+                camera = LiveCamera(camera_index)
+            else:
+                raise CalibrationError("guided calibration needs --camera INDEX or --replay FILES "
+                                       "(or use --from-labels labels.csv)")
+            face_list = _faces_option(die_type, faces, colours)
+            ask = (lambda prompt: click.prompt(prompt, default="", show_default=False)) if sys.stdin.isatty() \
+                else (lambda prompt: click.echo(prompt))
+            ds, report = guided_calibration(camera, face_list, die_set, shots_per_face=shots, ask=ask,
+                                            say=click.echo, out_dir=out)
+    except (CalibrationError, OSError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    png = save_confusion_png(report, confusion or out / "confusion.png", title=f"{die_set}: cross-validated "
+                             f"accuracy {report.accuracy:.3f} (n={report.n})")
+    click.echo(report.text())
+    click.echo(f"die set {die_set!r} saved in {ds.path}; confusion matrix: {png}")
+    click.echo(f"read with: dicetower read --die-set {die_set} IMAGE")
