@@ -125,3 +125,19 @@ def test_numbered_dice_are_not_read_as_sure_pip_dice():
         faces = find_pip_faces(load_image(folder / image))
         sure += sum(f.confidence >= UNSURE_BELOW and not f.cocked for f in faces)
     assert sure <= 3
+
+
+def test_a_die_whose_top_face_is_tilted_is_flagged_cocked(reader):
+    """GEN-D01: one of three real dice squashed to half height (its top face seen at a steep angle,
+    as when the die leans on the tray wall) is flagged cocked and unsure; the other two are not."""
+    image = load_image(DEMO / "five_23.jpg")
+    dice = reader.read(image)
+    x, y, w, h = dice[0].box
+    die = image[y - 5:y + h + 5, x - 5:x + w + 5]
+    tilted = image.copy()
+    tilted[y - 5:y + h + 5, x - 5:x + w + 5] = cv2.resize(image[400:480, 0:100], (die.shape[1], die.shape[0]))
+    tilted[y - 5:y - 5 + die.shape[0] // 2, x - 5:x + w + 5] = cv2.resize(die, (die.shape[1], die.shape[0] // 2))
+    readings = reader.read(tilted)
+    assert [r.value for r in readings] == [5, 5, 5]
+    assert sorted(r.cocked for r in readings) == [False, False, True]
+    assert all(r.unsure == r.cocked for r in readings)

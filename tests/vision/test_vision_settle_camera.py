@@ -78,3 +78,16 @@ def test_replay_camera_names_a_corrupt_file_and_moves_on(tmp_path):
     assert cam.read().source.endswith("valid_24.jpg")
     with pytest.raises(ValueError):
         ReplayCamera([])
+
+
+def test_read_when_settled_reads_the_still_frame_once():
+    from dicetower.vision.reader import DiceReader
+    from dicetower.vision.settle import read_when_settled
+
+    rng = np.random.default_rng(3)
+    image = load_image(DEMO / "valid_24.jpg")
+    frames = [cv2.GaussianBlur(shifted(image, 15 - 5 * i, 0), (11, 11), 0) for i in range(3)]
+    frames += [noisy(image, rng) for _ in range(5)]
+    frame, readings = read_when_settled(ListCamera(frames), DiceReader(), window=3, timeout_s=60)
+    assert sorted(r.value for r in readings) == [4, 4]
+    assert frame_motion(frame.image, image) < 1.0

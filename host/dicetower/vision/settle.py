@@ -14,6 +14,8 @@ from typing import Callable, Protocol
 import cv2
 import numpy as np
 
+from dicetower.readings import DieReading
+
 from .camera import Frame
 
 #: Mean absolute grey-level change per pixel (0..255) under which two frames count as still.
@@ -66,3 +68,14 @@ def wait_settled(camera: FrameSource, window: int = 3, still_threshold: float = 
         if still >= window:
             return frame
         prev = frame
+
+
+class Reader(Protocol):
+    def read(self, image: np.ndarray) -> list[DieReading]: ...
+
+
+def read_when_settled(camera: FrameSource, reader: Reader, **settle: float) -> tuple[Frame, list[DieReading]]:
+    """Wait until the dice settle (wait_settled, same keyword arguments), then read that frame once.
+    Returns (settled frame, readings); cocked dice come back flagged (GEN-D01). Raises NotSettled."""
+    frame = wait_settled(camera, **settle)  # type: ignore[arg-type]
+    return frame, reader.read(frame.image)
