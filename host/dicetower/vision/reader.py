@@ -98,8 +98,8 @@ class DiceReader:
                                        colour=colour_name(body_pixels(image, face)), cocked=face.cocked))
         if self.classify is not None:
             for body in find_die_bodies(image, self.reference):
-                if any(_centre_inside(body.box, f.box) or _centre_inside(f.box, body.box) for f in faces):
-                    continue
+                if any(_overlaps(body.box, _grown(f.box, 0.5)) for f in faces):
+                    continue  # part of a pip die (its sides, its shadow) already read by its pips
                 readings += self._classified(image, body.box, body.mask)
         readings.sort(key=lambda r: (r.box[1] // max(r.box[3], 1), r.box[0]))
         return readings
@@ -126,7 +126,12 @@ def clip_box(box: tuple[int, int, int, int], shape: tuple[int, ...]) -> tuple[in
     return x0, y0, max(0, x1 - x0), max(0, y1 - y0)
 
 
-def _centre_inside(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
-    """True when the centre of box a lies inside box b."""
-    cx, cy = a[0] + a[2] / 2, a[1] + a[3] / 2
-    return b[0] <= cx <= b[0] + b[2] and b[1] <= cy <= b[1] + b[3]
+def _grown(box: tuple[int, int, int, int], frac: float) -> tuple[int, int, int, int]:
+    """box (x, y, w, h) grown by frac of its size on every side."""
+    x, y, w, h = box
+    return int(x - frac * w), int(y - frac * h), int(w * (1 + 2 * frac)), int(h * (1 + 2 * frac))
+
+
+def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    """True when boxes a and b (x, y, w, h) share any pixel."""
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
