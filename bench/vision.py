@@ -118,8 +118,10 @@ def bench_12mp(reader: DiceReader, runs: int = 5) -> None:
 
     import cv2
 
+    from dicetower.vision.camera import load_image
+
     src = paths.repo_root() / "demo" / "matteop65" / "five_23.jpg"
-    big = cv2.resize(cv2.imread(str(src)), (4000, 3000), interpolation=cv2.INTER_CUBIC)
+    big = cv2.resize(load_image(src), (4000, 3000), interpolation=cv2.INTER_CUBIC)
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "twelve_mp.jpg")
         cv2.imwrite(path, big, [cv2.IMWRITE_JPEG_QUALITY, 90])

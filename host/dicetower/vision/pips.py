@@ -234,9 +234,9 @@ def layout_fit(group: list[Pip]) -> tuple[float, float | None]:
         # collinear, the middle pip half-way between the outer two
         d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
         i, j = np.unravel_index(np.argmax(d), d.shape)
-        k = 3 - i - j
+        middle = 3 - int(i) - int(j)
         mid = (pts[i] + pts[j]) / 2
-        return float(np.linalg.norm(pts[k] - mid) / max(d[i, j] / 2, 1e-6)), None
+        return float(np.linalg.norm(pts[middle] - mid) / max(d[i, j] / 2, 1e-6)), None
     # 4..6 pips: the affine map from the canonical layout that fits best, over the assignments a
     # convex pattern allows (pips ordered around the centre; for 6, two columns of three)
     orders = np.array(list(_six_orders(pts) if n == 6 else _ring_orders(pts, centre_pip=n == 5)))
