@@ -405,31 +405,6 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
     return out
 
 
-def _blank_around(pip: Pip, response: np.ndarray, thr: float) -> bool:
-    """True when the face around a lone pip is blank, as on a die showing 1: no other mark responding
-    above half the pip threshold within 1.6 pip diameters of its centre (where the other pips of a
-    2..6 would be), measured on the face, i.e. foreshortened like the pip, except long thin marks
-    (the die's own outline) and specks under a third of a pip."""
-    major = pip.diameter / math.sqrt(max(pip.roundness, 0.1))
-    r_out = 1.6 * major
-    h, w = response.shape
-    x0, x1 = max(int(pip.x - r_out), 0), min(int(pip.x + r_out) + 1, w)
-    y0, y1 = max(int(pip.y - r_out), 0), min(int(pip.y + r_out) + 1, h)
-    yy, xx = np.mgrid[y0:y1, x0:x1]
-    a = math.radians(pip.angle)
-    u = (xx - pip.x) * math.cos(a) + (yy - pip.y) * math.sin(a)  # along the major axis
-    v = -(xx - pip.x) * math.sin(a) + (yy - pip.y) * math.cos(a)  # along the foreshortened axis
-    d = np.hypot(u, v / max(pip.roundness, 0.1))  # distance on the face, px of the major axis
-    marks = ((response[y0:y1, x0:x1] > 0.5 * thr) & (d < r_out) & (d > 0.8 * major)).astype(np.uint8)
-    n, _, stats, _ = cv2.connectedComponentsWithStats(marks)
-    for i in range(1, n):
-        bw, bh, area = stats[i, 2], stats[i, 3], stats[i, 4]
-        thin = area < 0.35 * bw * bh or min(bw, bh) < 0.25 * major
-        if area >= 0.3 * pip.area and not thin:
-            return False
-    return True
-
-
 def face_roughness(group: list[Pip], gray: np.ndarray) -> float:
     """How far the face around a few pips (1..3) is from plain: the 90th percentile of the grey-level
     deviations from the median over the face around them (out to the face's edge, on the face, i.e. foreshortened like the pips; the pips themselves left out), as a
@@ -512,8 +487,6 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
         n = len(g)
         value = n if n in D6_LAYOUTS else None
         conf = face_confidence(g, thr) if value is not None else 0.0
-        if n == 1 and not _blank_around(g[0], response, thr):
-            continue  # a lone mark among others (a glyph, a plug, a die whose other pips are lost)
         if n <= 3:  # few pips are weak evidence of a die: the face around them must be plain
             roughness = face_roughness(g, gray)
             if roughness > 2 * PLAIN_FACE:
