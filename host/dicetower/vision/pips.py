@@ -5,10 +5,14 @@ tuned to one dice set: the pip mask comes from a morphological black-hat / top-h
 Otsu's on each frame, and every distance is measured in pip diameters.
 
 How a face is told from its neighbours: pips of one face share one size and one foreshortening, lie
-within ~4 pip diameters of each other and have clean die body between them. The face that looks most
-straight at the camera (largest, roundest pips) is the top face; smaller, flattened pip groups beside
-it are the die's side faces (visible when the camera looks obliquely). Two neighbouring groups that
-are both strongly foreshortened mean a die that is not lying flat: it is reported as cocked (GEN-D01).
+within ~4 pip diameters of each other and have clean die body between them (group_faces); a tangle
+of pips (touching dice, a top face linked to its side face) is split into the subsets that fit a d6
+layout (split_group). The face that looks most squarely at the camera (largest, roundest pips) is the
+top face; flatter pip groups beside or below it are the die's side faces (a camera looking obliquely
+sees them). Confidence comes from the affine fit to the d6 layout, the pips' foreshortening agreeing
+with the face's, pip size consistency and contrast; 1 to 3 pips must also sit on a plain face
+(face_roughness), since a glyph or a speck can look like a pip. A top face far more foreshortened
+than the other dice's is a die not lying flat: reported as cocked (GEN-D01).
 """
 
 from __future__ import annotations
