@@ -41,7 +41,7 @@ _LAYOUT_DESIGN = {n: (A, np.linalg.pinv(A)) for n, A in
 LINK_DIAMETERS = 4.2  # pips of one face lie within this many pip diameters of a neighbour on it
 MIN_PIP_AREA_PX = 6.0  # smaller blobs are noise at the analysis scale
 SIDE_REACH_DIAMETERS = 5.0  # a die's side faces lie within about one face side (~5 pip diameters) of its top face
-MAX_SPLIT_PIPS = 9  # larger tangles are left unread rather than searched (time)
+MAX_SPLIT_PIPS = 9  # pips searched at once when splitting a tangle (time grows as C(n, 6))
 AMBIGUOUS_CAP = 0.6  # confidence cap of a face split from pips that could also be its own
 SEAM_FRACTION = 0.8  # a seam between faces or dice: pip response above this fraction of the pip threshold
 #: face_roughness of the face around 1..3 pips: up to this, plain (die faces measured 0.02, 99% under
@@ -366,8 +366,8 @@ def _flag_cocked(faces: list[PipFace]) -> None:
 def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[list[Pip], bool]]:
     """A pip group that is not one clean d6 face (touching dice, or a side face's pips linked to the
     top face) split into faces: repeatedly take the largest subset that fits a d6 layout with confidence
-    >= sure, looking first among the pips about as frontal as the most frontal one; what is left stays
-    one group. Pools of more than MAX_SPLIT_PIPS pips are not searched (left unread).
+    >= sure, looking first among the pips about as frontal as the most frontal one, and in a tangle of
+    more than MAX_SPLIT_PIPS pips among the nearest ones; what is left stays one group.
     Returns (face pips, ambiguous): ambiguous when a pip left out looks as frontal as the face's own
     and does not sit where a side face would (a pip may be missing or extra), so the reading must not
     be given as sure."""
@@ -383,8 +383,9 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
         return cache[key]
 
     def largest_fit(pool: list[Pip]) -> list[Pip] | None:
-        if len(pool) > MAX_SPLIT_PIPS:
-            return None
+        if len(pool) > MAX_SPLIT_PIPS:  # a large tangle: search around its most frontal pip
+            anchor = pool[0]
+            pool = sorted(pool, key=lambda p: math.hypot(p.x - anchor.x, p.y - anchor.y))[:MAX_SPLIT_PIPS]
         for m in range(min(6, len(pool)), 1, -1):
             best = max(itertools.combinations(pool, m), key=lambda sub: (conf(sub) >= sure, _frontalness(list(sub))))
             if conf(best) >= sure:
@@ -392,16 +393,20 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
         return None
 
     parts: list[list[Pip]] = []
+    unplaced: list[Pip] = []
     while len(rest) > 1:
         # first among the pips that look as squarely at the camera as the most frontal one (top faces)
         f_max = rest[0].area * rest[0].roundness
         found = largest_fit([p for p in rest if p.area * p.roundness >= 0.7 * f_max]) or largest_fit(rest)
         if found is None:
-            break
+            if len(rest) <= MAX_SPLIT_PIPS:
+                break
+            unplaced.append(rest.pop(0))  # nothing fits around this pip: go on with the next one
+            continue
         parts.append(found)
         rest = [p for p in rest if p not in found]
-    if rest:
-        parts.append(rest)
+    if rest or unplaced:
+        parts.append(unplaced + rest)
     out: list[tuple[list[Pip], bool]] = []
     for part in parts:
         typical = float(np.median([p.area * p.roundness for p in part]))
