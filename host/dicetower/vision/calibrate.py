@@ -69,11 +69,13 @@ def parse_face(die_type: str, value: str, colour: str, where: str) -> FaceClass:
 
 
 def _die_crop(image: np.ndarray) -> np.ndarray:
-    """The single die in a photo without a box: the largest body detect.find_die_bodies finds,
-    with a 10% margin, or the whole image when it finds none (the photo is already a die crop)."""
+    """The single die in a photo without a box: the largest body detect.find_die_bodies finds
+    (at least 15% of the image's short side), with a 10% margin, or the whole image when there is
+    none (the photo is already a die crop)."""
     from dicetower.vision.detect import find_die_bodies
 
-    bodies = find_die_bodies(image)
+    short = min(image.shape[:2])
+    bodies = [b for b in find_die_bodies(image) if min(b.box[2:]) >= 0.15 * short]
     if not bodies:
         return image
     x, y, w, h = max(bodies, key=lambda b: b.box[2] * b.box[3]).box

@@ -194,7 +194,7 @@ def describe(crop: np.ndarray) -> Descriptor:
     ink = ink_mask(grey, face)
     blocks = []
     for (r0, r1, rows, weight), img in zip(POLAR_BANDS, (ink, mask)):
-        img = cv2.GaussianBlur(img.astype(np.float32) / 255, (0, 0), 1.2)
+        img = cv2.GaussianBlur(img.astype(np.float32) / 255, (0, 0), 3.0)
         full = cv2.warpPolar(img, (int(round(rows * r1 / (r1 - r0))), ANGLES), centre, radius * r1,
                              cv2.WARP_POLAR_LINEAR + cv2.INTER_LINEAR + cv2.WARP_FILL_OUTLIERS).T
         band = full[full.shape[0] - rows:]

@@ -426,7 +426,7 @@ def tray_background(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarr
     if kind == "wood":
         ys = np.arange(h, dtype=np.float32)[:, None]
         grain = np.sin(ys / rng.uniform(3, 9) + 3 * _noise_field(rng, (h, w), 6)) * 18
-        img *= (1 + grain[..., None] / 255 * 3)
+        img *= (1 + grain[..., None] / 255)
     img *= 1 + 0.12 * _noise_field(rng, (h, w), 5)[..., None]
     img += rng.normal(0, 6 if kind == "felt" else 3, img.shape).astype(np.float32)
     return img.clip(0, 255).astype(np.uint8)
