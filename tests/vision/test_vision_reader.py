@@ -141,3 +141,31 @@ def test_a_die_whose_top_face_is_tilted_is_flagged_cocked(reader):
     assert [r.value for r in readings] == [5, 5, 5]
     assert sorted(r.cocked for r in readings) == [False, False, True]
     assert all(r.unsure == r.cocked for r in readings)
+
+
+def test_packed_dice_each_sure_reading_is_right(reader):
+    """25 real top faces (cut from the demo's Valid photos) packed 8 px apart on a real table: no
+    reading given as sure is wrong, and most faces are read (17 of 25 when this test was written)."""
+    cells = []
+    for photo in sorted(DEMO.glob("valid_*.jpg")):
+        image = load_image(photo)
+        for r in reader.read(image):
+            cx, cy = r.box[0] + r.box[2] // 2, r.box[1] + r.box[3] // 2
+            crop = image[cy - 30:cy + 30, cx - 30:cx + 30]
+            if crop.shape[:2] == (60, 60):
+                cells.append((r.value, crop))
+    canvas = cv2.resize(load_image(DEMO / "valid_28.jpg")[300:480, 0:240], (640, 480))
+    truth = {}
+    for i, (value, crop) in enumerate(cells[:25]):
+        row, col = divmod(i, 5)
+        y, x = 60 + row * 68, 160 + col * 68
+        canvas[y:y + 60, x:x + 60] = crop
+        truth[(row, col)] = value
+    readings = reader.read(canvas)
+    read_right = 0
+    for r in readings:
+        cell = ((r.box[1] + r.box[3] // 2 - 60) // 68, (r.box[0] + r.box[2] // 2 - 160) // 68)
+        if not r.unsure:
+            assert r.value == truth.get(cell), (cell, r)
+        read_right += r.value == truth.get(cell)
+    assert len(truth) == 25 and read_right >= 14
