@@ -45,7 +45,8 @@ MAX_SPLIT_PIPS = 9  # pips searched at once when splitting a tangle (time grows 
 AMBIGUOUS_CAP = 0.6  # confidence cap of a face split from pips that could also be its own
 SEAM_FRACTION = 0.8  # a seam between faces or dice: pip response above this fraction of the pip threshold
 #: face_roughness of the face around 1..3 pips: up to this, plain (die faces measured 0.02, 99% under
-#: 0.035 for 2s and 3s, 0.10 for 1s); above it the reading loses confidence; above twice it, no face.
+#: 0.035 for 2s and 3s, 0.10 for 1s); above it the reading loses confidence (a blurred 2 or 3 stays,
+#: flagged unsure, so a die in motion is not lost); a lone pip above twice it is no face at all.
 #: Marks on numbered dice, glyphs and glass measured 0.07 and more (1st percentile).
 PLAIN_FACE = 0.05
 MIN_SNR = 8.0  # surround_snr below this: not a pip on a plain die face
@@ -500,8 +501,8 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
         conf = face_confidence(g, thr) if value is not None else 0.0
         if n <= 3:  # few pips are weak evidence of a die: the face around them must be plain
             roughness = face_roughness(g, gray)
-            if roughness > 2 * PLAIN_FACE:
-                continue  # no plain die face: specks on a patterned die, a glyph, spots on glass
+            if n == 1 and roughness > 2 * PLAIN_FACE:
+                continue  # no plain die face: a speck on a patterned die, a glyph's dot, a spot on glass
             conf *= math.exp(-((max(0.0, roughness - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
         if ambiguous:
             conf = min(conf, AMBIGUOUS_CAP)
