@@ -109,8 +109,6 @@ HORN_ARM_LEN = 19.5
 """Single-arm horn: shaft axis to arm tip (mm)."""
 HORN_ARM_W = 5.6
 """Single-arm horn: arm width at the hub (mm)."""
-HORN_ARM_T = 1.5
-"""Single-arm horn: arm thickness (mm)."""
 
 # --- tray ---------------------------------------------------------------------------------------
 TRAY_IN = (150.0, 110.0)
@@ -145,8 +143,6 @@ MAST_W = 24.0
 """Width of the mast, arm and camera plate along x (mm)."""
 MAST_FOOT = (45.0, 6.0)
 """Foot behind the mast on the table: length along y, thickness (mm)."""
-ARM_T = 8.0
-"""Arm thickness (mm)."""
 CAM_PLATE_L = 76.0
 """Camera plate length along its slope (mm); the webcam straps onto it."""
 CAM_PLATE_T = 4.0
@@ -165,8 +161,6 @@ RING_ID = 36.0
 """Inner diameter of the ring board (mm)."""
 RING_PCB_T = 1.6
 """Ring board thickness (mm)."""
-RING_LED_H = 1.6
-"""Height of the LEDs above the board (mm)."""
 HOLDER_WALL = 2.4
 """Rim around the ring board, and the lip the board rests against (mm)."""
 HOLDER_APERTURE_D = 34.0
@@ -217,8 +211,6 @@ GUIDE_W = 4.0
 carry the pin headers) (mm)."""
 GUIDE_GROOVE = 1.2
 """How far the board's end sits in each guide's groove (mm); the board slides in along y."""
-USB_EAR_W = 10.0
-"""Width along y of each of the two guide blocks beside the USB plug (mm)."""
 USB_CUT = (12.0, 8.0)
 """Cut-out for the micro-USB plug in the end wall, width x height (mm)."""
 CABLE_HOLE_D = 9.0

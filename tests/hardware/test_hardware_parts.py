@@ -18,9 +18,10 @@ from manifold3d import CrossSection, Manifold, OpType  # noqa: E402
 from stl import mesh as stl_mesh  # noqa: E402
 
 from dicetower.paths import repo_root  # noqa: E402
-from hardware.parts import PARTS, camera_mount, gate, ring_holder, tower, tray  # noqa: E402
+from hardware.parts import PARTS, camera_mount, enclosure, gate, panel, ring_holder, tower, tray  # noqa: E402
 from hardware.parts import dimensions as dim  # noqa: E402
 from hardware.parts.export import write_stl  # noqa: E402
+from hardware.parts.solid import box  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -258,3 +259,51 @@ def test_builder_refuses_an_unknown_part(tmp_path):
     assert run.returncode == 2
     assert "unknown part(s) spire" in run.stderr and "tower" in run.stderr
     assert not list(tmp_path.iterdir())
+
+
+def test_servo_case_lies_flat_on_the_tower_and_its_spline_reaches_the_horn():
+    front, back = tower.servo_case_y()
+    length, width, height = dim.SERVO_BODY
+    case = box(-height, 0.0, front, back, tower.HINGE_Z - width / 2, tower.HINGE_Z + width / 2)
+    body = tower.build()
+    assert (case ^ body).volume() < 1e-6  # the standoffs stand beside the case, not under it
+    assert case.min_gap(body, 1.0) < 1e-6  # its top face rests on the wall
+    tabs = [y for y, _ in tower.servo_screw_points()]
+    assert tabs[1] - tabs[0] == pytest.approx(dim.SERVO_TAB_PITCH)
+    assert front < tower.HINGE_Y < back and 0 <= min(tabs) and max(tabs) <= tower.OUTER[1]
+    # the gear tower crosses the wall and the side gap, so the spline enters the horn's hub
+    assert dim.TOWER_WALL <= dim.SERVO_TOWER_H <= dim.TOWER_WALL + dim.FLAP_SIDE_GAP + dim.HORN_HUB_H
+
+
+def test_oled_module_sits_on_its_standoffs_clear_of_the_box():
+    (x0, y0), (x1, y1) = min(panel.oled_hole_points()), max(panel.oled_hole_points())
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    w, h = dim.OLED_PCB
+    under = enclosure.TOP - dim.OLED_GLASS_T - dim.FIT
+    module = box(cx - w / 2, cx + w / 2, cy - h / 2, cy + h / 2, under - 1.6 - 8.0, under)
+    assert (module ^ enclosure.build()).volume() < 1e-6
+    assert module.min_gap(panel.in_frame(), 1.0) < 1e-6  # the standoffs touch the board
+    wx0, wx1, wy0, wy1 = panel.oled_window()
+    assert cx - w / 2 < wx0 < wx1 < cx + w / 2 and cy - h / 2 < wy0 < wy1 < cy + h / 2
+
+
+def test_esp32_board_is_held_by_the_card_guides():
+    length, width, thick = dim.BOARD
+    yc = enclosure.BOARD_Y
+    board = box(enclosure.BOARD_X0, enclosure.BOARD_X0 + length, yc - width / 2, yc + width / 2,
+                enclosure.BOARD_Z, enclosure.BOARD_Z + thick)
+    shell = enclosure.build()
+    assert (board ^ shell).volume() < 1e-6
+    for dz in (-1.0, 1.0):  # it cannot move up or down: both ends are in grooves
+        assert (board.translate((0, 0, dz)) ^ shell).volume() > 1.0
+    assert (board.translate((0, 2.0, 0)) ^ shell).volume() < 1e-6  # it slides in along y
+
+
+def test_ring_board_rests_on_the_lip_around_a_clear_aperture():
+    assert dim.HOLDER_APERTURE_D < dim.RING_ID < dim.RING_OD + dim.FIT < ring_holder.OUTER_D
+    ring = Manifold.cylinder(dim.RING_PCB_T, dim.RING_OD / 2, dim.RING_OD / 2, 64) - Manifold.cylinder(
+        dim.RING_PCB_T, dim.RING_ID / 2, dim.RING_ID / 2, 64)
+    seated = ring.translate((0, 0, dim.HOLDER_WALL))
+    holder = ring_holder.build()
+    assert (seated ^ holder).volume() < 1e-6
+    assert (seated.translate((0, 0, -0.5)) ^ holder).volume() > 1.0
