@@ -116,12 +116,13 @@ def in_frame(pose: CameraPose | None = None) -> Manifold:
     thick = down * dim.CAM_PLATE_T
     plate = [tuple(front), tuple(back), tuple(back + thick), tuple(front + thick)]
     joint_z = (back + thick)[1]
-    mast = [(y0, table), (y1, table), (y1, joint_z + 1), (y0, joint_z + 1)]
+    mast = [(y0, table), (y1, table), (y1, joint_z + 1), (y0, joint_z + 1)]  # into the plate
     foot_l, foot_t = dim.MAST_FOOT
     foot = [(y0, table), (y0 + foot_l, table), (y0 + foot_l, table + foot_t), (y0, table + foot_t)]
-    # gusset under the plate's joint, kept below the ring holder's ear
-    g_top = joint_z - 2 * dim.HOLDER_WALL - dim.RING_PCB_T - 1.0
-    gusset = [(y0, g_top), (y0 - 10.0, g_top), (y0, g_top - 30.0)]
+    # gusset under the plate's joint, 1 mm below the ring holder's ear
+    g_top = joint_z - dim.HOLDER_H - 1.0
+    reach, drop = dim.GUSSET
+    gusset = [(y0, g_top), (y0 - reach, g_top), (y0, g_top - drop)]
     half = dim.MAST_W / 2
     mount = Manifold.batch_boolean(
         [yz_profile(p, -half, half) for p in (plate, mast, foot, gusset)], OpType.Add)

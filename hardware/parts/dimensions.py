@@ -151,6 +151,8 @@ LENS_HOLE_D = 18.0
 """Hole in the camera plate the lens looks through (mm)."""
 LENS_D = 8.0
 """Assumed diameter of the webcam's lens front (mm)."""
+GUSSET = (10.0, 30.0)
+"""Gusset under the camera plate's joint with the mast: reach along y, drop along z (mm)."""
 RING_SCREW_PITCH = 62.0
 """Distance between the two M3 screws that hold the light ring holder to the camera plate (mm)."""
 
@@ -163,6 +165,8 @@ RING_PCB_T = 1.6
 """Ring board thickness (mm)."""
 HOLDER_WALL = 2.4
 """Rim around the ring board, and the lip the board rests against (mm)."""
+HOLDER_H = HOLDER_WALL + RING_PCB_T + FIT / 2
+"""Holder thickness along the optical axis (mm): its lip, then the pocket the ring board fills."""
 HOLDER_APERTURE_D = 34.0
 """Clear hole through the holder's centre for the camera's view (mm)."""
 HOLDER_EAR_W = 12.0

@@ -30,7 +30,7 @@ def post_points() -> list[tuple[float, float]]:
 
 
 def _guide(x0: float, x1: float, y0: float, y1: float) -> Manifold:
-    """A guide block from the floor to 2 mm above the board, with the board's groove cut in."""
+    """A guide block from the floor to 2 mm above the board (build() cuts the board's groove)."""
     return box(x0, x1, y0, y1, W - 0.01, BOARD_Z + dim.BOARD[2] + 2.0)
 
 

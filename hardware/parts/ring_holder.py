@@ -14,10 +14,8 @@ from . import dimensions as dim
 from .camera_mount import CameraPose, camera_pose
 from .solid import box, z_rod
 
-POCKET_DEPTH = dim.RING_PCB_T + dim.FIT / 2
-"""Depth of the ring board's pocket (mm); the LEDs stand proud of the holder."""
-HEIGHT = dim.HOLDER_WALL + POCKET_DEPTH
-"""Holder thickness along the optical axis (mm): its lip, then the board's pocket."""
+HEIGHT = dim.HOLDER_H
+"""Holder thickness along the optical axis (mm); the LEDs stand proud of it."""
 OUTER_D = dim.RING_OD + dim.FIT + 2 * dim.HOLDER_WALL
 """Outer diameter of the holder's rim (mm)."""
 

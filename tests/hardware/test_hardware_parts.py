@@ -144,8 +144,11 @@ def test_nothing_stands_between_the_lens_and_the_tray_floor():
     ix, iy = tray.INNER
     view = Manifold.hull_points(np.array(
         [[0, pose.y, pose.z - 0.01]] + [[sx * ix, sy * iy, 0.01] for sx in (-1, 1) for sy in (-1, 1)]))
-    for part in (camera_mount.in_frame(pose), ring_holder.in_frame(pose), tray.in_frame()):
+    mount, holder = camera_mount.in_frame(pose), ring_holder.in_frame(pose)
+    for part in (mount, holder, tray.in_frame()):
         assert (view ^ part).volume() < 1e-6
+    assert (mount ^ holder).volume() < 1e-3  # the holder sits flush under the plate, in nothing
+    assert mount.min_gap(holder, 1.0) < 1e-6
 
 
 def test_lens_hole_and_ring_aperture_do_not_vignette():
@@ -177,15 +180,17 @@ def _dice_path(radius: float) -> list[tuple[float, float]]:
             path.append((ty + radius * math.cos(a), tz + radius * math.sin(a)))
         y = ty + side * radius
         path.append(on_ramp(below, y))
-    (ly, lz), (uy, uz) = exit_ramp.low, exit_ramp.downhill
-    path.append((ly + exit_ramp.normal[0] * radius + uy * (radius + 5), lz + exit_ramp.normal[1] * radius + uz * (radius + 5)))
+    (ly, lz), (uy, uz), (ny, nz) = exit_ramp.low, exit_ramp.downhill, exit_ramp.normal
+    out = radius + 5.0  # past the front wall's outer face: the die is out of the tower
+    path.append((ly + ny * radius + uy * out, lz + nz * radius + uz * out))
     return path
 
 
 def _swept(die_d: float, path_radius: float) -> Manifold:
     x = (tower.INNER_X[0] + tower.INNER_X[1]) / 2
     balls = [Manifold.sphere(die_d / 2, 48).translate((x, y, z)) for y, z in _dice_path(path_radius)]
-    return Manifold.batch_boolean([Manifold.batch_hull([a, b]) for a, b in zip(balls, balls[1:])], OpType.Add)
+    capsules = [Manifold.batch_hull([a, b]) for a, b in zip(balls, balls[1:])]
+    return Manifold.batch_boolean(capsules, OpType.Add)
 
 
 def test_a_22mm_d20_falls_through_the_open_gate_baffles_and_exit():
