@@ -5,52 +5,16 @@ readings given as sure, and ms per image (median, p95), through the code path of
 
 from __future__ import annotations
 
-import csv
 import statistics
-from collections import defaultdict
 from pathlib import Path
 
 from dicetower import paths
 from dicetower.vision.cli import read_image_file
 from dicetower.vision.reader import DiceReader
+from dicetower.vision.scoring import load_labels, match
 
 #: Sources and whether they need the numbered-dice classifier (faces.py with `make models`).
 SOURCES = [("matteop65_table_d6", False), ("realdice_d20", True), ("lurig_dietype", True)]
-
-
-def load_labels(folder: Path) -> dict[str, list[dict[str, str]]]:
-    """labels.csv rows grouped by image (path relative to folder)."""
-    by_image: dict[str, list[dict[str, str]]] = defaultdict(list)
-    with open(folder / "labels.csv", newline="") as fh:
-        for row in csv.DictReader(fh):
-            by_image[row["image"]].append(row)
-    return by_image
-
-
-def match(labels: list[dict[str, str]], dice: list[dict]) -> list[tuple[dict[str, str], dict | None]]:
-    """Pair each labelled die with at most one read die: the nearest whose box holds the label's centre
-    or whose centre lies in the label's box (labels may box only the pip pattern, so no IoU). A label
-    without a box (one die per image) takes the most confident die."""
-    free = list(range(len(dice)))
-    pairs: list[tuple[dict[str, str], dict | None]] = []
-    for lab in labels:
-        if not lab["x"]:
-            best = max(free, key=lambda i: dice[i]["confidence"], default=None)
-        else:
-            lx, ly, lw, lh = (float(lab[k]) for k in ("x", "y", "w", "h"))
-            cx, cy = lx + lw / 2, ly + lh / 2
-            best, best_d = None, float("inf")
-            for i in free:
-                x, y, w, h = dice[i]["box"]
-                dx, dy = x + w / 2, y + h / 2
-                inside = (x <= cx <= x + w and y <= cy <= y + h) or (lx <= dx <= lx + lw and ly <= dy <= ly + lh)
-                d = (dx - cx) ** 2 + (dy - cy) ** 2
-                if inside and d < best_d:
-                    best, best_d = i, d
-        if best is not None:
-            free.remove(best)
-        pairs.append((lab, None if best is None else dice[best]))
-    return pairs
 
 
 def bench_source(name: str, reader: DiceReader, type_only: bool = False) -> dict[str, float]:

@@ -9,13 +9,13 @@ import cv2
 import numpy as np
 import pytest
 
-from bench.vision import load_labels, match
 from dicetower import paths
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision.camera import FrameError, load_image
 from dicetower.vision.detect import find_pip_faces
 from dicetower.vision.cli import read_image_file
 from dicetower.vision.reader import DiceReader
+from dicetower.vision.scoring import load_labels, match
 
 DEMO = paths.repo_root() / "demo" / "matteop65"
 MATTEO = paths.shared_dir() / "datasets" / "matteop65_table_d6"
