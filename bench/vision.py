@@ -17,12 +17,15 @@ from dicetower.vision.scoring import load_labels, match
 SOURCES = [("matteop65_table_d6", False), ("realdice_d20", True), ("lurig_dietype", True)]
 
 
-def bench_source(name: str, reader: DiceReader, type_only: bool = False) -> dict[str, float]:
-    """Figures for one dataset folder (see the module docstring)."""
+def bench_source(name: str, reader: DiceReader, type_only: bool = False, only: str = "") -> dict[str, float]:
+    """Figures for one dataset folder (see the module docstring), over the images whose path holds
+    `only` (all when empty)."""
     folder = paths.shared_dir() / "datasets" / name
     labelled = detected = correct = n_dice = unsure = sure = sure_correct = 0
     ms: list[float] = []
     for image, labels in sorted(load_labels(folder).items()):
+        if only not in image:
+            continue
         result = read_image_file(reader, str(folder / image))
         if "error" in result:
             print(f"  {image}: {result['error']}")
@@ -59,18 +62,21 @@ def main() -> int:
         print(f"no datasets at {datasets}: set DICETOWER_SHARED or put the shared folder beside the repo")
         return 0
     reader = DiceReader()
-    print("source                 imgs  dice  recall  precis  val_acc  per_die  unsure  sure_acc  ms_med  ms_p95")
-    for name, numbered in SOURCES:
+    print("source                    imgs  dice  recall  precis  val_acc  per_die  unsure  sure_acc  ms_med  ms_p95")
+    rows = [(name, numbered, "") for name, numbered in SOURCES]
+    rows.insert(1, ("matteop65_table_d6", False, "/Valid/"))  # the upstream validation split alone
+    for name, numbered, only in rows:
         if not (datasets / name).is_dir():
             continue
+        label = name + (" Valid" if only else "")
         if numbered and not reader.reads_numbered:
-            print(f"{name:<22} skipped: needs the numbered-dice models (`make models`)")
+            print(f"{label:<25} skipped: needs the numbered-dice models (`make models`)")
             continue
-        f = bench_source(name, reader, type_only=name == "lurig_dietype")
-        print(f"{name:<22} {f['images']:>4} {f['labelled']:>5}  {f['recall']:.4f}  {f['precision']:.4f}  "
+        f = bench_source(name, reader, type_only=name == "lurig_dietype", only=only)
+        print(f"{label:<25} {f['images']:>4} {f['labelled']:>5}  {f['recall']:.4f}  {f['precision']:.4f}  "
               f"{f['value_acc']:.4f}   {f['per_die_acc']:.4f}  {f['unsure_rate']:.4f}  {f['sure_acc']:.4f}  "
               f"{f['ms_median']:6.1f}  {f['ms_p95']:6.1f}")
-    print("fickett_poly_tiles     not benched: montages of 90x90 tiles, not tray photos `dicetower read` takes")
+    print("fickett_poly_tiles        not benched: montages of 90x90 tiles, not tray photos `dicetower read` takes")
     bench_12mp(reader)
     return 0
 
