@@ -7,7 +7,7 @@ FWLIB  := build/fwlib
 ARGS   ?=
 PYTEST_ARGS ?=
 
-.PHONY: venv run test test-firmware typecheck bench models clean
+.PHONY: venv run test test-firmware typecheck bench models parts clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,10 @@ bench: venv
 ## Rebuild the shipped models from licensed data.
 models: venv
 	$(BIN)/python -m dicetower.vision.train_models
+
+## Printable tower parts: one STL per part in build/parts (hardware/parts).
+parts: venv
+	$(BIN)/python -m hardware.parts build build/parts
 
 clean:
 	rm -rf build $(VENV)
