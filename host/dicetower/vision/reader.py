@@ -101,11 +101,11 @@ class DiceReader:
                 if any(_overlaps(body.box, _grown(f.box, 0.5)) for f in faces):
                     continue  # part of a pip die (its sides, its shadow) already read by its pips
                 readings += self._classified(image, body.box, body.mask)
-        readings.sort(key=lambda r: (r.box[1] // max(r.box[3], 1), r.box[0]))
-        return readings
+        return in_reading_order(readings)
 
     def _classified(self, image: np.ndarray, box: tuple[int, int, int, int], mask: np.ndarray) -> list[DieReading]:
-        """Read one die body with faces.classify_crop; [] when the classifier says it is not a die."""
+        """Read one die body with faces.classify_crop. Without a die set, [] when the classifier is
+        unsure: the blob may be no die at all (a cup, a cable, the tray's rim)."""
         assert self.classify is not None
         x, y, w, h = box
         crop = image[y:y + h, x:x + w]
@@ -116,6 +116,15 @@ class DiceReader:
         return [DieReading(result.die_type, result.value, box, float(result.confidence),
                            colour=colour_name(body), face_colour=result.face_colour,
                            symbols=list(result.symbols))]
+
+
+def in_reading_order(readings: list[DieReading]) -> list[DieReading]:
+    """Readings in rows top to bottom (a row: centres within half a typical die height), each row left
+    to right."""
+    if not readings:
+        return readings
+    row_h = max(1.0, float(np.median([r.box[3] for r in readings])))
+    return sorted(readings, key=lambda r: (round((r.box[1] + r.box[3] / 2) / row_h), r.box[0]))
 
 
 def clip_box(box: tuple[int, int, int, int], shape: tuple[int, ...]) -> tuple[int, int, int, int]:
