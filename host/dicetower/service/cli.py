@@ -103,6 +103,7 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
             click.echo("outcome: " + ", ".join(f"{k}={v}" for k, v in result.outcome.items()))
             for change in result.state_changes:
                 click.echo(f"table state: {change}")
+            click.echo("screen: " + (f"[{result.big}] " if result.big else "") + " | ".join(result.screen))
             if sim is not None:
                 sim.wait_until(lambda: sim.shows(result.screen, result.big), 5.0)
                 click.echo(sim.oled_text_art())
@@ -142,17 +143,33 @@ def _serve(service, sim, rolls: int | None) -> None:  # type: ignore[no-untyped-
             service.poll(0.1)
 
 
+@contextlib.contextmanager
+def _cbreak():
+    """Single-key input without echo while keeping output processing (cbreak, not raw: printed
+    lines still start at the left margin, Ctrl-C still interrupts). No-op when stdin is no terminal."""
+    if not sys.stdin.isatty():
+        yield
+        return
+    import termios
+    import tty
+
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    try:
+        tty.setcbreak(fd)
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
 def _interactive(service, sim) -> None:  # type: ignore[no-untyped-def]
     """Keys: r = press ROLL (simulated tower), y/n = answer an unsure reading, q = quit."""
     quit_flag = threading.Event()
 
     def keys() -> None:
         while not quit_flag.is_set():
-            try:
-                key = click.getchar()
-            except (EOFError, KeyboardInterrupt):
-                key = "q"
-            if key in ("q", "\x03", "\x04"):
+            key = sys.stdin.read(1)
+            if key in ("", "q", "\x04"):  # end of input, q, Ctrl-D
                 quit_flag.set()
             elif key == "r":
                 if sim is None:
@@ -163,8 +180,10 @@ def _interactive(service, sim) -> None:  # type: ignore[no-untyped-def]
                 service.answers.put("OK" if key == "y" else "NO")
 
     click.echo("r = ROLL, y/n = keep/re-throw an unsure die, q = quit" if sim else "press ROLL on the tower; q = quit")
-    if not sys.stdin.isatty():
-        click.echo("(standard input is not a terminal: reading keys line by line)")
-    threading.Thread(target=keys, daemon=True).start()
-    while not quit_flag.is_set():
-        service.poll(0.1)
+    with _cbreak():
+        threading.Thread(target=keys, daemon=True).start()
+        try:
+            while not quit_flag.is_set():
+                service.poll(0.1)
+        except KeyboardInterrupt:
+            pass
