@@ -100,6 +100,8 @@ def test_corrupt_file_raises_frame_error_naming_it(tmp_path):
         load_image(bad)
     with pytest.raises(FrameError, match="no such image"):
         load_image(tmp_path / "missing.jpg")
+    with pytest.raises(FrameError, match="is a folder"):
+        load_image(tmp_path)
 
 
 @pytest.mark.skipif(not MATTEO.is_dir(), reason=f"shared datasets not found at {MATTEO}")

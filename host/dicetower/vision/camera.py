@@ -28,6 +28,8 @@ def load_image(path: Path | str) -> np.ndarray:
     """Read one image file. Returns HxWx3 uint8 BGR (grayscale files are converted, alpha dropped).
     Raises FrameError naming the file when it is missing, empty or not a decodable image."""
     path = Path(path)
+    if path.is_dir():
+        raise FrameError(f"{path}: is a folder; name the image files in it (e.g. {path}/*.jpg)")
     if not path.is_file():
         raise FrameError(f"{path}: no such image file")
     data = np.fromfile(str(path), dtype=np.uint8)
