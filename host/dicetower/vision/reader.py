@@ -80,6 +80,11 @@ class DiceReader:
         self.die_set = die_set
         self.reference = reference
         self.classify = _face_classifier(die_set)
+        # OpenCV builds its colour-conversion tables on first use (~90 ms for Lab): once, here, so that
+        # the first frame is read as fast as the others
+        pixel = np.zeros((1, 1, 3), np.uint8)
+        cv2.cvtColor(pixel, cv2.COLOR_BGR2LAB)
+        cv2.cvtColor(pixel, cv2.COLOR_BGR2HSV)
 
     @property
     def reads_numbered(self) -> bool:
