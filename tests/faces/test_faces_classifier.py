@@ -25,8 +25,13 @@ def test_unknown_die_set_is_a_clear_error(tmp_path, monkeypatch):
 def test_bad_crop_is_a_clear_error():
     with pytest.raises(ValueError, match="HxWx3 BGR"):
         classify_crop(np.zeros((64, 64), np.uint8))
-    with pytest.raises(ValueError, match="at least 8x8"):
-        classify_crop(np.zeros((4, 40, 3), np.uint8))
+    with pytest.raises(ValueError, match="non-empty"):
+        classify_crop(np.zeros((0, 40, 3), np.uint8))
+
+
+def test_too_small_crop_is_unsure_not_an_error():
+    r = classify_crop(np.full((5, 7, 3), 128, np.uint8))
+    assert r.confidence == 0.0 and r.unsure
 
 
 def test_every_shipped_model_is_under_5_mb():

@@ -52,6 +52,7 @@ SET_FILE = "set.json"
 FORMAT_VERSION = 1
 
 SIDE = 96  # px: crops are squared and resized to SIDE x SIDE before description
+MIN_SIDE = 12  # px: a crop with a shorter side cannot be read with confidence
 ANGLES = 48  # polar sampling of a die: angle steps of 7.5 degrees
 #: polar bands (inner radius, outer radius as fractions of the die's enclosing circle, rows, weight):
 #: the up face's marks, and the outline with the neighbouring faces (the die's shape)
@@ -114,9 +115,9 @@ class FaceClass:
 def square(crop: np.ndarray) -> np.ndarray:
     """Pad a crop (HxWx3 uint8) to a square by replicating its border, keeping the die centred.
     Raises ValueError for an empty or non-BGR crop."""
-    if not isinstance(crop, np.ndarray) or crop.ndim != 3 or crop.shape[2] != 3 or min(crop.shape[:2]) < 8:
+    if not isinstance(crop, np.ndarray) or crop.ndim != 3 or crop.shape[2] != 3 or min(crop.shape[:2]) < 1:
         shape = getattr(crop, "shape", None)
-        raise ValueError(f"a die crop must be an HxWx3 BGR image of at least 8x8 px, got {shape}")
+        raise ValueError(f"a die crop must be a non-empty HxWx3 BGR image, got {shape}")
     h, w = crop.shape[:2]
     d = abs(h - w)
     if h > w:
@@ -309,8 +310,13 @@ class DieSet:
         return self.model.logits(describe(crop))
 
     def classify(self, crop: np.ndarray) -> FaceResult:
-        """Classify one die crop (HxWx3 uint8 BGR, any rotation). Raises ValueError on a bad crop."""
-        return self.result_from_proba(softmax(self.logits(crop)[None] / self.model.temperature)[0])
+        """Classify one die crop (HxWx3 uint8 BGR, any rotation). A crop under MIN_SIDE px is
+        classified but given confidence 0 (too small to read: unsure). Raises ValueError when the
+        crop is not a non-empty HxWx3 image."""
+        result = self.result_from_proba(softmax(self.logits(crop)[None] / self.model.temperature)[0])
+        if min(crop.shape[:2]) < MIN_SIDE:
+            result.confidence = 0.0
+        return result
 
     def result_from_proba(self, proba: np.ndarray) -> FaceResult:
         """FaceResult from class probabilities (C,): the most probable die type (summed over its
@@ -399,6 +405,7 @@ def classify_crop(crop_bgr: np.ndarray, die_set: str | None = None) -> FaceResul
 
     crop_bgr: HxWx3 uint8 BGR, one die roughly centred, the die filling most of it, any rotation,
     top-down view. die_set: None / "standard" for the shipped models, or a calibrated set's name.
-    Returns FaceResult (result.unsure => the caller flags the die, GEN-D01).
-    Raises DieSetError for an unknown die set, ValueError for a crop that is not HxWx3 >= 8x8 px."""
+    Returns FaceResult (result.unsure => the caller flags the die, GEN-D01; a crop under MIN_SIDE
+    px gets confidence 0). Raises DieSetError for an unknown die set, ValueError for a crop that is
+    not a non-empty HxWx3 image."""
     return load_die_set(die_set).classify(crop_bgr)
