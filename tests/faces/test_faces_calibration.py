@@ -49,7 +49,7 @@ def test_logo_d6_from_four_labelled_photos_per_face_via_cli(tmp_path, user_data)
     assert ds.path == user_data / "die_sets" / "logo_d6"
     assert {c.key for c in ds.classes} == {f"d6:{v}@yellow" for v in range(1, 6)} | {"d6:6|axe@yellow"}
     acc, _ = _read_back(spec, [1, 2, 3, 4, 5, 6], "logo_d6", seed=99)
-    assert acc >= 0.3  # measured 0.5 on 24 fresh renders: far from the goal, see the report
+    assert acc >= 0.3  # measured 0.42 on 24 fresh renders: far from the goal, see the report
 
 
 def test_alkemy_colours_are_told_apart(tmp_path):
@@ -57,7 +57,7 @@ def test_alkemy_colours_are_told_apart(tmp_path):
     samples = read_labels(write_labelled_photos(tmp_path, dice, photos=3, seed=5), tmp_path)
     ds, report = calibrate(samples, "alkemy_test", out_dir=tmp_path / "set")
     assert report.confusion.sum() == len(samples) == 27
-    assert report.accuracy >= 0.3  # cross-validated; measured 0.41 (chance 0.11)
+    assert report.accuracy >= 0.3  # cross-validated; measured 0.56 (chance 0.11)
     rng = np.random.default_rng(8)
     colours_right = 0
     for c in ("white", "yellow", "red"):

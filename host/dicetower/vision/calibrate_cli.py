@@ -44,7 +44,8 @@ def _faces_option(die_type: str, faces: str | None, colours: str | None):
               help="Where to keep the set: the user's data directory or the checkout's models/.")
 @click.option("--confusion", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where to write the confusion matrix PNG (default: confusion.png in the set's folder).")
-@click.option("--augment", type=int, default=24, show_default=True, help="Augmented copies per labelled die.")
+@click.option("--augment", type=int, default=4, show_default=True,
+              help="Augmented copies per labelled die (light, blur, shift, scale, turn).")
 @click.option("--die-type", default="d6", show_default=True, help="Guided mode: the die to calibrate.")
 @click.option("--faces", default=None, help='Guided mode: faces to learn, comma-separated values/symbols, '
               'e.g. "1,2,3,4,5,logo" (default: 1..N of the die type).')

@@ -25,7 +25,9 @@ numeral or symbols, weight 0.75) and an outer band (the outline and the neighbou
 the die's shape: triangle d4, square d6, hexagon d8/d20, decagon d12; weight 0.25). A turn of the
 die is then a cyclic shift along the angle axis, so the normalised circular cross-correlation
 with each stored template, maximised over all 48 shifts (FFT along the angle axis), compares
-faces at any rotation without turning the image, and keeps 6 apart from 9. The Lab colour of
+faces at any rotation without turning the image, and keeps 6 apart from 9; the best templates
+are then re-checked pixel by pixel (the query's ink turned by the angle found, normalised
+cross-correlation with a few px of slack), which separates similar numerals. The Lab colour of
 the up face and of the die is compared too (face colours: ruby/gold/silver, Alkemy's white/
 yellow/red). A class scores its best template; softmax of the scores divided by a temperature
 fitted on held-out data (Guo et al. 2017) gives a calibrated confidence. Templates come from
@@ -58,6 +60,9 @@ ANGLES = 48  # polar sampling of a die: angle steps of 7.5 degrees
 #: the up face's marks, and the outline with the neighbouring faces (the die's shape)
 POLAR_BANDS = ((0.0, 0.5, 16, 0.75), (0.5, 1.1, 8, 0.25))
 RADII = sum(b[2] for b in POLAR_BANDS)
+INK = 32  # px side of the up face's ink image (second stage)
+CANDIDATES = 24  # templates re-checked in the second stage
+POLAR_WEIGHT = 0.25  # share of the polar stage in a re-checked template's score
 
 
 class DieSetError(LookupError):
@@ -170,10 +175,12 @@ class Descriptor:
     (ink_mask) out to half the die's radius, then the die's silhouette from 0.5 to 1.1 radius (its
     outline, i.e. its shape); each band zero-mean and scaled to its weight: a turn of the die is a
     cyclic shift along the angle axis.
-    colour: (6,) float32, mean Lab / 100 of the up face (inner disc) and of the whole die."""
+    colour: (6,) float32, mean Lab / 100 of the up face (inner disc) and of the whole die.
+    ink: INK x INK float32, the up face's ink (blurred), centred on the die, upright as photographed."""
 
     polar: np.ndarray
     colour: np.ndarray
+    ink: np.ndarray
 
 
 def describe(crop: np.ndarray) -> Descriptor:
@@ -207,7 +214,12 @@ def describe(crop: np.ndarray) -> Descriptor:
     cv2.circle(inner, (int(centre[0]), int(centre[1])), int(radius * 0.45), 255, -1)
     die = mask if pts is not None else np.full_like(mask, 255)
     colour = np.concatenate([cv2.mean(lab, inner)[:3], cv2.mean(lab, die)[:3]]).astype(np.float32)
-    return Descriptor(np.ascontiguousarray(polar, np.float32), colour)
+    # the up face's ink, centred on the die and scaled to its radius, for the second stage
+    half = radius * POLAR_BANDS[0][1]
+    k = INK / (2 * half)
+    shift = np.float32([[k, 0, INK / 2 - k * centre[0]], [0, k, INK / 2 - k * centre[1]]])
+    ink_img = cv2.warpAffine(cv2.GaussianBlur(ink.astype(np.float32) / 255, (0, 0), 1.0), shift, (INK, INK))
+    return Descriptor(np.ascontiguousarray(polar, np.float32), colour, ink_img)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -237,16 +249,20 @@ class FaceModel:
     """Rotation-invariant nearest-template matcher.
 
     polars: N x RADII x ANGLES float16 templates (Descriptor.polar of labelled crops), colours:
-    N x 6 float32, labels: N class indices, n_classes, colour_weight: weight of the Lab distance
-    against the correlation, temperature: class scores are divided by it before the softmax.
-    A template's score is its best normalised circular cross-correlation with the query over all
-    ANGLES turns (computed with the FFT along the angle axis) minus colour_weight x the Lab
-    distance of their colours; a class's score is its best template's."""
+    N x 6 float32, labels: N class indices, n_classes, inks: N x INK x INK float16 up-face ink
+    images, colour_weight: weight of the Lab distance, temperature: class scores are divided by it
+    before the softmax.
+    Stage 1: every template's best normalised circular cross-correlation with the query over all
+    ANGLES turns (FFT along the angle axis), which also gives the turn. Stage 2: the CANDIDATES
+    best templates are compared pixel by pixel with the query's ink turned by that angle (NCC,
+    +-3 px). Score = POLAR_WEIGHT x stage 1 + (1 - POLAR_WEIGHT) x stage 2 - colour_weight x Lab
+    distance; a class's score is its best template's."""
 
     polars: np.ndarray
     colours: np.ndarray
     labels: np.ndarray
     n_classes: int
+    inks: np.ndarray
     colour_weight: float = 1.0
     temperature: float = 0.05
     _fft: np.ndarray | None = field(default=None, repr=False)
@@ -256,8 +272,20 @@ class FaceModel:
         if self._fft is None:
             self._fft = np.conj(np.fft.rfft(self.polars.astype(np.float32), axis=2))
         q = np.fft.rfft(d.polar, axis=1)
-        corr = np.fft.irfft(np.einsum("nra,ra->na", self._fft, q), n=ANGLES, axis=1).max(axis=1)
-        return corr - self.colour_weight * np.linalg.norm(self.colours - d.colour, axis=1)
+        corr_all = np.fft.irfft(np.einsum("nra,ra->na", self._fft, q), n=ANGLES, axis=1)
+        shifts = corr_all.argmax(axis=1)
+        corr = corr_all.max(axis=1)
+        # second stage: the CANDIDATES best templates compared pixel by pixel, the query's ink
+        # turned by the polar stage's angle, best over +-3 px shifts (normalised cross-correlation);
+        # templates not re-checked count an NCC of 0
+        ncc = np.zeros_like(corr)
+        pad = cv2.copyMakeBorder(d.ink, 3, 3, 3, 3, cv2.BORDER_CONSTANT, value=0)
+        for i in np.argsort(-corr)[:CANDIDATES]:
+            m = cv2.getRotationMatrix2D(((INK + 5) / 2, (INK + 5) / 2), 360.0 * shifts[i] / ANGLES, 1.0)
+            turned = cv2.warpAffine(pad, m, pad.shape[::-1])
+            ncc[i] = cv2.matchTemplate(turned, self.inks[i].astype(np.float32), cv2.TM_CCOEFF_NORMED).max()
+        score = POLAR_WEIGHT * corr + (1 - POLAR_WEIGHT) * ncc
+        return score - self.colour_weight * np.linalg.norm(self.colours - d.colour, axis=1)
 
     def logits(self, d: Descriptor) -> np.ndarray:
         """(C,) class scores of a query (before the temperature); -2 for a class with no template."""
@@ -267,14 +295,15 @@ class FaceModel:
         return out
 
     def save(self, path: Path) -> None:
-        np.savez_compressed(path, polars=self.polars.astype(np.float16), colours=self.colours,
+        np.savez_compressed(path, polars=self.polars.astype(np.float16), inks=self.inks.astype(np.float16),
+                            colours=self.colours,
                             labels=self.labels, n_classes=self.n_classes,
                             colour_weight=self.colour_weight, temperature=self.temperature)
 
     @classmethod
     def load(cls, path: Path) -> "FaceModel":
         with np.load(path) as z:
-            return cls(z["polars"], z["colours"], z["labels"], int(z["n_classes"]),
+            return cls(z["polars"], z["colours"], z["labels"], int(z["n_classes"]), z["inks"],
                        float(z["colour_weight"]), float(z["temperature"]))
 
 
@@ -287,7 +316,7 @@ def fit_model(descriptors: list[Descriptor], y: np.ndarray, n_classes: int,
         raise ValueError("need at least one labelled crop")
     return FaceModel(np.array([d.polar for d in descriptors], np.float16),
                      np.array([d.colour for d in descriptors], np.float32), np.asarray(y, np.int32),
-                     n_classes, colour_weight)
+                     n_classes, np.array([d.ink for d in descriptors], np.float16), colour_weight)
 
 
 # ---------------------------------------------------------------------------------------------
