@@ -3,7 +3,7 @@
 import importlib
 import sys
 
-PARTS = ["bench.vision", "bench.audit"]
+PARTS = ["bench.vision", "dicetower.vision.faces_eval", "bench.audit"]
 
 if __name__ == "__main__":
     failed = 0
