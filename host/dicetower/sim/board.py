@@ -13,6 +13,7 @@ import threading
 import time
 from typing import Callable
 
+from .serial_bridge import shutdown
 from .ssd1306 import SSD1306Model
 
 # The gate servo as a part (SG90 / MG90S class, see hardware/bom.md): 500..2500 us over 0..180 deg.
@@ -103,14 +104,8 @@ class SimBoard:
 
     def close(self) -> None:
         """Stop listening and drop the firmware's connection."""
-        try:
-            self._listener.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in accept()
-        except OSError:
-            pass
+        shutdown(self._listener)  # wakes the thread blocked in accept()
         self._listener.close()
         if self._conn is not None:
-            try:
-                self._conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+            shutdown(self._conn)
         self._thread.join(2)

@@ -12,6 +12,15 @@ import threading
 from typing import IO
 
 
+def shutdown(sock: socket.socket) -> None:
+    """Shut both directions of a socket, waking any thread blocked on it; a socket that is already
+    closed or was never connected is fine."""
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
 class SerialBridge:
     """Bridges one host connection at a time to the process's `stdin` and `stdout` pipes."""
 
@@ -79,16 +88,10 @@ class SerialBridge:
 
     def close(self) -> None:
         """Stop accepting and close the host connection (the pipes belong to the caller)."""
-        try:
-            self._listener.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in accept()
-        except OSError:
-            pass
+        shutdown(self._listener)  # wakes the thread blocked in accept()
         self._listener.close()
         with self._lock:
             client, self._client = self._client, None
         if client is not None:
-            try:
-                client.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+            shutdown(client)
             client.close()
