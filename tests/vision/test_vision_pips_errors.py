@@ -47,3 +47,14 @@ def test_label_error_valid_56_die_showing_one(reader):
     lab = next(r for r in load_labels(MATTEO)[image] if r["value"] == "4" and float(r["w"]) < 20)
     die = match([lab], read_image_file(reader, str(MATTEO / image))["dice"])[0][1]
     assert die is not None and die["value"] == 1 and not die["unsure"]
+
+
+@needs_shared
+def test_touching_dice_side_face_does_not_hide_next_top_face(reader):
+    """Train/six_20: two 6s touch, one below the other; the upper die's side face (4 pips) lies next to
+    the lower die's top face. A side face must not hide a top face: both dice are read as 6."""
+    image = "images/Train/six_20.jpg"
+    labels = load_labels(MATTEO)[image]
+    pairs = match(labels, read_image_file(reader, str(MATTEO / image))["dice"])
+    assert len(pairs) == 2
+    assert [(lab["value"], None if die is None else str(die["value"])) for lab, die in pairs] == [("6", "6")] * 2

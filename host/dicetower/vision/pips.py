@@ -492,9 +492,19 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
     groups = merge_halves(group_faces(pips, response, thr), thr)
     parts = [part for g in groups for part in split_group(g, thr)]
     groups = [g for g, _ in parts]
+    # a side face only hides groups beside a top face: a group that is itself some die's side face
+    # does not make a neighbouring die's top face a side face (dice touching in a row)
+    side_of = [[h for h in groups if h is not g and _is_side_face(g, h)] for g in groups]
+    sides = [bool(s) for s in side_of]
+    for _ in range(4):  # settle which groups are top faces (a chain of touching dice settles in a few rounds)
+        tops = {id(h) for h, side in zip(groups, sides) if not side}
+        now = [any(id(h) in tops for h in s) for s in side_of]
+        if now == sides:
+            break
+        sides = now
     faces: list[PipFace] = []
-    for g, ambiguous in parts:
-        if any(_is_side_face(g, h) for h in groups if h is not g):
+    for (g, ambiguous), side in zip(parts, sides):
+        if side:
             continue
         n = len(g)
         value = n if n in D6_LAYOUTS else None
