@@ -1,7 +1,7 @@
 """Where the pip reader misses dice on the labelled matteop65 photos (../shared, skipped when absent),
 and that those misses never become wrong sure readings.
 
-Measured over all 353 photos (1080 labelled dice) when this file was written: 24 dice missed,
+Measured over all 353 photos (1080 labelled dice) when this file was written: 22 dice missed,
 17 read unsure, 1 read wrong and sure. Nearly all misses and unsure dice lie in a handful of
 strongly motion-blurred/defocused Train photos, where a face's pips smear into bars that merge two
 pips into one blob (four_50, six_42..49, two_23, two_47, three_29); the one wrong sure reading
