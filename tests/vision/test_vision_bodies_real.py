@@ -27,3 +27,27 @@ def test_numbered_die_bodies_found_on_every_eighth_lurig_photo():
     # measured 9 of 13 photos covered, 22 bodies over 13 one-die photos (2026-11-21, detect.py at cb89878)
     assert covered >= 7, f"die covered in {covered} of {len(sample)} photos"
     assert n_bodies <= 3 * len(sample), f"{n_bodies} bodies over {len(sample)} one-die photos"
+
+
+REALDICE = paths.shared_dir() / "datasets" / "realdice_d20"
+
+
+@pytest.mark.skipif(not REALDICE.is_dir(), reason=f"shared datasets not found at {REALDICE}")
+def test_d20_in_a_dice_dome_gets_a_body_of_its_labelled_colour():
+    """The dome's floor and the die differ from the table as one blob cut by the frame's edge; the
+    colour split must give the die its own die-sized body, of the labelled body colour (blue)."""
+    from dicetower.vision.colour import colour_name
+
+    with open(REALDICE / "labels.csv", newline="") as fh:
+        sample = list(csv.DictReader(fh))[::8]
+    found = 0
+    for row in sample:
+        image = load_image(REALDICE / row["image"])
+        w = image.shape[1]
+        for body in find_die_bodies(image):
+            x, y, bw, bh = body.box
+            if max(bw, bh) < 0.25 * w and colour_name(image[y:y + bh, x:x + bw][body.mask > 0]) == row["colour"]:
+                found += 1
+                break
+    # measured 6 of 20 with the colour split (1 of 20 before it), 2026-11-21
+    assert found >= 4, f"a {sample[0]['colour']} die-sized body in {found} of {len(sample)} photos"

@@ -142,14 +142,49 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
         if side > 0.25 * long_side and _depth == 0 and reference is None:
             bx, by, bw, bh = box
             inner = find_die_bodies(image[by:by + bh, bx:bx + bw], None, 0.1, 0.6, _depth=1)
-            if inner:
-                bodies += [DieBody((ix + bx, iy + by, iw, ih), m) for (ix, iy, iw, ih), m in
-                           ((b.box, b.mask) for b in inner)]
-                continue
+            # a large blob cut by the frame's edge is no whole die (a dome's floor, a tray): when no die
+            # stands out inside it, the die may share its colour distance, so split it by colour
+            split = not inner and (x == 0 or y == 0 or x + w >= small.shape[1] or y + h >= small.shape[0])
+            inner = inner or (_colour_split(image[by:by + bh, bx:bx + bw]) if split else [])
+            bodies += [DieBody((ix + bx, iy + by, iw, ih), m) for (ix, iy, iw, ih), m in
+                       ((b.box, b.mask) for b in inner)]
+            if inner and not split:
+                continue  # an edge-cut blob is still kept below, as before (the reader drops it when unsure)
         if area < 0.45 * w * h or side > 2.0 * min(w, h):  # dice are compact, not cables or edges
             continue
         comp = (labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255
         bodies.append(DieBody(box, cv2.resize(comp, (box[2], box[3]), interpolation=cv2.INTER_NEAREST)))
+    return bodies
+
+
+def _colour_split(crop: np.ndarray, clusters: int = 4) -> list[DieBody]:
+    """Dice inside a large blob that differs from the table as one piece (a die in a dice dome whose
+    coloured floor also differs from the table): the blob's pixels clustered by Lab colour (k-means,
+    fixed seed), each cluster's connected pieces kept when die-sized (sides 0.1..0.4 of the blob's long
+    side) and compact (fill >= 0.5 of the box, aspect <= 1.6). crop: hxwx3 uint8 BGR; boxes in crop px."""
+    s = analysis_scale(crop.shape, 160)
+    small = cv2.resize(crop, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else crop
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (3, 3), 0), cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
+    cv2.setRNGSeed(0)
+    _, labels, _ = cv2.kmeans(lab, clusters, None, (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1.0),
+                              2, cv2.KMEANS_PP_CENTERS)
+    labels = labels.reshape(small.shape[:2])
+    long_side, f = max(small.shape[:2]), 1.0 / s
+    se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+    bodies: list[DieBody] = []
+    for k in range(clusters):
+        mask = cv2.morphologyEx((labels == k).astype(np.uint8) * 255, cv2.MORPH_OPEN, se)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, se)
+        n, comp, stats, _ = cv2.connectedComponentsWithStats(mask)
+        for i in range(1, n):
+            x, y, w, h, area = stats[i]
+            if not 0.1 * long_side <= max(w, h) <= 0.4 * long_side:
+                continue
+            if area < 0.5 * w * h or max(w, h) > 1.6 * min(w, h):
+                continue
+            box = (int(x * f), int(y * f), int(round(w * f)), int(round(h * f)))
+            m = (comp[y:y + h, x:x + w] == i).astype(np.uint8) * 255
+            bodies.append(DieBody(box, cv2.resize(m, (box[2], box[3]), interpolation=cv2.INTER_NEAREST)))
     return bodies
 
 
