@@ -1,7 +1,6 @@
 """End to end: the unchanged firmware in a real micropython process (the simulated tower), pyserial on
 its socket URL, real OpenCV on a shipped real photo, a real SQLite roll log."""
 
-import csv
 import hashlib
 import subprocess
 import sys
@@ -19,18 +18,15 @@ from dicetower.service.tower import TowerService
 from dicetower.sim import SimTower
 from dicetower.vision.camera import ReplayCamera
 from dicetower.vision.reader import DiceReader
+from dicetower.vision.scoring import load_labels
 
 pytestmark = pytest.mark.e2e
 DEMO = paths.repo_root() / "demo" / "matteop65"
 
 
 def demo_labels() -> dict[str, list[int]]:
-    """Labelled values of each shipped demo photo (labels.csv beside the photos)."""
-    values: dict[str, list[int]] = {}
-    with open(DEMO / "labels.csv", newline="") as fh:
-        for row in csv.DictReader(fh):
-            values.setdefault(Path(row["image"]).name, []).append(int(row["value"]))
-    return values
+    """Labelled values of each shipped demo photo (labels.csv beside the photos), by file name."""
+    return {Path(image).name: [int(r["value"]) for r in rows] for image, rows in load_labels(DEMO).items()}
 
 
 def known_photo() -> tuple[Path, list[int]]:

@@ -2,7 +2,6 @@
 a press of ROLL on the simulated tower, a known real photo in the replay camera, and the outcome the
 rules engine gives for the photo's labelled dice must be on the OLED and in the log."""
 
-import csv
 import shutil
 import time
 from pathlib import Path
@@ -19,6 +18,7 @@ from dicetower.service.tower import TowerService
 from dicetower.sim import SimTower
 from dicetower.vision.camera import ReplayCamera
 from dicetower.vision.reader import DiceReader
+from dicetower.vision.scoring import load_labels
 
 pytestmark = pytest.mark.e2e
 DEMO = paths.repo_root() / "demo" / "matteop65"
@@ -35,8 +35,8 @@ CASES = {
 
 
 def labelled(photo: str) -> list[int]:
-    with open(DEMO / "labels.csv", newline="") as fh:
-        return [int(r["value"]) for r in csv.DictReader(fh) if Path(r["image"]).name == photo]
+    """Labelled values of one shipped demo photo."""
+    return [int(r["value"]) for image, rows in load_labels(DEMO).items() if Path(image).name == photo for r in rows]
 
 
 @pytest.fixture(scope="module")
