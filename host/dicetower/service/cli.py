@@ -20,7 +20,7 @@ IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp"}
 
 def demo_feed() -> list[Path]:
     """The shipped replay feed: real photos in demo/matteop65 (MIT, see its ATTRIBUTION.md)."""
-    return sorted(p for p in (paths.repo_root() / "demo" / "matteop65").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    return image_files((str(paths.repo_root() / "demo" / "matteop65"),))
 
 
 def image_files(items: tuple[str, ...]) -> list[Path]:
