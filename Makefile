@@ -40,8 +40,9 @@ typecheck: venv
 bench: venv
 	$(BIN)/python -m bench
 
-## Rebuild the shipped models from licensed data.
+## Rebuild the shipped models from licensed data (installs the `train` extra: torch CPU, onnx).
 models: venv
+	$(BIN)/python -m pip install -q -e '.[train]'
 	$(BIN)/python -m dicetower.vision.train_models
 
 ## Printable tower parts: one STL per part in build/parts (hardware/parts).
