@@ -84,10 +84,17 @@ def find_pip_faces(image: np.ndarray) -> list[PipFace]:
 @dataclass
 class DieBody:
     """A die-sized blob that differs from the table. box: (x, y, w, h) frame px; mask: hxw uint8
-    (255 = die) over the box."""
+    (255 = die) over the box.
+
+    ground_share: pixels of the frame outside every body whose Lab colour is within GROUND_LAB of
+        the body's median colour, per body pixel (0 = a colour found nowhere else; a piece of the
+        floor, a laptop key among its keys or a patch of wood grain scores several times its area)
+    cut: True when the box touches the frame's border (a die cut off, or no die at all)"""
 
     box: tuple[int, int, int, int]
     mask: np.ndarray
+    ground_share: float = 0.0
+    cut: bool = False
 
 
 def _table_distance(small: np.ndarray, reference: np.ndarray | None) -> np.ndarray:
@@ -114,15 +121,24 @@ def _table_distance(small: np.ndarray, reference: np.ndarray | None) -> np.ndarr
 
 
 def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
-                    min_side_frac: float = 0.04, max_side_frac: float = 0.6, _depth: int = 0) -> list[DieBody]:
+                    min_side_frac: float = 0.04, max_side_frac: float = 0.6) -> list[DieBody]:
     """Die-sized compact blobs that differ from the table (see _table_distance), Otsu-thresholded.
     image: HxWx3 uint8 BGR; reference: the empty tray, same shape, or None; die sides between
     min_side_frac and max_side_frac of the frame's long side. A blob larger than a quarter of the
-    frame (a tray, a dice dome) is searched again inside for the dice it holds.
+    frame (a tray, a dice dome) is searched again inside for the dice it holds; touching dice (one
+    blob with a waist) are split at the waist (_split_touching). Each body carries its ground_share
+    and cut (see DieBody), the evidence the reader weighs to tell a die from a piece of the scene.
     Raises ValueError when reference's shape differs from image's."""
     if reference is not None and reference.shape != image.shape:
         raise ValueError(f"reference frame is {reference.shape}, frame is {image.shape}: take the empty-tray "
                          "reference with the same camera and resolution")
+    bodies = _bodies(image, reference, min_side_frac, max_side_frac, inner=False)
+    return _with_ground_share(image, bodies)
+
+
+def _bodies(image: np.ndarray, reference: np.ndarray | None, min_side_frac: float, max_side_frac: float,
+            inner: bool) -> list[DieBody]:
+    """find_die_bodies without ground_share; inner=True inside a large blob (no further search)."""
     s = analysis_scale(image.shape, 320)
     small = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else image
     dist8 = np.clip(_table_distance(small, reference) * 3, 0, 255).astype(np.uint8)
@@ -139,22 +155,84 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
         if not min_side_frac * long_side <= side <= max_side_frac * long_side:
             continue
         box = (int(x * f), int(y * f), int(round(w * f)), int(round(h * f)))
-        if side > 0.25 * long_side and _depth == 0 and reference is None:
+        if side > 0.25 * long_side and not inner and reference is None:
             bx, by, bw, bh = box
-            inner = find_die_bodies(image[by:by + bh, bx:bx + bw], None, 0.1, 0.6, _depth=1)
+            found = _bodies(image[by:by + bh, bx:bx + bw], None, 0.1, 0.6, inner=True)
             # a large blob cut by the frame's edge is no whole die (a dome's floor, a tray): when no die
             # stands out inside it, the die may share its colour distance, so split it by colour
-            split = not inner and (x == 0 or y == 0 or x + w >= small.shape[1] or y + h >= small.shape[0])
-            inner = inner or (_colour_split(image[by:by + bh, bx:bx + bw]) if split else [])
+            split = not found and (x == 0 or y == 0 or x + w >= small.shape[1] or y + h >= small.shape[0])
+            found = found or (_colour_split(image[by:by + bh, bx:bx + bw]) if split else [])
             bodies += [DieBody((ix + bx, iy + by, iw, ih), m) for (ix, iy, iw, ih), m in
-                       ((b.box, b.mask) for b in inner)]
-            if inner and not split:
+                       ((b.box, b.mask) for b in found)]
+            if found and not split:
                 continue  # an edge-cut blob is still kept below, as before (the reader drops it when unsure)
-        if area < 0.45 * w * h or side > 2.0 * min(w, h):  # dice are compact, not cables or edges
-            continue
         comp = (labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255
-        bodies.append(DieBody(box, cv2.resize(comp, (box[2], box[3]), interpolation=cv2.INTER_NEAREST)))
+        for px, py, piece in _split_touching(comp):
+            ph, pw = piece.shape
+            parea = cv2.countNonZero(piece)
+            if parea < 0.45 * pw * ph or max(pw, ph) > 2.0 * min(pw, ph):
+                continue  # dice are compact, not cables or edges
+            if max(pw, ph) < min_side_frac * long_side:
+                continue
+            pbox = (int((x + px) * f), int((y + py) * f), int(round(pw * f)), int(round(ph * f)))
+            bodies.append(DieBody(pbox, cv2.resize(piece, (pbox[2], pbox[3]), interpolation=cv2.INTER_NEAREST)))
     return bodies
+
+
+#: Lab distance (sum of |dL|, |da|, |db|, OpenCV 8-bit Lab) within which a pixel has a body's colour.
+GROUND_LAB = 20.0
+
+
+def _with_ground_share(image: np.ndarray, bodies: list[DieBody]) -> list[DieBody]:
+    """bodies with ground_share and cut set (see DieBody), measured on a copy of the frame whose long
+    side is 160 px."""
+    if not bodies:
+        return bodies
+    s = analysis_scale(image.shape, 160)
+    small = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else image
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    outside = np.ones(small.shape[:2], bool)
+    H, W = image.shape[:2]
+    for b in bodies:
+        x, y, w, h = b.box
+        outside[int(y * s):int(np.ceil((y + h) * s)), int(x * s):int(np.ceil((x + w) * s))] = False
+    ground = lab[outside]
+    out = []
+    for b in bodies:
+        x, y, w, h = b.box
+        crop = image[y:y + h, x:x + w]
+        px = crop[b.mask > 0] if (b.mask > 0).any() else crop.reshape(-1, 3)
+        colour = np.median(cv2.cvtColor(px.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3), axis=0)
+        near = int((np.abs(ground - colour).sum(axis=1) < GROUND_LAB).sum())
+        area = max(1.0, cv2.countNonZero(b.mask) * s * s)
+        cut = x <= 1 or y <= 1 or x + w >= W - 1 or y + h >= H - 1
+        out.append(replace(b, ground_share=near / area, cut=cut))
+    return out
+
+
+def _split_touching(comp: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
+    """Pieces of a blob mask (hxw uint8, 255 = blob) that holds touching dice: the cores of the blob
+    (distance transform above 0.7 of its peak) are the dice's centres when there are several, and each
+    blob pixel goes to the nearest core. A convex blob (solidity >= 0.9) is one die. Returns
+    (x, y, piece mask cropped to its box) per piece, x, y in comp px."""
+    contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    area = cv2.countNonZero(comp)
+    hull = cv2.contourArea(cv2.convexHull(np.vstack(contours))) if contours else 0.0
+    if hull <= 0 or area >= 0.9 * hull:
+        return [(0, 0, comp)]
+    dist = cv2.distanceTransform(comp, cv2.DIST_L2, 5)
+    cores = (dist >= 0.7 * dist.max()).astype(np.uint8)
+    n, core_labels = cv2.connectedComponents(cores)
+    if n <= 2:
+        return [(0, 0, comp)]
+    _, nearest = cv2.distanceTransformWithLabels(1 - cores, cv2.DIST_L2, 5, labelType=cv2.DIST_LABEL_CCOMP)
+    pieces = []
+    for k in np.unique(nearest[cores > 0]):
+        piece = ((nearest == k) & (comp > 0)).astype(np.uint8) * 255
+        x, y, w, h = cv2.boundingRect(piece)
+        if w and h:
+            pieces.append((x, y, piece[y:y + h, x:x + w]))
+    return pieces
 
 
 def _colour_split(crop: np.ndarray, clusters: int = 4) -> list[DieBody]:

@@ -13,7 +13,7 @@ import numpy as np
 from dicetower.readings import DieReading
 
 from .colour import colour_name
-from .detect import PipFace, find_die_bodies, find_pip_faces
+from .detect import DieBody, PipFace, find_die_bodies, find_pip_faces
 
 Classifier = Callable[..., Any]
 
@@ -71,8 +71,10 @@ class DiceReader:
     reference: the empty tray (HxWx3 uint8 BGR, same camera) for background subtraction, or None
 
     Without die_set, dice that are not pip d6 are read only when the shipped models exist
-    (`make models`), and a blob the classifier is unsure of is not reported as a die (tables hold
-    cables, cups and hands); with die_set, every die-sized blob is read and unsure ones are flagged.
+    (`make models`). Whether a blob is a die at all (tables hold cables, cups, keyboards and hands) is
+    decided apart from which face it shows (is_die_like); a die-like blob is reported even when the
+    classifier is unsure of its face (flagged unsure), any other is dropped. With die_set, every
+    die-sized blob is read and unsure ones are flagged.
     Raises faces.DieSetError for an unknown die set, ValueError when no face classifier is installed.
     """
 
@@ -102,25 +104,77 @@ class DiceReader:
             readings.append(DieReading("d6", face.value, clip_box(face.box, image.shape), face.confidence,
                                        colour=colour_name(body_pixels(image, face)), cocked=face.cocked))
         if self.classify is not None:
+            beside = None
+            if faces:
+                ground = np.median([ground_colour(image, _grown(f.box, 0.3)) for f in faces], axis=0)
+                beside = (float(np.median([max(f.box[2:]) for f in faces])), ground)
             for body in find_die_bodies(image, self.reference):
                 if any(_overlaps(body.box, _grown(f.box, 0.5)) for f in faces):
                     continue  # part of a pip die (its sides, its shadow) already read by its pips
-                readings += self._classified(image, body.box, body.mask)
+                if self.die_set is None and self.reference is None and not is_die_like(image, body, beside):
+                    continue
+                readings.append(self._classified(image, body))
         return in_reading_order(readings)
 
-    def _classified(self, image: np.ndarray, box: tuple[int, int, int, int], mask: np.ndarray) -> list[DieReading]:
-        """Read one die body with faces.classify_crop. Without a die set, [] when the classifier is
-        unsure: the blob may be no die at all (a cup, a cable, the tray's rim)."""
+    def _classified(self, image: np.ndarray, body: DieBody) -> DieReading:
+        """Read one die body with faces.classify_crop (unsure when the classifier is)."""
         assert self.classify is not None
-        x, y, w, h = box
+        x, y, w, h = body.box
         crop = image[y:y + h, x:x + w]
         result = self.classify(crop, die_set=self.die_set)
-        if self.die_set is None and result.unsure:
-            return []
-        body = crop[mask > 0] if (mask > 0).any() else crop.reshape(-1, 3)
-        return [DieReading(result.die_type, result.value, box, float(result.confidence),
-                           colour=colour_name(body), face_colour=result.face_colour,
-                           symbols=list(result.symbols))]
+        mask = body.mask
+        body_px = crop[mask > 0] if (mask > 0).any() else crop.reshape(-1, 3)
+        return DieReading(result.die_type, result.value, body.box, float(result.confidence),
+                          colour=colour_name(body_px), face_colour=result.face_colour,
+                          symbols=list(result.symbols))
+
+
+#: A die's colour is not the ground's: at most this many pixels of its colour lie outside every body,
+#: per body pixel (DieBody.ground_share). Measured on real photos (../shared/datasets): lone dice on
+#: paper, wood and in a dice dome 0.1..0.75; patches of wood grain, floor and laptop keys 0.5..500,
+#: median 5.
+GROUND_SHARE_MAX = 1.0
+#: Beside pip dice, a numbered die's box side is within these multiples of the pip faces' median box
+#: side (a pip face's box holds its pips, about 0.7 of the die; a d20 or d12 is larger than a d6).
+SIZE_BESIDE_PIP_DICE = (0.8, 3.0)
+#: Beside pip dice, a numbered die lies on the same ground: the median Lab colours around the two
+#: differ by at most this (sum of |dL|, |da|, |db|, OpenCV 8-bit Lab); a laptop key lies on the laptop.
+SAME_GROUND_LAB = 25.0
+#: Beside pip dice (whose ground is known), a numbered die's colour must be rarer on the ground than
+#: alone: wood-grain patches next to dice measured ground_share 0.6..1.0.
+GROUND_SHARE_BESIDE_PIP_DICE = 0.5
+
+
+def ground_colour(image: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+    """Median Lab colour (3, float, OpenCV 8-bit Lab) of the ring around box (x, y, w, h px): the box
+    grown by a third of its size on every side, minus the box."""
+    H, W = image.shape[:2]
+    gx, gy, gw, gh = clip_box(_grown(box, 0.33), image.shape)
+    ring = np.ones((gh, gw), bool)
+    x, y, w, h = box
+    ring[max(0, y - gy):max(0, y + h - gy), max(0, x - gx):max(0, x + w - gx)] = False
+    px = image[gy:gy + gh, gx:gx + gw][ring]
+    if len(px) == 0:
+        px = image.reshape(-1, 3)
+    return np.median(cv2.cvtColor(px.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3), axis=0)
+
+
+def is_die_like(image: np.ndarray, body: DieBody, beside: tuple[float, np.ndarray] | None = None) -> bool:
+    """Whether a body found without a reference frame is a die, judged apart from which face it shows:
+    whole in the frame (not cut by its border), compact (find_die_bodies already asks it), of a colour
+    that is not the ground's (ground_share <= GROUND_SHARE_MAX). When pip dice lie in the same frame,
+    beside = (their faces' median box side px, the median Lab colour around them): the body must also
+    be of a size plausible next to them, lie on the same ground, and be rarer on it
+    (GROUND_SHARE_BESIDE_PIP_DICE). image: HxWx3 uint8 BGR, the frame body was found in."""
+    if body.cut or body.ground_share > GROUND_SHARE_MAX:
+        return False
+    if beside is None:
+        return True
+    pip_side, ground = beside
+    lo, hi = SIZE_BESIDE_PIP_DICE
+    return (lo * pip_side <= max(body.box[2:]) <= hi * pip_side
+            and body.ground_share <= GROUND_SHARE_BESIDE_PIP_DICE
+            and float(np.abs(ground_colour(image, body.box) - ground).sum()) <= SAME_GROUND_LAB)
 
 
 def in_reading_order(readings: list[DieReading]) -> list[DieReading]:
