@@ -40,6 +40,9 @@ _LAYOUT_DESIGN = {n: (A, np.linalg.pinv(A)) for n, A in
 
 LINK_DIAMETERS = 4.2  # pips of one face lie within this many pip diameters of a neighbour on it
 MIN_PIP_AREA_PX = 6.0  # smaller blobs are noise at the analysis scale
+#: a cube's top and side faces seen with roundness r_top, r_side (cosines of perpendicular tilts) have
+#: r_top^2 + r_side^2 <= 1 under a distant camera; up to this with a near camera and measuring noise
+PERPENDICULAR_FACES = 1.3
 SIDE_REACH_DIAMETERS = 5.0  # a die's side faces lie within about one face side (~5 pip diameters) of its top face
 MAX_SPLIT_PIPS = 9  # pips searched at once when splitting a tangle (time grows as C(n, 6))
 AMBIGUOUS_CAP = 0.6  # confidence cap of a face split from pips that could also be its own
@@ -50,13 +53,19 @@ SEAM_FRACTION = 0.8  # a seam between faces or dice: pip response above this fra
 #: Marks on numbered dice, glyphs and glass measured 0.07 and more (1st percentile).
 PLAIN_FACE = 0.05
 MIN_SNR = 8.0  # surround_snr below this: not a pip on a plain die face
+PIXEL_BLUR = 0.6  # blur_ratio of sharp pips (99th percentile of sure 4s and 5s on matteop65)
+MAX_BLUR = 2.5  # blur_ratio of a pip smeared over 2.5 times its width: still read, if its face is seen squarely
+SQUARE_FACE = 0.8  # face roundness (layout_fit) from which a face is seen squarely
+SPLIT_STEP = 1.2  # threshold step when splitting merged pips apart (x the previous threshold)
+MAX_SPLIT_DEPTH = 3  # splits of splits at most (a 6 merged into one blob: columns, then pips)
 
 
 @dataclass
 class Pip:
     """One pip blob. x, y: centre (px); area (px^2); roundness: minor/major ellipse axis (0..1];
     angle: direction of the ellipse's major axis (degrees, image x towards y); contrast: 0..255
-    response of the pip against its surround."""
+    response of the pip against its surround; blob: index of the blob at the frame's pip threshold
+    that the pip was found in (pips split apart from one blob share it; -1 when unknown)."""
 
     x: float
     y: float
@@ -64,6 +73,7 @@ class Pip:
     roundness: float
     angle: float
     contrast: float
+    blob: int = -1
 
     @property
     def diameter(self) -> float:
@@ -122,36 +132,82 @@ def surround_snr(gray: np.ndarray, x: float, y: float, radius: float) -> float:
     return float(abs(med - float(np.median(inner))) / (spread + 1.0))
 
 
+def _blob_pip(c: np.ndarray, response: np.ndarray, gray: np.ndarray) -> tuple[Pip | None, bool]:
+    """The pip a blob makes (c: its outer contour, Nx1x2 int px of response), and whether a blob that
+    is no pip is worth splitting (whole and large enough to be pips merged by blur or close spacing).
+    Returns (pip or None, splittable)."""
+    area = cv2.contourArea(c)
+    if area < MIN_PIP_AREA_PX or len(c) < 5:
+        return None, False
+    x, y, bw, bh = cv2.boundingRect(c)
+    if x == 0 or y == 0 or x + bw >= response.shape[1] or y + bh >= response.shape[0]:
+        return None, False  # cut by the frame edge: not a whole pip
+    (cx, cy), (w, h), angle = cv2.fitEllipse(c)
+    major, minor = max(w, h), min(w, h)
+    if major <= 0:
+        return None, False
+    ellipse_area = math.pi * major * minor / 4.0
+    solidity = area / max(cv2.contourArea(cv2.convexHull(c)), 1e-6)
+    # a pip fills its fitted ellipse and is convex; cables, grain, creases and merged pips do not
+    if solidity < 0.8 or not 0.6 < area / max(ellipse_area, 1e-6) < 1.4:
+        return None, area >= 2 * MIN_PIP_AREA_PX
+    blob = np.zeros((bh, bw), np.uint8)
+    cv2.drawContours(blob, [c], -1, 1, -1, offset=(-x, -y))
+    contrast = float(response[y:y + bh, x:x + bw][blob > 0].mean())
+    if surround_snr(gray, cx, cy, major / 2.0) < MIN_SNR:
+        return None, area >= 2 * MIN_PIP_AREA_PX  # merged pips have no plain ring around them either
+    major_angle = angle if w >= h else angle + 90.0
+    return Pip(float(cx), float(cy), float(area), float(minor / major), float(major_angle % 180.0), contrast), False
+
+
+def _split_blob(response: np.ndarray, mask: np.ndarray, level: float) -> tuple[list[np.ndarray], float]:
+    """A blob of merged pips (mask: hxw uint8 over response, an hxw uint8 crop) split into its pips:
+    the lowest threshold above level (in steps of SPLIT_STEP) at which the blob falls apart into two or
+    more cores, each core then grown back over the blob by a watershed on the response. Returns the
+    pieces' masks (hxw uint8), [] when the blob does not fall apart, and the threshold that split it."""
+    inside = mask > 0
+    top = float(response[inside].max())
+    t = level * SPLIT_STEP
+    while t < top:
+        n, cores = cv2.connectedComponents(((response > t) & inside).astype(np.uint8))
+        sizes = np.bincount(cores.ravel(), minlength=n)[1:]
+        if (sizes >= 2).sum() >= 2:
+            markers = np.zeros(response.shape, np.int32)
+            for k in range(1, n):
+                if sizes[k - 1] >= 2:
+                    markers[cores == k] = k
+            relief = cv2.cvtColor(255 - response, cv2.COLOR_GRAY2BGR)
+            cv2.watershed(relief, markers)
+            return [((markers == k) & inside).astype(np.uint8) for k in range(1, n) if sizes[k - 1] >= 2], t
+        t *= SPLIT_STEP
+    return [], t
+
+
 def find_pips(response: np.ndarray, gray: np.ndarray, min_contrast: float = 25.0) -> tuple[list[Pip], float]:
     """Pip candidates in a pip_response map (of gray, HxW uint8): Otsu threshold (never below
     min_contrast), then elliptical, compact blobs that sit on a plain face (surround_snr >= MIN_SNR).
-    Returns (pips, threshold used)."""
+    A blob that is no ellipse (pips merged by blur or close spacing) is split at a higher threshold
+    (_split_blob) and its pieces tested again. Returns (pips, threshold used)."""
     thr, _ = cv2.threshold(response, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     thr = max(float(thr), min_contrast)
     mask = (response > thr).astype(np.uint8)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    todo = [(c, thr, 0, i) for i, c in enumerate(contours)]
     pips: list[Pip] = []
-    for c in contours:
-        area = cv2.contourArea(c)
-        if area < MIN_PIP_AREA_PX or len(c) < 5:
-            continue
-        (cx, cy), (w, h), angle = cv2.fitEllipse(c)
-        major, minor = max(w, h), min(w, h)
-        if major <= 0:
-            continue
-        ellipse_area = math.pi * major * minor / 4.0
-        solidity = area / max(cv2.contourArea(cv2.convexHull(c)), 1e-6)
-        # a pip fills its fitted ellipse and is convex; cables, grain and creases do not
-        if solidity < 0.8 or not 0.6 < area / max(ellipse_area, 1e-6) < 1.4:
-            continue
-        x, y, bw, bh = cv2.boundingRect(c)
-        if x == 0 or y == 0 or x + bw >= response.shape[1] or y + bh >= response.shape[0]:
-            continue  # cut by the frame edge: not a whole pip
-        contrast = float(response[y:y + bh, x:x + bw][mask[y:y + bh, x:x + bw] > 0].mean())
-        if surround_snr(gray, cx, cy, major / 2.0) < MIN_SNR:
-            continue
-        major_angle = angle if w >= h else angle + 90.0
-        pips.append(Pip(float(cx), float(cy), float(area), float(minor / major), float(major_angle % 180.0), contrast))
+    while todo:
+        c, level, depth, blob_id = todo.pop()
+        pip, splittable = _blob_pip(c, response, gray)
+        if pip is not None:
+            pip.blob = blob_id
+            pips.append(pip)
+        elif splittable and depth < MAX_SPLIT_DEPTH:
+            x, y, w, h = cv2.boundingRect(c)
+            blob = np.zeros((h, w), np.uint8)
+            cv2.drawContours(blob, [c], -1, 1, -1, offset=(-x, -y))
+            pieces, split_at = _split_blob(response[y:y + h, x:x + w], blob, level)
+            for piece in pieces:
+                outer, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x, y))
+                todo += [(o, split_at, depth + 1, blob_id) for o in outer]
     return pips, thr
 
 
@@ -219,12 +275,13 @@ def _centre(group: list[Pip]) -> tuple[float, float]:
     return _mean([p.x for p in group]), _mean([p.y for p in group])
 
 
-def layout_fit(group: list[Pip]) -> tuple[float, float | None]:
-    """How well the pip centres make the d6 layout of their count: (error, face_roundness).
+def layout_fit(group: list[Pip]) -> tuple[float, np.ndarray | None]:
+    """How well the pip centres make the d6 layout of their count: (error, face_shape).
     error: RMS distance to the best affine image of the layout, in pip pitches (0 = exact; inf for 7+
-    pips). face_roundness (4..6 pips): minor/major axis ratio of that affine map, i.e. how
-    foreshortened the face is; its pips, circles on that face, must be foreshortened alike.
-    None for 1..3 pips (too few to fix the map)."""
+    pips). face_shape (4 and 5 pips): 2x2 covariance of the image of a circle on the face under that
+    affine map, scaled to a largest eigenvalue of 1 (its eigenvalue ratio is the squared face
+    roundness); its pips, circles on that face, are foreshortened alike (see blur_ratio).
+    None for 1..3 pips (too few to fix the map) and for 6 (dice space a six's rows unlike its columns)."""
     n = len(group)
     if n not in D6_LAYOUTS:
         return math.inf, None
@@ -254,8 +311,32 @@ def layout_fit(group: list[Pip]) -> tuple[float, float | None]:
     k = int(errs.argmin())
     if n == 6:  # dice space a six's rows unlike its columns: its layout does not fix the face's shape
         return float(errs[k]), None
-    sv = np.linalg.svd(sol[k, :2, :], compute_uv=False)
-    return float(errs[k]), float(sv[1] / max(sv[0], 1e-9))
+    linear = sol[k, :2, :]  # image point = canonical point (row vector) @ linear + offset
+    shape = linear.T @ linear
+    return float(errs[k]), shape / max(float(np.linalg.eigvalsh(shape)[-1]), 1e-9)
+
+
+def _pip_cov(p: Pip) -> np.ndarray:
+    """2x2 covariance (px^2) of a pip's fitted ellipse as a uniform disc-like blob: axis variances
+    (axis length / 4)^2 along its major and minor axes."""
+    major = math.sqrt(4.0 * p.area / (math.pi * max(p.roundness, 0.05)))
+    minor = p.roundness * major
+    a = math.radians(p.angle)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    return rot @ np.diag([major * major / 16.0, minor * minor / 16.0]) @ rot.T
+
+
+def blur_ratio(group: list[Pip], face_shape: np.ndarray) -> float:
+    """How far the pips' shape departs from the face's foreshortening, as a motion blur: the mean pip
+    covariance split into a disc foreshortened like the face (face_shape, see layout_fit) plus a blur
+    streak (the rank-1 rest, a streak of length L px has variance L^2/12); returns L over the disc's
+    diameter (0 = pips foreshortened exactly like the face; a pip smeared over its own width = 1)."""
+    cov = np.mean([_pip_cov(p) for p in group], axis=0)
+    w, v = np.linalg.eigh(face_shape)
+    inv_sqrt = v @ np.diag(1.0 / np.sqrt(np.maximum(w, 1e-6))) @ v.T
+    disc = max(float(np.linalg.eigvalsh(inv_sqrt @ cov @ inv_sqrt)[0]), 1e-9)  # largest disc that fits
+    streak = max(float(np.trace(cov - disc * face_shape)), 0.0)
+    return math.sqrt(12.0 * streak) / (4.0 * math.sqrt(disc))
 
 
 def _ring_orders(pts: np.ndarray, centre_pip: bool):
@@ -295,17 +376,22 @@ def _six_orders(pts: np.ndarray):
 def face_confidence(group: list[Pip], thr: float) -> float:
     """0..1: layout fit x agreement of the pips' foreshortening with the face's x pip size consistency
     x contrast margin over the threshold."""
-    err, face_roundness = layout_fit(group)
+    err, face_shape = layout_fit(group)
     if not math.isfinite(err):
         return 0.0
     areas = np.array([p.area for p in group])
     cv = float(areas.std() / areas.mean()) if len(group) > 1 else 0.0
     q_layout = math.exp(-((err / 0.35) ** 2))
     q_shape = 1.0
-    if face_roundness is not None:
-        # blur and pixels make small pips measure up to ~0.15 less round than the face they lie on
-        delta = face_roundness - _roundness(group)
-        q_shape = math.exp(-((max(0.0, -0.05 - delta, delta - 0.2) / 0.08) ** 2))
+    if face_shape is not None:
+        # pixels make small pips measure a little less round than their face (blur_ratio up to
+        # PIXEL_BLUR); more is motion blur, told from a face that is not this face (two rows of a six
+        # read as a foreshortened four) only on a face seen squarely
+        beta = blur_ratio(group, face_shape)
+        w = np.linalg.eigvalsh(face_shape)
+        squarely = math.sqrt(max(float(w[0]), 0.0) / max(float(w[1]), 1e-9)) >= SQUARE_FACE
+        excess = max(0.0, beta - (MAX_BLUR if squarely else PIXEL_BLUR))
+        q_shape = math.exp(-((excess / 0.2) ** 2))
     q_size = math.exp(-((cv / 0.45) ** 2))
     q_contrast = min(1.0, min(p.contrast for p in group) / (1.6 * thr))
     return float(q_layout * q_shape * q_size * (0.6 + 0.4 * q_contrast))
@@ -326,6 +412,35 @@ def _roundness(group: list[Pip]) -> float:
     return _mean([p.roundness for p in group])
 
 
+def _layout_roundness(group: list[Pip]) -> float | None:
+    """Minor/major axis ratio of a face's image from its layout (4 and 5 pips that fit one), else None."""
+    err, face_shape = layout_fit(group)
+    if face_shape is None or err >= 0.35:
+        return None
+    w = np.linalg.eigvalsh(face_shape)
+    return math.sqrt(max(float(w[0]), 0.0) / max(float(w[1]), 1e-9))
+
+
+def _pip_direction(group: list[Pip]) -> float:
+    """Mean direction of the pips' major axes, degrees in [0, 180) (axial mean)."""
+    c = sum(math.cos(math.radians(2 * p.angle)) for p in group)
+    s = sum(math.sin(math.radians(2 * p.angle)) for p in group)
+    return (math.degrees(math.atan2(s, c)) / 2.0) % 180.0
+
+
+def _perpendicular_possible(g: list[Pip], h: list[Pip]) -> bool:
+    """Whether pip groups g and h can be two perpendicular faces of one cube: their roundnesses r_g,
+    r_h (cosines of perpendicular tilts) have r_g^2 + r_h^2 <= PERPENDICULAR_FACES. A face's roundness is
+    its pips' (foreshortened like their face), or its layout's when both groups' pips are smeared alike
+    (a motion blur shared by the frame or by one die; pips alone would make both faces look tilted)."""
+    rg, rh = _roundness(g), _roundness(h)
+    turn = abs(_pip_direction(g) - _pip_direction(h))
+    if max(rg, rh) < SQUARE_FACE and abs(rg - rh) <= 0.15 and min(turn, 180.0 - turn) <= 25.0:
+        rg = _layout_roundness(g) or rg
+        rh = _layout_roundness(h) or rh
+    return rg * rg + rh * rh <= PERPENDICULAR_FACES
+
+
 def _face_side(group: list[Pip]) -> float:
     """Estimated side of the die face in px: ~4.6 pip diameters, from the pips' major axes (which
     foreshortening does not shrink)."""
@@ -344,6 +459,8 @@ def _is_side_face(g: list[Pip], h: list[Pip]) -> bool:
     dist = math.hypot(gx - hx, gy - hy)
     if dist > 0.5 * (_extent(g) + _extent(h)) + SIDE_REACH_DIAMETERS * _mean([p.diameter for p in h]):
         return False
+    if not _perpendicular_possible(g, h):
+        return False  # both seen too squarely to be two perpendicular faces of one cube
     side = max(_face_side(g), _face_side(h))
     front_g, front_h = _frontalness(g), _frontalness(h)
     flatter = _roundness(h) - _roundness(g)
@@ -509,6 +626,8 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
         n = len(g)
         value = n if n in D6_LAYOUTS else None
         conf = face_confidence(g, thr) if value is not None else 0.0
+        if 1 < n <= 3 and len({p.blob for p in g}) == 1:
+            continue  # a 2's or 3's pips lie apart on the face: one blob split in pieces is a mark, a letter
         if n <= 3:  # few pips are weak evidence of a die: the face around them must be plain
             roughness = face_roughness(g, gray)
             if n == 1 and roughness > 2 * PLAIN_FACE:
