@@ -52,7 +52,8 @@ SEAM_FRACTION = 0.8  # a seam between faces or dice: pip response above this fra
 #: flagged unsure, so a die in motion is not lost); a lone pip above twice it is no face at all.
 #: Marks on numbered dice, glyphs and glass measured 0.07 and more (1st percentile).
 PLAIN_FACE = 0.05
-MIN_SNR = 8.0  # surround_snr below this: not a pip on a plain die face
+MIN_SNR = 8.0  # surround_snr below this: not a pip on a plain die face on its own (a weak pip)
+WEAK_SNR = 4.0  # surround_snr of a weak pip (a pip crowded by its face's other pips or by blur) at least
 PIXEL_BLUR = 0.6  # blur_ratio of sharp pips (99th percentile of sure 4s and 5s on matteop65)
 MAX_BLUR = 2.5  # blur_ratio of a pip smeared over 2.5 times its width: still read, if its face is seen squarely
 SQUARE_FACE = 0.8  # face roundness (layout_fit) from which a face is seen squarely
@@ -65,7 +66,8 @@ class Pip:
     """One pip blob. x, y: centre (px); area (px^2); roundness: minor/major ellipse axis (0..1];
     angle: direction of the ellipse's major axis (degrees, image x towards y); contrast: 0..255
     response of the pip against its surround; blob: index of the blob at the frame's pip threshold
-    that the pip was found in (pips split apart from one blob share it; -1 when unknown)."""
+    that the pip was found in (pips split apart from one blob share it; -1 when unknown); snr: its
+    surround_snr (below MIN_SNR a weak pip, only read as part of a face with strong pips)."""
 
     x: float
     y: float
@@ -74,6 +76,7 @@ class Pip:
     angle: float
     contrast: float
     blob: int = -1
+    snr: float = math.inf
 
     @property
     def diameter(self) -> float:
@@ -133,9 +136,9 @@ def surround_snr(gray: np.ndarray, x: float, y: float, radius: float) -> float:
 
 
 def _blob_pip(c: np.ndarray, response: np.ndarray, gray: np.ndarray) -> tuple[Pip | None, bool]:
-    """The pip a blob makes (c: its outer contour, Nx1x2 int px of response), and whether a blob that
-    is no pip is worth splitting (whole and large enough to be pips merged by blur or close spacing).
-    Returns (pip or None, splittable)."""
+    """The pip a blob makes (c: its outer contour, Nx1x2 int px of response; weak when its
+    surround_snr is under MIN_SNR), and whether the blob is worth splitting (whole, large enough and
+    not a clean pip: pips merged by blur or close spacing). Returns (pip or None, splittable)."""
     area = cv2.contourArea(c)
     if area < MIN_PIP_AREA_PX or len(c) < 5:
         return None, False
@@ -154,10 +157,13 @@ def _blob_pip(c: np.ndarray, response: np.ndarray, gray: np.ndarray) -> tuple[Pi
     blob = np.zeros((bh, bw), np.uint8)
     cv2.drawContours(blob, [c], -1, 1, -1, offset=(-x, -y))
     contrast = float(response[y:y + bh, x:x + bw][blob > 0].mean())
-    if surround_snr(gray, cx, cy, major / 2.0) < MIN_SNR:
-        return None, area >= 2 * MIN_PIP_AREA_PX  # merged pips have no plain ring around them either
+    snr = surround_snr(gray, cx, cy, major / 2.0)
+    splittable = snr < MIN_SNR and area >= 2 * MIN_PIP_AREA_PX  # merged pips have no plain ring around them
+    if snr < WEAK_SNR:
+        return None, splittable
     major_angle = angle if w >= h else angle + 90.0
-    return Pip(float(cx), float(cy), float(area), float(minor / major), float(major_angle % 180.0), contrast), False
+    return Pip(float(cx), float(cy), float(area), float(minor / major), float(major_angle % 180.0), contrast,
+               snr=snr), splittable
 
 
 def _split_blob(response: np.ndarray, mask: np.ndarray, level: float) -> tuple[list[np.ndarray], float]:
@@ -172,12 +178,14 @@ def _split_blob(response: np.ndarray, mask: np.ndarray, level: float) -> tuple[l
         n, cores = cv2.connectedComponents(((response > t) & inside).astype(np.uint8))
         sizes = np.bincount(cores.ravel(), minlength=n)[1:]
         if (sizes >= 2).sum() >= 2:
-            markers = np.zeros(response.shape, np.int32)
+            # padded by 1 px: OpenCV's watershed marks the image's outer ring as boundary
+            markers = np.zeros((response.shape[0] + 2, response.shape[1] + 2), np.int32)
             for k in range(1, n):
                 if sizes[k - 1] >= 2:
-                    markers[cores == k] = k
-            relief = cv2.cvtColor(255 - response, cv2.COLOR_GRAY2BGR)
+                    markers[1:-1, 1:-1][cores == k] = k
+            relief = cv2.cvtColor(cv2.copyMakeBorder(255 - response, 1, 1, 1, 1, cv2.BORDER_REPLICATE), cv2.COLOR_GRAY2BGR)
             cv2.watershed(relief, markers)
+            markers = markers[1:-1, 1:-1]
             return [((markers == k) & inside).astype(np.uint8) for k in range(1, n) if sizes[k - 1] >= 2], t
         t *= SPLIT_STEP
     return [], t
@@ -197,10 +205,8 @@ def find_pips(response: np.ndarray, gray: np.ndarray, min_contrast: float = 25.0
     while todo:
         c, level, depth, blob_id = todo.pop()
         pip, splittable = _blob_pip(c, response, gray)
-        if pip is not None:
-            pip.blob = blob_id
-            pips.append(pip)
-        elif splittable and depth < MAX_SPLIT_DEPTH:
+        pieces: list[np.ndarray] = []
+        if splittable and depth < MAX_SPLIT_DEPTH:
             x, y, w, h = cv2.boundingRect(c)
             blob = np.zeros((h, w), np.uint8)
             cv2.drawContours(blob, [c], -1, 1, -1, offset=(-x, -y))
@@ -208,6 +214,9 @@ def find_pips(response: np.ndarray, gray: np.ndarray, min_contrast: float = 25.0
             for piece in pieces:
                 outer, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x, y))
                 todo += [(o, split_at, depth + 1, blob_id) for o in outer]
+        if pip is not None and not pieces:
+            pip.blob = blob_id
+            pips.append(pip)
     return pips, thr
 
 
@@ -238,7 +247,9 @@ def _linked(a: Pip, b: Pip) -> bool:
 
 
 def group_faces(pips: list[Pip], response: np.ndarray, thr: float) -> list[list[Pip]]:
-    """Group pips into faces (single linkage over _linked pairs with a clear segment between them)."""
+    """Group pips into faces (single linkage over _linked pairs with a clear segment between them, and
+    over pips split apart from one blob that lie within LINK_DIAMETERS of each other: merged by blur,
+    their pieces differ in size and shape and the blob joins them, but they lie on one face)."""
     parent = list(range(len(pips)))
 
     def root(i: int) -> int:
@@ -248,7 +259,12 @@ def group_faces(pips: list[Pip], response: np.ndarray, thr: float) -> list[list[
         return i
 
     for i, j in itertools.combinations(range(len(pips)), 2):
-        if _linked(pips[i], pips[j]) and _segment_clear(pips[i], pips[j], response, thr, pips):
+        a, b = pips[i], pips[j]
+        if a.blob >= 0 and a.blob == b.blob:
+            linked = math.hypot(a.x - b.x, a.y - b.y) <= LINK_DIAMETERS * 0.5 * (a.diameter + b.diameter)
+        else:
+            linked = _linked(a, b) and _segment_clear(a, b, response, thr, pips)
+        if linked:
             parent[root(i)] = root(j)
     groups: dict[int, list[Pip]] = {}
     for i, p in enumerate(pips):
@@ -628,6 +644,11 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
         conf = face_confidence(g, thr) if value is not None else 0.0
         if 1 < n <= 3 and len({p.blob for p in g}) == 1:
             continue  # a 2's or 3's pips lie apart on the face: one blob split in pieces is a mark, a letter
+        weak = sum(p.snr < MIN_SNR for p in g)
+        if weak == n:
+            continue  # weak pips are read only beside strong ones
+        if weak and (n < 4 or n - weak < 2):
+            conf = min(conf, AMBIGUOUS_CAP)  # too little layout to vouch for a weak pip
         if n <= 3:  # few pips are weak evidence of a die: the face around them must be plain
             roughness = face_roughness(g, gray)
             if n == 1 and roughness > 2 * PLAIN_FACE:
