@@ -1,0 +1,614 @@
+"""Die type told by shape: d4, d6, d8, d10, d12 or d20 from the die's silhouette and the face edges
+inside it (issue 4, item 3), for any die, numbered or not, before its face is read.
+
+    from dicetower.vision.shape import die_type_by_shape
+    r = die_type_by_shape(crop_bgr, mask=None)   # crop_bgr: HxWx3 uint8 BGR holding one die
+    r.die_type      # "d4" | "d6" | "d8" | "d10" | "d12" | "d20"
+    r.confidence    # 0..1, calibrated probability of r.die_type
+    r.proba         # {"d4": p, ...} over the six types, summing to 1
+    r.unsure        # confidence < dicetower.readings.UNSURE_BELOW: flag the die, do not trust the type
+
+How it works:
+1. Silhouette. The crop is padded to a square and the die separated from the tray: the Lab
+   distance of every pixel from the median colour of the crop's border ring, lightness losses
+   counted at half weight (a shadow darkens the tray but keeps its hue), Otsu's threshold, the
+   component nearest the centre, holes filled, then refined by GrabCut. A mask from the detector
+   (detect.DieBody.mask) is used instead when given. When the die is small in the crop (a whole
+   photo) the crop is cut again around it, so that every die is described at the same scale.
+2. Shape of the outline (rotation and scale invariant): the convex hull's radius r(theta) around
+   its centroid, sampled at 90 angles, and the magnitudes of its Fourier harmonics 1..12 over the
+   mean radius (a triangle rings at 3, a square at 4, a hexagon at 6, a decagon at 10); vertex
+   counts of polygon fits (Douglas-Peucker at 2 to 10 % of the perimeter); solidity,
+   circularity, aspect of the minimum-area rectangle; interior angles of the fitted polygon.
+3. Face edges inside the die (the up face and its neighbours: triangles for d4/d8/d20,
+   pentagons for d12, kites for d10, a square for d6): straight segments found by OpenCV's line
+   segment detector inside the eroded silhouette, their count and total length over the die's
+   radius, and the Fourier magnitudes of their orientation histogram (period 60 degrees for
+   triangles, 90 for squares, 36 for pentagons) together with those of the gradient-orientation
+   histogram of the die's interior, and the edge density in rings from the centre outward.
+4. A multinomial logistic regression on the standardised features (numpy at run time) gives the
+   probabilities; its temperature is fitted on held-out data (Guo et al. 2017) so that the
+   confidence is a calibrated probability.
+
+The model (models/standard/shape.npz) is built by `python -m dicetower.vision.shape` (build_model()) from
+synthetic renders (synth.render_shape_crop) and the CC0 photos of ../shared/datasets/lurig_dietype
+(part held out); run time needs OpenCV and numpy only.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from dicetower.paths import models_dir
+from dicetower.readings import UNSURE_BELOW
+
+#: The die types told apart, in the model's class order.
+DIE_TYPES = ("d4", "d6", "d8", "d10", "d12", "d20")
+MODEL_PATH_PARTS = ("standard", "shape.npz")
+FEATURE_VERSION = 1
+
+SIDE = 128  # px: the die is described on a SIDE x SIDE square
+MIN_SIDE = 12  # px: a crop with a shorter side gets confidence 0 (too small to see a shape)
+HARMONICS = 12  # Fourier harmonics of the outline's radius
+RAY_ANGLES = 90  # samples of the outline's radius
+ORIENT_BINS = 36  # orientation histogram bins over 180 degrees
+ORIENT_HARMONICS = 6
+DP_EPS = (0.02, 0.035, 0.05, 0.07, 0.1)  # polygon-fit tolerances, fraction of the hull's perimeter
+
+
+class ShapeModelError(LookupError):
+    """The shape model file is missing or unreadable (the message says how to build it)."""
+
+
+@dataclass
+class ShapeResult:
+    """The die type a crop shows by its shape. confidence: calibrated probability (0..1) of die_type;
+    proba: probability of each of DIE_TYPES."""
+
+    die_type: str
+    confidence: float
+    proba: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def unsure(self) -> bool:
+        """True when the caller must flag the die rather than trust its type (RULES.md GEN-D01)."""
+        return self.confidence < UNSURE_BELOW
+
+
+# ---------------------------------------------------------------------------------------------
+# silhouette
+
+
+def _square(crop: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Pad crop (border replicated) and mask (zeros) to a square, the die kept centred."""
+    h, w = crop.shape[:2]
+    d = abs(h - w)
+    pad = (0, 0, d // 2, d - d // 2) if h > w else (d // 2, d - d // 2, 0, 0)
+    if d == 0:
+        return crop, mask
+    sq = cv2.copyMakeBorder(crop, *pad, cv2.BORDER_REPLICATE)
+    return sq, None if mask is None else cv2.copyMakeBorder(mask, *pad, cv2.BORDER_CONSTANT, value=0)
+
+
+def segment(sq: np.ndarray) -> np.ndarray:
+    """Mask (SxS uint8 0/255) of the die in a square BGR image: Lab distance from the border ring's
+    median colour (lightness losses at half weight, so shadows stay tray), Otsu's threshold (at
+    least 10 Lab units), the component nearest the centre among the large ones, holes filled, then
+    GrabCut (3 rounds) seeded with it. All zeros when nothing stands out."""
+    s = sq.shape[0]
+    lab = cv2.cvtColor(cv2.GaussianBlur(sq, (3, 3), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    b = max(2, s // 20)
+    ring = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3),
+                           lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3)])
+    d = lab - np.median(ring, axis=0)
+    dl = np.where(d[..., 0] < 0, 0.5, 1.0) * d[..., 0] * (100 / 255)
+    dist = np.sqrt(dl**2 + d[..., 1] ** 2 + d[..., 2] ** 2)
+    dist = cv2.GaussianBlur(dist, (5, 5), 0)
+    d8 = np.clip(dist * 2, 0, 255).astype(np.uint8)
+    t, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    mask = (d8 > max(t, 20)).astype(np.uint8) * 255
+    se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    mask = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, se), cv2.MORPH_OPEN, se)
+    out = _central_component(mask)
+    if not out.any():
+        return out
+    return _grabcut(sq, out)
+
+
+def _central_component(mask: np.ndarray) -> np.ndarray:
+    """The filled external contour, among those at least a fifth the area of the largest, nearest
+    the image centre (all zeros when there is none)."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    out = np.zeros_like(mask)
+    contours = [c for c in contours if cv2.contourArea(c) >= 0.003 * mask.size]
+    if not contours:
+        return out
+    big = max(cv2.contourArea(c) for c in contours)
+    c0 = (mask.shape[1] - 1) / 2, (mask.shape[0] - 1) / 2
+
+    def off_centre(c: np.ndarray) -> float:
+        return -cv2.pointPolygonTest(c, c0, True)  # negative inside, distance outside
+
+    best = min((c for c in contours if cv2.contourArea(c) >= 0.2 * big), key=off_centre)
+    cv2.drawContours(out, [best], -1, 255, -1)
+    return out
+
+
+def _grabcut(sq: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """GrabCut refinement of a rough die mask: its eroded core is sure die, a dilated ring around it
+    maybe tray, the rest sure tray. Returns the filled central component of the result."""
+    r = max(2, int(np.sqrt(mask.sum() / 255 / np.pi) * 0.25))
+    se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    core = cv2.erode(mask, se)
+    grown = cv2.dilate(mask, se)
+    gc = np.full(mask.shape, cv2.GC_BGD, np.uint8)
+    gc[grown > 0] = cv2.GC_PR_BGD
+    gc[mask > 0] = cv2.GC_PR_FGD
+    gc[core > 0] = cv2.GC_FGD
+    if not (core > 0).any():
+        return mask
+    bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+    cv2.setRNGSeed(0)
+    try:
+        cv2.grabCut(sq, gc, None, bgd, fgd, 3, cv2.GC_INIT_WITH_MASK)
+    except cv2.error:
+        return mask
+    refined = np.where((gc == cv2.GC_FGD) | (gc == cv2.GC_PR_FGD), 255, 0).astype(np.uint8)
+    refined = cv2.morphologyEx(refined, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    out = _central_component(refined)
+    return out if out.sum() > 0.5 * mask.sum() else mask
+
+
+def die_view(crop: np.ndarray, mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The die at a standard scale: (image SIDE x SIDE x 3 uint8 BGR, mask SIDE x SIDE uint8 0/255),
+    the die's bounding square filling about 80 % of the image. crop: HxWx3 uint8 BGR; mask: HxW
+    (nonzero = die) or None to segment. Raises ValueError for a crop that is not HxWx3 uint8 or a
+    mask of another size."""
+    if not isinstance(crop, np.ndarray) or crop.ndim != 3 or crop.shape[2] != 3 or crop.dtype != np.uint8 \
+            or min(crop.shape[:2]) < 1:
+        raise ValueError(f"a die crop must be a non-empty HxWx3 uint8 BGR image, got "
+                         f"{getattr(crop, 'shape', None)} {getattr(crop, 'dtype', '')}")
+    if mask is not None and (not isinstance(mask, np.ndarray) or mask.shape != crop.shape[:2]):
+        raise ValueError(f"mask must be an HxW array of the crop's size {crop.shape[:2]}, got "
+                         f"{getattr(mask, 'shape', None)}")
+    sq, sqm = _square(crop, None if mask is None else (mask > 0).astype(np.uint8) * 255)
+    n = sq.shape[0]
+    small = cv2.resize(sq, (SIDE, SIDE), interpolation=cv2.INTER_AREA)
+    m = (cv2.resize(sqm, (SIDE, SIDE), interpolation=cv2.INTER_NEAREST) if sqm is not None
+         else segment(small))
+    pts = cv2.findNonZero(m)
+    if pts is None:
+        return small, m
+    x, y, w, h = cv2.boundingRect(pts)
+    side = max(w, h) / 0.8
+    if side >= 0.9 * SIDE:
+        return small, m
+    # cut again around the die, at the crop's full resolution, and segment there
+    k = n / SIDE
+    cx, cy = (x + w / 2) * k, (y + h / 2) * k
+    half = side * k / 2
+    x0, y0 = int(round(cx - half)), int(round(cy - half))
+    x1, y1 = int(round(cx + half)), int(round(cy + half))
+    padded = cv2.copyMakeBorder(sq, max(0, -y0), max(0, y1 - n), max(0, -x0), max(0, x1 - n), cv2.BORDER_REPLICATE)
+    ox, oy = max(0, -x0), max(0, -y0)
+    sub = padded[y0 + oy:y1 + oy, x0 + ox:x1 + ox]
+    view = cv2.resize(sub, (SIDE, SIDE), interpolation=cv2.INTER_AREA)
+    if sqm is not None:
+        pm = cv2.copyMakeBorder(sqm, max(0, -y0), max(0, y1 - n), max(0, -x0), max(0, x1 - n),
+                                cv2.BORDER_CONSTANT, value=0)
+        vm = cv2.resize(pm[y0 + oy:y1 + oy, x0 + ox:x1 + ox], (SIDE, SIDE), interpolation=cv2.INTER_NEAREST)
+    else:
+        vm = segment(view)
+    return view, vm
+
+
+# ---------------------------------------------------------------------------------------------
+# features
+
+
+def _harmonics(values: np.ndarray, count: int) -> np.ndarray:
+    """Magnitudes of the circular Fourier harmonics 1..count of a 1-D profile over its mean."""
+    f = np.abs(np.fft.rfft(values))
+    return (f[1:count + 1] / (f[0] + 1e-9)).astype(np.float32)
+
+
+def _orientation_harmonics(angles: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Fourier magnitudes 1..ORIENT_HARMONICS of a weighted orientation histogram (angles in
+    radians, modulo pi): rotation invariant, large at k = 3 for 60-degree edge patterns."""
+    hist, _ = np.histogram(np.mod(angles, np.pi), bins=ORIENT_BINS, range=(0, np.pi), weights=weights)
+    if hist.sum() <= 0:
+        return np.zeros(ORIENT_HARMONICS, np.float32)
+    return _harmonics(hist.astype(np.float64), ORIENT_HARMONICS)
+
+
+_LSD = threading.local()
+
+
+def _line_detector() -> cv2.LineSegmentDetector:
+    if not hasattr(_LSD, "det"):
+        _LSD.det = cv2.createLineSegmentDetector()
+    return _LSD.det
+
+
+FEATURE_NAMES: tuple[str, ...] = (
+    tuple(f"outline_h{k}" for k in range(1, HARMONICS + 1))
+    + tuple(f"dp_vertices_{e}" for e in DP_EPS)
+    + ("solidity", "circularity", "rect_aspect", "ellipse_aspect", "mean_angle", "angle_std", "fill_of_circle")
+    + ("lines_n", "lines_len", "lines_inner_len")
+    + tuple(f"lines_orient_h{k}" for k in range(1, ORIENT_HARMONICS + 1))
+    + tuple(f"grad_orient_h{k}" for k in range(1, ORIENT_HARMONICS + 1))
+    + ("edges_r0", "edges_r1", "edges_r2", "edges_r3")
+)
+
+
+def features(view: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Shape features (len(FEATURE_NAMES),) float32 of a die view (die_view's image and mask).
+    Raises ValueError when the mask holds no die-sized region (under 2 % of the view)."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not contours or max(cv2.contourArea(c) for c in contours) < 0.02 * mask.size:
+        raise ValueError("no die-sized silhouette in the crop")
+    contour = max(contours, key=cv2.contourArea)
+    hull = cv2.convexHull(contour)
+    area, hull_area = cv2.contourArea(contour), cv2.contourArea(hull)
+    perim = cv2.arcLength(hull, True)
+    m = cv2.moments(hull)
+    cx, cy = m["m10"] / m["m00"], m["m01"] / m["m00"]
+    radius = np.sqrt(hull_area / np.pi)
+    # the hull's radius r(theta) around its centroid
+    filled = np.zeros_like(mask)
+    cv2.drawContours(filled, [hull], -1, 255, -1)
+    max_r = 2.0 * radius
+    polar = cv2.warpPolar(filled.astype(np.float32) / 255, (64, RAY_ANGLES), (cx, cy), max_r,
+                          cv2.WARP_POLAR_LINEAR + cv2.INTER_LINEAR + cv2.WARP_FILL_OUTLIERS)
+    r_theta = polar.sum(axis=1) * max_r / 64
+    outline = _harmonics(r_theta.astype(np.float64), HARMONICS)
+    dp = []
+    for eps in DP_EPS:
+        dp.append(len(cv2.approxPolyDP(hull, eps * perim, True)))
+    poly = cv2.approxPolyDP(hull, 0.035 * perim, True).reshape(-1, 2).astype(np.float64)
+    angles = []
+    for i in range(len(poly)):
+        a, b, c = poly[i - 1], poly[i], poly[(i + 1) % len(poly)]
+        u, v = a - b, c - b
+        angles.append(np.degrees(np.arccos(np.clip(u @ v / (np.linalg.norm(u) * np.linalg.norm(v) + 1e-9), -1, 1))))
+    (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
+    ell = cv2.fitEllipse(hull) if len(hull) >= 5 else ((0, 0), (1, 1), 0)
+    (_, _), enc_r = cv2.minEnclosingCircle(hull)
+    silhouette = [area / hull_area, 4 * np.pi * hull_area / perim**2, min(rw, rh) / max(rw, rh, 1e-9),
+                  min(ell[1]) / max(max(ell[1]), 1e-9), np.mean(angles) / 180, np.std(angles) / 180,
+                  hull_area / (np.pi * enc_r**2)]
+    # face edges inside the die
+    grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+    inner = cv2.erode(filled, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+    segs = _line_detector().detect(grey)[0]
+    seg_len, seg_ang, seg_mid_r = [], [], []
+    if segs is not None:
+        for x1, y1, x2, y2 in segs.reshape(-1, 4):
+            mx, my = (x1 + x2) / 2, (y1 + y2) / 2
+            if not (0 <= int(my) < SIDE and 0 <= int(mx) < SIDE) or inner[int(my), int(mx)] == 0:
+                continue
+            length = np.hypot(x2 - x1, y2 - y1)
+            if length < 0.25 * radius:
+                continue
+            seg_len.append(length)
+            seg_ang.append(np.arctan2(y2 - y1, x2 - x1))
+            seg_mid_r.append(np.hypot(mx - cx, my - cy) / radius)
+    seg_len_a, seg_mid = np.array(seg_len), np.array(seg_mid_r)
+    lines = [len(seg_len) / 10, seg_len_a.sum() / radius / 10,
+             seg_len_a[seg_mid < 0.6].sum() / radius / 10 if len(seg_len) else 0.0]
+    lines_orient = _orientation_harmonics(np.array(seg_ang), seg_len_a)
+    blur = cv2.GaussianBlur(grey.astype(np.float32), (0, 0), 1.5)
+    gx, gy = cv2.Sobel(blur, cv2.CV_32F, 1, 0), cv2.Sobel(blur, cv2.CV_32F, 0, 1)
+    mag = np.hypot(gx, gy)
+    sel = inner > 0
+    grad_orient = _orientation_harmonics(np.arctan2(gy[sel], gx[sel]) + np.pi / 2, mag[sel])
+    yy, xx = np.mgrid[:SIDE, :SIDE]
+    rr = np.hypot(xx - cx, yy - cy) / radius
+    edges = cv2.Canny(grey, 40, 120) > 0
+    rings = []
+    for r0, r1 in ((0, 0.3), (0.3, 0.55), (0.55, 0.8), (0.8, 1.0)):
+        ring = sel & (rr >= r0) & (rr < r1)
+        rings.append(float(edges[ring].mean()) if ring.any() else 0.0)
+    out = np.concatenate([outline, np.array(dp, np.float32) / 10, np.array(silhouette, np.float32),
+                          np.array(lines, np.float32), lines_orient, grad_orient, np.array(rings, np.float32)])
+    return out.astype(np.float32)
+
+
+def describe(crop: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """Shape features of one die crop (see die_view, features). Raises ValueError on a bad crop or
+    when no die stands out in it."""
+    view, m = die_view(crop, mask)
+    return features(view, m)
+
+
+# ---------------------------------------------------------------------------------------------
+# the model
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of an N x C array."""
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@dataclass
+class ShapeModel:
+    """Multinomial logistic regression on standardised shape features.
+
+    mean, scale: (F,) feature standardisation; weights: F x C; bias: (C,); temperature: logits are
+    divided by it before the softmax (fitted on held-out data); meta: provenance and figures."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+    bias: np.ndarray
+    temperature: float = 1.0
+    meta: dict = field(default_factory=dict)
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        """N x C class scores of N feature rows (before the temperature)."""
+        return ((np.atleast_2d(x) - self.mean) / self.scale) @ self.weights + self.bias
+
+    def proba(self, x: np.ndarray) -> np.ndarray:
+        """N x C calibrated class probabilities of N feature rows."""
+        return softmax(self.logits(x) / self.temperature)
+
+    def save(self, path: Path) -> None:
+        import json
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(path, mean=self.mean, scale=self.scale, weights=self.weights, bias=self.bias,
+                            temperature=self.temperature, version=FEATURE_VERSION,
+                            meta=json.dumps(self.meta))
+
+    @classmethod
+    def load(cls, path: Path) -> "ShapeModel":
+        """Raises ShapeModelError when path is missing, unreadable or of another feature version."""
+        import json
+
+        hint = "run `make models` (python -m dicetower.vision.shape) to build it"
+        try:
+            with np.load(path) as z:
+                if int(z["version"]) != FEATURE_VERSION:
+                    raise ShapeModelError(f"shape model {path} has feature version {int(z['version'])}, "
+                                          f"this code reads {FEATURE_VERSION}: {hint}")
+                return cls(z["mean"], z["scale"], z["weights"], z["bias"], float(z["temperature"]),
+                           json.loads(str(z["meta"])))
+        except (OSError, KeyError, ValueError) as exc:
+            raise ShapeModelError(f"shape model {path} is missing or unreadable ({exc}): {hint}") from exc
+
+
+_MODEL: dict[Path, ShapeModel] = {}
+_MODEL_LOCK = threading.Lock()
+
+
+def model_path() -> Path:
+    """Where the shipped shape model lives: models/standard/shape.npz."""
+    return models_dir().joinpath(*MODEL_PATH_PARTS)
+
+
+def load_model(path: Path | None = None) -> ShapeModel:
+    """The shape model at path (default model_path()), loaded once and cached.
+    Raises ShapeModelError when it is missing or unreadable."""
+    path = path or model_path()
+    with _MODEL_LOCK:
+        if path not in _MODEL:
+            _MODEL[path] = ShapeModel.load(path)
+        return _MODEL[path]
+
+
+def result_from_proba(proba: np.ndarray) -> ShapeResult:
+    """ShapeResult of a (C,) probability vector over DIE_TYPES."""
+    best = int(np.argmax(proba))
+    return ShapeResult(DIE_TYPES[best], float(proba[best]), {t: float(p) for t, p in zip(DIE_TYPES, proba)})
+
+
+def die_type_by_shape(crop_bgr: np.ndarray, mask: np.ndarray | None = None,
+                      model: ShapeModel | None = None) -> ShapeResult:
+    """The die type (d4, d6, d8, d10, d12, d20) one die crop shows, told by its shape.
+
+    crop_bgr: HxWx3 uint8 BGR holding one die, any rotation, seen from above or obliquely (up to
+    about 45 degrees), the die anywhere from a fifth of the crop to all of it, a margin of tray
+    around it preferred. mask: HxW array (nonzero = die, e.g. detect.DieBody.mask) or None to
+    segment the die here. model: None for the shipped model (models/standard/shape.npz).
+    Returns ShapeResult; result.unsure (confidence < UNSURE_BELOW) means the caller flags the die.
+    A crop under MIN_SIDE px, or one where no die stands out, gets confidence 0 (uniform proba).
+    Raises ValueError for a crop that is not HxWx3 uint8 or a mask of another size, ShapeModelError
+    when the model has not been built (`make models`)."""
+    model = model or load_model()
+    view, m = die_view(crop_bgr, mask)
+    try:
+        x = features(view, m)
+    except ValueError:
+        x = None
+    if x is None:
+        proba = np.full(len(DIE_TYPES), 1 / len(DIE_TYPES))
+        return ShapeResult(DIE_TYPES[0], 0.0, {t: float(p) for t, p in zip(DIE_TYPES, proba)})
+    result = result_from_proba(model.proba(x)[0])
+    if min(crop_bgr.shape[:2]) < MIN_SIDE:
+        result.confidence = 0.0
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# building the shipped model (`make models`: python -m dicetower.vision.shape)
+
+SEED = 20261121
+LURIG = "lurig_dietype"  # CC0 photos in ../shared/datasets: may be trained on
+LURIG_WEIGHT = 3.0  # a real photo counts as this many renders in the fit
+L2 = 1.0  # ridge penalty of the logistic regression (on standardised features)
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None, l2: float = L2
+                 ) -> ShapeModel:
+    """Multinomial logistic regression (L-BFGS, ridge penalty l2 on standardised features) of N x F
+    features x on labels y (indices into DIE_TYPES), rows weighted by weights (default 1).
+    Temperature 1; fit it with fit_temperature on held-out logits. Raises ValueError on empty or
+    non-finite input."""
+    from scipy.optimize import minimize
+
+    x = np.asarray(x, np.float64)
+    if len(x) == 0 or not np.isfinite(x).all():
+        raise ValueError("need a non-empty, finite feature matrix")
+    n, f = x.shape
+    c = len(DIE_TYPES)
+    w = np.ones(n) if weights is None else np.asarray(weights, np.float64)
+    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
+    z = (x - mean) / scale
+    onehot = np.eye(c)[y]
+
+    def loss(p: np.ndarray) -> tuple[float, np.ndarray]:
+        wm, b = p[:f * c].reshape(f, c), p[f * c:]
+        prob = softmax(z @ wm + b)
+        nll = -(w * np.log((prob * onehot).sum(axis=1) + 1e-12)).sum() / w.sum()
+        g = (prob - onehot) * w[:, None] / w.sum()
+        grad_w = z.T @ g + l2 * wm / n
+        return nll + l2 * (wm**2).sum() / (2 * n), np.concatenate([grad_w.ravel(), g.sum(axis=0)])
+
+    res = minimize(loss, np.zeros(f * c + c), jac=True, method="L-BFGS-B", options={"maxiter": 1000})
+    return ShapeModel(mean.astype(np.float32), scale.astype(np.float32),
+                      res.x[:f * c].reshape(f, c).astype(np.float32), res.x[f * c:].astype(np.float32))
+
+
+def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
+    """Temperature T minimising the negative log-likelihood of softmax(logits / T) on held-out
+    logits (N x C) with true labels y (Guo et al. 2017)."""
+    from scipy.optimize import minimize_scalar
+
+    def nll(log_t: float) -> float:
+        p = softmax(logits / np.exp(log_t))
+        return float(-np.mean(np.log(p[np.arange(len(y)), y] + 1e-12)))
+
+    return float(np.exp(minimize_scalar(nll, bounds=(-4, 4), method="bounded").x))
+
+
+def render_training_set(per_type: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Features (N x F) and labels (N,) of per_type synthetic renders of every die type
+    (synth.render_shape_crop: random die, face, colours, tray; camera tilted up to 10 or 45
+    degrees; crops of 80-160 px). Renders whose die cannot be separated from the tray are skipped."""
+    from dicetower.vision import synth
+
+    rng = np.random.default_rng(seed)
+    xs, ys = [], []
+    for _ in range(per_type):
+        for k, t in enumerate(DIE_TYPES):
+            crop, _, _ = synth.render_shape_crop(synth.standard_spec(t, rng), rng, int(rng.integers(80, 161)),
+                                                 tilt_deg=float(rng.choice([10.0, 45.0])))
+            try:
+                xs.append(describe(crop))
+            except ValueError:
+                continue
+            ys.append(k)
+    return np.array(xs, np.float32), np.array(ys, np.int64)
+
+
+def lurig_photos(root: Path) -> list[tuple[str, np.ndarray, int]]:
+    """(image name, photo HxWx3 uint8 BGR, label index) of every readable photo in the lurig_dietype
+    folder (labels.csv: die type only), in file order."""
+    import csv
+
+    out = []
+    with open(root / "labels.csv", newline="") as fh:
+        for row in csv.DictReader(fh):
+            img = cv2.imread(str(root / row["image"]))
+            if img is not None and row["die_type"] in DIE_TYPES:
+                out.append((row["image"], img, DIE_TYPES.index(row["die_type"])))
+    return out
+
+
+def lurig_split(names: list[str], labels: np.ndarray) -> np.ndarray:
+    """Held-out flags (N,) bool for the lurig photos: every 4th photo of each die type in name order
+    (a quarter), never trained on."""
+    held = np.zeros(len(names), bool)
+    for k in set(labels.tolist()):
+        idx = sorted(np.flatnonzero(labels == k), key=lambda i: names[i])
+        held[idx[::4]] = True
+    return held
+
+
+def accuracy_figures(proba: np.ndarray, y: np.ndarray) -> dict:
+    """n, accuracy, unsure rate (confidence < UNSURE_BELOW), accuracy of the sure readings, per-type
+    accuracy and confusion (rows truth, columns read, in DIE_TYPES order) of N x C probabilities."""
+    pred, conf = proba.argmax(axis=1), proba.max(axis=1)
+    sure = conf >= UNSURE_BELOW
+    conf_m = np.zeros((len(DIE_TYPES), len(DIE_TYPES)), int)
+    np.add.at(conf_m, (y, pred), 1)
+    return {"n": int(len(y)), "accuracy": round(float((pred == y).mean()), 4),
+            "unsure_rate": round(float(1 - sure.mean()), 4),
+            "accuracy_when_sure": round(float((pred[sure] == y[sure]).mean()), 4) if sure.any() else None,
+            "per_type": {t: round(float((pred[y == k] == k).mean()), 4)
+                         for k, t in enumerate(DIE_TYPES) if (y == k).any()},
+            "confusion": conf_m.tolist()}
+
+
+def build_model(per_type: int = 150, out: Path | None = None, seed: int = SEED,
+                data: Path | None = None, folds: int = 5) -> ShapeModel:
+    """Build the shipped shape model and save it to out (default model_path()).
+
+    Training data: per_type synthetic renders of each die type (seed) and, when data/lurig_dietype
+    exists (data default ../shared/datasets), its CC0 photos except a held-out quarter
+    (lurig_split), each photo weighted LURIG_WEIGHT. The temperature is fitted on out-of-fold logits
+    of a `folds`-fold cross-validation over those training photos and renders. meta records the
+    cross-validated figures, the held-out lurig figures and held-out synthetic figures (another
+    seed). Same inputs, same model. Returns the model."""
+    from dicetower.paths import shared_dir
+
+    x_syn, y_syn = render_training_set(per_type, seed)
+    data = data or shared_dir() / "datasets"
+    photos = lurig_photos(data / LURIG) if (data / LURIG / "labels.csv").is_file() else []
+    x_ph = np.array([describe(img) for _, img, _ in photos], np.float32).reshape(-1, x_syn.shape[1])
+    y_ph = np.array([k for _, _, k in photos], np.int64)
+    held = lurig_split([n for n, _, _ in photos], y_ph) if photos else np.zeros(0, bool)
+    x_tr = np.vstack([x_syn, x_ph[~held]])
+    y_tr = np.concatenate([y_syn, y_ph[~held]])
+    w_tr = np.concatenate([np.ones(len(y_syn)), np.full(int((~held).sum()), LURIG_WEIGHT)])
+    is_photo = np.concatenate([np.zeros(len(y_syn), bool), np.ones(int((~held).sum()), bool)])
+    fold = np.arange(len(y_tr)) % folds
+    oof = np.zeros((len(y_tr), len(DIE_TYPES)))
+    for k in range(folds):
+        m = fit_logistic(x_tr[fold != k], y_tr[fold != k], w_tr[fold != k])
+        oof[fold == k] = m.logits(x_tr[fold == k])
+    model = fit_logistic(x_tr, y_tr, w_tr)
+    model.temperature = fit_temperature(oof, y_tr)
+    x_syn_held, y_syn_held = render_training_set(max(20, per_type // 3), seed + 1)
+    meta = {"trained_on": f"{len(y_syn)} synthetic renders (synth.render_shape_crop, seed {seed})"
+                          + (f" + {int((~held).sum())} CC0 photos of {LURIG}" if photos else ""),
+            "features": list(FEATURE_NAMES), "temperature": round(model.temperature, 4),
+            "synthetic_heldout": accuracy_figures(model.proba(x_syn_held), y_syn_held)}
+    if photos:
+        meta["lurig_cross_validated"] = accuracy_figures(softmax(oof[is_photo] / model.temperature), y_tr[is_photo])
+        meta["lurig_heldout"] = accuracy_figures(model.proba(x_ph[held]), y_ph[held])
+    model.meta = meta
+    path = out or model_path()
+    model.save(path)
+    with _MODEL_LOCK:
+        _MODEL.pop(path, None)
+    return model
+
+
+def main() -> None:
+    """`python -m dicetower.vision.shape [--per-type N] [--out FILE]`: build and save the model, print
+    its figures."""
+    import argparse
+    import json
+
+    ap = argparse.ArgumentParser(description="Build the die-type-by-shape model (models/standard/shape.npz).")
+    ap.add_argument("--per-type", type=int, default=150, help="synthetic renders per die type (default 150)")
+    ap.add_argument("--out", type=Path, default=None, help="output file (default models/standard/shape.npz)")
+    args = ap.parse_args()
+    model = build_model(args.per_type, args.out)
+    path = args.out or model_path()
+    print(f"shape model: {path} ({path.stat().st_size / 1e3:.0f} kB), {model.meta['trained_on']}")
+    for name, fig in model.meta.items():
+        if isinstance(fig, dict):
+            print(f"  {name}: " + json.dumps({k: v for k, v in fig.items() if k != "confusion"}))
+            print(f"    confusion (rows truth, columns read, {' '.join(DIE_TYPES)}): {fig['confusion']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""die_type_by_shape (vision/shape.py) on synthetic renders it was not built from, and its errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dicetower.vision import synth
+from dicetower.vision.shape import (DIE_TYPES, ShapeModelError, ShapeResult, die_type_by_shape, die_view,
+                                    load_model, model_path)
+
+pytestmark = pytest.mark.skipif(not model_path().is_file(), reason="shape model not built (`make models`)")
+
+
+def test_every_type_is_mostly_told_apart_on_unseen_renders():
+    rng = np.random.default_rng(777)  # not a seed the model was built from
+    right = {t: 0 for t in DIE_TYPES}
+    sure_right = sure = 0
+    per_type = 8
+    for _ in range(per_type):
+        for t in DIE_TYPES:
+            crop, _, _ = synth.render_shape_crop(synth.standard_spec(t, rng), rng, 120, tilt_deg=10.0)
+            r = die_type_by_shape(crop)
+            assert isinstance(r, ShapeResult) and set(r.proba) == set(DIE_TYPES)
+            assert abs(sum(r.proba.values()) - 1) < 1e-5 and r.proba[r.die_type] == pytest.approx(r.confidence)
+            right[t] += r.die_type == t
+            sure += not r.unsure
+            sure_right += (not r.unsure) and r.die_type == t
+    assert sum(right.values()) >= 0.7 * per_type * len(DIE_TYPES), right
+    assert min(right.values()) >= per_type // 2, right  # no type left behind
+    assert sure_right >= 0.9 * sure
+
+
+def test_the_detector_mask_is_used_when_given():
+    rng = np.random.default_rng(778)
+    crop, mask, _ = synth.render_shape_crop(synth.standard_spec("d4", rng), rng, 120, tilt_deg=5.0)
+    view, m = die_view(crop, mask)
+    assert view.shape[:2] == m.shape and m.any()
+    # a mask of a square region instead of the die: the silhouette read is the mask's, not the die's
+    square = np.zeros_like(mask)
+    square[30:90, 30:90] = 255
+    r_true = die_type_by_shape(crop, mask)
+    r_square = die_type_by_shape(crop, square)
+    assert r_true.proba != r_square.proba
+
+
+def test_a_blank_crop_is_unsure_not_guessed():
+    r = die_type_by_shape(np.full((100, 100, 3), 128, np.uint8))
+    assert r.unsure and r.confidence == 0.0
+
+
+def test_a_tiny_crop_is_unsure():
+    rng = np.random.default_rng(779)
+    crop, _, _ = synth.render_shape_crop(synth.standard_spec("d6", rng), rng, 10, tilt_deg=5.0)
+    assert die_type_by_shape(crop).confidence == 0.0
+
+
+@pytest.mark.parametrize("bad", [np.zeros((40, 40), np.uint8), np.zeros((40, 40, 3), np.float32),
+                                 np.zeros((0, 40, 3), np.uint8), "photo.jpg"])
+def test_bad_crops_raise_a_clear_error(bad):
+    with pytest.raises(ValueError, match="HxWx3 uint8"):
+        die_type_by_shape(bad)
+
+
+def test_a_mask_of_the_wrong_size_raises():
+    with pytest.raises(ValueError, match="mask"):
+        die_type_by_shape(np.zeros((40, 40, 3), np.uint8), np.zeros((30, 40), np.uint8))
+
+
+def test_a_missing_model_says_how_to_build_it(tmp_path):
+    with pytest.raises(ShapeModelError, match="make models"):
+        load_model(tmp_path / "shape.npz")
