@@ -626,3 +626,25 @@ def render_scene(dice: list[tuple[DieSpec, int]], rng: np.random.Generator,
         boxes.append((x, y, s, s))
         truths.append({**truth_of(spec, value), "box": box})
     return _finish(bg, rng, blur_max=0.8), truths
+
+
+def render_shape_crop(spec: DieSpec, rng: np.random.Generator, size: int = 112, tilt_deg: float = 40.0
+                      ) -> tuple[np.ndarray, np.ndarray, dict]:
+    """One die resting on a random face, seen from a camera tilted up to tilt_deg degrees off the
+    vertical (lurig's "45angle" photos), for training and testing the die-type-by-shape reader
+    (shape.py). Returns (crop: size x size x 3 uint8 BGR, mask: size x size uint8 0/255 the die's true
+    silhouette, truth dict as truth_of). The die spans 45-90% of the crop, off centre by up to 10%.
+    Raises ValueError when tilt_deg is outside 0..80."""
+    if not 0 <= tilt_deg <= 80:
+        raise ValueError(f"tilt_deg must be within 0..80 degrees, got {tilt_deg}")
+    value = int(rng.integers(1, FACES[spec.die_type] + 1))
+    die = int(size * rng.uniform(0.5, 1.0))
+    patch, alpha = _render_die_patch(spec, value, rng, die, tilt_deg=tilt_deg)
+    bg = tray_background(rng, (size, size)).astype(np.float32)
+    off = size - die
+    x = int(np.clip(off / 2 + rng.uniform(-0.1, 0.1) * size, 0, off))
+    y = int(np.clip(off / 2 + rng.uniform(-0.1, 0.1) * size, 0, off))
+    _composite(bg, patch, alpha, x, y, rng)
+    mask = np.zeros((size, size), np.uint8)
+    mask[y:y + die, x:x + die] = (alpha > 0.5).astype(np.uint8) * 255
+    return _finish(bg, rng), mask, truth_of(spec, value)
