@@ -213,6 +213,12 @@ class DieSpec:
     zero_for_ten: d10 face 10 printed "0" (GEN-D02); logos: value -> symbol id drawn instead of the
     numeral (e.g. {6: "logo"}); stone_faces: six StoneFace for a stone (face k+1 = stone_faces[k]);
     face_colours: value -> BGR colour of that face (stones); name: body colour name (ground truth).
+    ttf: path of a TrueType font drawing the numerals instead of the Hershey `font` (PIL);
+    texts: value -> text printed on that face instead of its numeral ("" = a blank face);
+    six_nine: how 6 and 9 are told apart, "dot" (trailing dot), "bar" (underline) or "none";
+    text_height: cap height of a one-digit numeral as a fraction of the face canvas (0 = default);
+    condense: horizontal scale of TrueType text (0.7 = condensed, 1 = as designed);
+    swirl: BGR second body colour mixed in swirls (Chessex Gemini-like), or None for one colour.
     """
 
     die_type: str
@@ -227,6 +233,12 @@ class DieSpec:
     logos: dict[int, str] = field(default_factory=dict)
     stone_faces: list[StoneFace] = field(default_factory=list)
     name: str | None = None
+    ttf: str | None = None
+    texts: dict[int, str] = field(default_factory=dict)
+    six_nine: str = "dot"
+    text_height: float = 0.0
+    condense: float = 1.0
+    swirl: tuple[int, int, int] | None = None
 
 
 def standard_spec(die_type: str, rng: np.random.Generator, pips: bool | None = None) -> DieSpec:
@@ -330,9 +342,54 @@ def _draw_symbol(canvas: np.ndarray, sym: str, centre: tuple[int, int], r: int, 
             cv2.circle(canvas, (x, y), r // 2, 0, -1)
 
 
+@lru_cache(maxsize=64)
+def _ttf(path: str, px: int):
+    from PIL import ImageFont
+
+    return ImageFont.truetype(path, px)
+
+
+def _ttf_canvas(text: str, spec: DieSpec, height_frac: float) -> np.ndarray:
+    """_text_canvas drawn with the TrueType font spec.ttf (PIL), condensed by spec.condense."""
+    from PIL import Image, ImageDraw
+
+    font = _ttf(spec.ttf, 96)
+    big = Image.new("L", (96 * max(1, len(text)) + 96, 192), 0)
+    ImageDraw.Draw(big).text((48, 48), text, fill=255, font=font)
+    ink = np.asarray(big)
+    ys, xs = np.nonzero(ink > 64)
+    canvas = np.zeros((CANVAS, CANVAS), np.uint8)
+    if not len(xs):
+        return canvas
+    glyph = ink[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    h, w = glyph.shape
+    scale = min(height_frac * CANVAS / h, 0.9 * CANVAS / (w * spec.condense))
+    gw, gh = max(1, int(round(w * scale * spec.condense))), max(1, int(round(h * scale)))
+    glyph = cv2.resize(glyph, (gw, gh), interpolation=cv2.INTER_AREA)
+    x0, y0 = (CANVAS - gw) // 2, (CANVAS - gh) // 2
+    canvas[y0:y0 + gh, x0:x0 + gw] = glyph
+    _mark_six_nine(canvas, text, spec, (x0, y0 + gh), gw, max(2, int(round(0.09 * gh))))
+    return canvas
+
+
+def _mark_six_nine(canvas: np.ndarray, text: str, spec: DieSpec, org: tuple[int, int], w: int, th: int) -> None:
+    """Mark a 6 or a 9 (text box bottom-left org, width w px) with spec.six_nine: a trailing dot
+    or an underline."""
+    if text not in ("6", "9") or spec.six_nine == "none":
+        return
+    if spec.six_nine == "bar":
+        y = min(CANVAS - 1 - th // 2, org[1] + 2 * th)
+        cv2.line(canvas, (org[0], y), (org[0] + w, y), 255, th, cv2.LINE_AA)
+    else:
+        cv2.circle(canvas, (min(CANVAS - th - 1, org[0] + w + max(3, th)), org[1] - th // 2), max(2, th), 255, -1,
+                   cv2.LINE_AA)
+
+
 def _text_canvas(text: str, spec: DieSpec, height_frac: float = 0.62) -> np.ndarray:
     """Mask (CANVAS x CANVAS uint8) with `text` centred, its cap height ~ height_frac * CANVAS.
-    6 and 9 are marked with a trailing dot, as on real dice."""
+    6 and 9 are marked as spec.six_nine says (a trailing dot by default), as on real dice."""
+    if spec.ttf:
+        return _ttf_canvas(text, spec, height_frac)
     canvas = np.zeros((CANVAS, CANVAS), np.uint8)
     font = spec.font | (cv2.FONT_ITALIC if spec.italic else 0)
     (w, h), _ = cv2.getTextSize(text, font, 1.0, 1)
@@ -341,8 +398,10 @@ def _text_canvas(text: str, spec: DieSpec, height_frac: float = 0.62) -> np.ndar
     (w, h), _ = cv2.getTextSize(text, font, scale, th)
     org = ((CANVAS - w) // 2, (CANVAS + h) // 2)
     cv2.putText(canvas, text, org, font, scale, 255, th, cv2.LINE_AA)
-    if text in ("6", "9"):
+    if text in ("6", "9") and spec.six_nine == "dot":
         cv2.circle(canvas, (org[0] + w + max(3, th), org[1]), max(2, th), 255, -1, cv2.LINE_AA)
+    else:
+        _mark_six_nine(canvas, text, spec, org, w, th)
     return canvas
 
 
@@ -380,7 +439,12 @@ def _face_canvas(spec: DieSpec, value: int) -> np.ndarray:
                        r, 255, -1, cv2.LINE_AA)
         return canvas
     text = "0" if (spec.die_type == "d10" and value == 10 and spec.zero_for_ten) else str(value)
+    text = spec.texts.get(value, text)
+    if not text:
+        return np.zeros((CANVAS, CANVAS), np.uint8)
     frac = 0.55 if len(text) == 1 else 0.45
+    if spec.text_height:
+        frac = spec.text_height * (1.0 if len(text) == 1 else 0.82)
     return _text_canvas(text, spec, frac)
 
 
@@ -489,6 +553,9 @@ def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size:
     alpha = np.zeros((size, size), np.float32)
     marble = 1 + spec.marble * _noise_field(rng, (size, size), 4)
     body = np.array(spec.body, np.float32)
+    if spec.swirl is not None:  # two colours in swirls: a sharp blend along a noise field's level line
+        mix = (0.5 + 2.5 * _noise_field(rng, (size, size), int(rng.integers(3, 7)))).clip(0, 1)[..., None]
+        body = body * (1 - mix) + np.array(spec.swirl, np.float32) * mix
     ink = np.array(spec.ink, np.float32)
     order = np.argsort(solid.centroids @ r.T[:, 2])  # far faces first
     for fi in order:

@@ -1,0 +1,197 @@
+"""The numeral classifier of the standard die set: a small CNN (trained on synthetic renders only,
+see train_numerals.py) run with OpenCV's dnn module from models/standard/numerals.onnx.
+
+    from dicetower.vision.numerals import face_patch, numeral_proba, embed, numeral_classes
+    patch = face_patch(crop_bgr)            # PxP uint8: the up face's central region, grey, ink bright
+    proba = numeral_proba([patch])          # 1xK float32 over numeral_classes()
+    feats = embed([patch])                  # 1xD float32, L2-normalised (few-shot calibration)
+
+Classes (numeral_classes()): "0".."20" (numerals as printed; "0" is the d10's 10, GEN-D02), "d4:1"..
+"d4:4" (a d4 seen from above: its value printed three times around the top vertex), "blank" (no mark:
+a plain face, the tray) and symbol classes "sym:<name>" (letters, stars, suits, arrows, crosses, pip
+patterns) that the standard set never reports as values; they make the embedding generalise to custom
+faces and give marks that are not numerals somewhere to go.
+The confidence is the softmax of the logits divided by a temperature fitted on held-out synthetic
+renders (Guo et al. 2017), averaged over the patch turned by 0, 90, 180 and 270 degrees (the net is
+trained on every rotation). Run time needs OpenCV and numpy only.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from dicetower.paths import models_dir
+
+ONNX_FILE = "numerals.onnx"
+META_FILE = "numerals.json"
+PATCH = 48  # px, side of a face patch
+WORK = 96  # px, side to which a die crop is squared and resized before the patch is cut
+#: half side of the patch as a fraction of the die's radius (radius of a disc of the die's area)
+PATCH_HALF = 0.62
+
+
+@dataclass
+class NumeralNet:
+    """The loaded net: cv2.dnn Net, class names, temperature, where it came from (meta: training
+    figures written by train_numerals.py)."""
+
+    net: cv2.dnn.Net
+    classes: list[str]
+    temperature: float
+    path: Path
+    meta: dict
+
+
+_NET: NumeralNet | None = None
+_LOCK = threading.Lock()
+
+
+def load_net(directory: Path | None = None) -> NumeralNet:
+    """The numeral net of models/standard (or `directory`), loaded once (cached, thread-safe).
+    Raises FileNotFoundError naming the missing file and `make models` when it is not built."""
+    global _NET
+    directory = directory or models_dir() / "standard"
+    with _LOCK:
+        if _NET is not None and _NET.path == directory:
+            return _NET
+        onnx, meta_path = directory / ONNX_FILE, directory / META_FILE
+        for f in (onnx, meta_path):
+            if not f.is_file():
+                raise FileNotFoundError(f"numeral model file {f} is missing: run `make models`")
+        meta = json.loads(meta_path.read_text())
+        net = cv2.dnn.readNetFromONNX(str(onnx))
+        _NET = NumeralNet(net, list(meta["classes"]), float(meta["temperature"]), directory, meta)
+        return _NET
+
+
+def numeral_classes() -> list[str]:
+    """Class names of the numeral net, in the order of numeral_proba's columns."""
+    return load_net().classes
+
+
+def _square(crop: np.ndarray) -> np.ndarray:
+    h, w = crop.shape[:2]
+    d = abs(h - w)
+    if h > w:
+        return cv2.copyMakeBorder(crop, 0, 0, d // 2, d - d // 2, cv2.BORDER_REPLICATE)
+    if w > h:
+        return cv2.copyMakeBorder(crop, d // 2, d - d // 2, 0, 0, cv2.BORDER_REPLICATE)
+    return crop
+
+
+def face_patch(crop_bgr: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """The up face's central region of a die crop, as the numeral net reads it.
+
+    crop_bgr: HxWx3 uint8 BGR, one die roughly centred (a detector's box, some margin allowed);
+    mask: HxW uint8 (non-zero = die) or None (then the die's silhouette is found as faces.py does:
+    Otsu on the Lab distance from the crop's border colour). The patch is a PATCH x PATCH uint8 grey
+    square centred on the silhouette's centroid, of half side PATCH_HALF x the die's radius (radius of
+    a disc of the die's area; the whole crop when no silhouette stands out), stretched to the 2nd..98th
+    percentiles of its central disc and turned so the marks are bright (the minority tail, by the sign
+    of the skewness): light-on-dark and dark-on-light dice give alike patches.
+    Raises ValueError when crop_bgr is not a non-empty HxWx3 uint8 image or mask's shape differs."""
+    from dicetower.vision.faces import silhouette
+
+    if not isinstance(crop_bgr, np.ndarray) or crop_bgr.ndim != 3 or crop_bgr.shape[2] != 3 \
+            or min(crop_bgr.shape[:2]) < 1 or crop_bgr.dtype != np.uint8:
+        raise ValueError(f"a die crop must be a non-empty HxWx3 uint8 BGR image, got "
+                         f"{getattr(crop_bgr, 'shape', None)} {getattr(crop_bgr, 'dtype', '')}")
+    if mask is not None and mask.shape[:2] != crop_bgr.shape[:2]:
+        raise ValueError(f"mask shape {mask.shape} differs from the crop's {crop_bgr.shape[:2]}")
+    sq = _square(crop_bgr)
+    scale = WORK / sq.shape[0]
+    small = cv2.resize(sq, (WORK, WORK), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    if mask is None:
+        m = silhouette(small)
+    else:
+        m = cv2.resize(_square(np.dstack([mask] * 3))[..., 0], (WORK, WORK), interpolation=cv2.INTER_NEAREST)
+        m = (m > 0).astype(np.uint8) * 255
+    area = float(np.count_nonzero(m))
+    edge = np.concatenate([m[0], m[-1], m[:, 0], m[:, -1]])
+    if area < 0.05 * m.size or np.mean(edge > 0) > 0.25:
+        cx = cy = (WORK - 1) / 2
+        radius = WORK * 0.42
+    else:
+        mo = cv2.moments(m, binaryImage=True)
+        cx, cy = mo["m10"] / mo["m00"], mo["m01"] / mo["m00"]
+        radius = max(np.sqrt(area / np.pi), WORK * 0.15)
+    half = PATCH_HALF * radius
+    k = PATCH / (2 * half)
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    if k < 1:
+        grey = cv2.GaussianBlur(grey, (0, 0), 0.5 / k)
+    affine = np.float32([[k, 0, PATCH / 2 - k * cx], [0, k, PATCH / 2 - k * cy]])
+    patch = cv2.warpAffine(grey, affine, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    yy, xx = np.mgrid[:PATCH, :PATCH]
+    inner = patch[(xx - PATCH / 2 + 0.5) ** 2 + (yy - PATCH / 2 + 0.5) ** 2 <= (0.4 * PATCH) ** 2]
+    lo, mid, hi = np.percentile(inner, (2, 50, 98))
+    centred = inner - inner.mean()
+    skew = float(np.mean(centred ** 3)) / (float(np.mean(centred ** 2)) ** 1.5 + 1e-6)
+    out = (patch - lo) / max(hi - lo, 8.0)
+    if skew < 0:
+        out = 1 - out
+    return (out.clip(0, 1) * 255).astype(np.uint8)
+
+
+def _forward(patches: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, NumeralNet]:
+    """Logits (4N x K) and embeddings (4N x D) of the patches turned by 0, 90, 180, 270 degrees
+    (row 4i + j: patch i turned j quarter turns)."""
+    nn = load_net()
+    if not len(patches):
+        raise ValueError("no patches given")
+    for p in patches:
+        if not isinstance(p, np.ndarray) or p.shape != (PATCH, PATCH):
+            raise ValueError(f"a face patch must be a {PATCH}x{PATCH} uint8 array (face_patch), "
+                             f"got {getattr(p, 'shape', None)}")
+    turned = [np.rot90(p, j) for p in patches for j in range(4)]
+    blob = (np.stack(turned).astype(np.float32)[:, None] / 255.0 - 0.5) / 0.25
+    with _LOCK:
+        nn.net.setInput(blob)
+        logits, emb = nn.net.forward(["logits", "embedding"])
+    return logits.reshape(len(turned), -1), emb.reshape(len(turned), -1), nn
+
+
+def numeral_proba(patches: list[np.ndarray]) -> np.ndarray:
+    """Probabilities (N x K float32, rows sum to 1) of the numeral classes (numeral_classes()) for
+    N face patches (PATCH x PATCH uint8, from face_patch): softmax(logits / temperature) averaged
+    over the four quarter turns of each patch. Raises ValueError for a patch of the wrong shape or
+    an empty list, FileNotFoundError when the model is not built."""
+    logits, _, nn = _forward(patches)
+    z = logits / nn.temperature
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    p = e / e.sum(axis=1, keepdims=True)
+    return p.reshape(len(patches), 4, -1).mean(axis=1).astype(np.float32)
+
+
+def embed(patches: list[np.ndarray]) -> np.ndarray:
+    """Penultimate features (N x D float32, each row L2-normalised) of N face patches (PATCH x PATCH
+    uint8, from face_patch), averaged over the four quarter turns: a rotation-tolerant description
+    of a face's marks for few-shot dice sets. Raises as numeral_proba."""
+    _, emb, _ = _forward(patches)
+    e = emb.reshape(len(patches), 4, -1).mean(axis=1)
+    return (e / (np.linalg.norm(e, axis=1, keepdims=True) + 1e-9)).astype(np.float32)
+
+
+#: Faces of each numbered die type the standard set reads: value -> the numeral classes showing it.
+DIE_FACES = {"d4": {v: (f"d4:{v}",) for v in range(1, 5)},
+             **{t: {v: (str(v),) for v in range(1, n + 1)} for t, n in (("d6", 6), ("d8", 8), ("d12", 12), ("d20", 20))},
+             "d10": {**{v: (str(v),) for v in range(1, 10)}, 10: ("0", "10")}}
+
+
+def value_proba(patch: np.ndarray, die_type: str) -> dict[int, float]:
+    """Probability of each face value (1..N) of a die_type die for one face patch (face_patch):
+    the numeral net's probabilities of the classes that print that value (a d10's 10 is "0" or
+    "10", GEN-D02; a d4 reads its top vertex), NOT renormalised: what the net gives to blank,
+    symbol or other dice's numerals stays out, so a face that shows no numeral of this die keeps a
+    low confidence. Raises ValueError for a die type other than d4, d6, d8, d10, d12, d20."""
+    if die_type not in DIE_FACES:
+        raise ValueError(f"the numeral net reads {', '.join(DIE_FACES)}, not {die_type!r}")
+    p = numeral_proba([patch])[0]
+    index = {c: i for i, c in enumerate(numeral_classes())}
+    return {v: float(sum(p[index[c]] for c in cs)) for v, cs in DIE_FACES[die_type].items()}
