@@ -39,12 +39,14 @@ _LAYOUT_DESIGN = {n: (A, np.linalg.pinv(A)) for n, A in
                   ((n, np.hstack([pts, np.ones((len(pts), 1))])) for n, pts in D6_LAYOUTS.items())}
 
 LINK_DIAMETERS = 4.2  # pips of one face lie within this many pip diameters of a neighbour on it
+TWO_DIAMETERS = 6.5  # the two pips of a 2 lie within this many pip diameters (small pips on a large face)
 MIN_PIP_AREA_PX = 6.0  # smaller blobs are noise at the analysis scale
 #: a cube's top and side faces seen with roundness r_top, r_side (cosines of perpendicular tilts) have
 #: r_top^2 + r_side^2 <= 1 under a distant camera; up to this with a near camera and measuring noise
 PERPENDICULAR_FACES = 1.3
 SIDE_REACH_DIAMETERS = 5.0  # a die's side faces lie within about one face side (~5 pip diameters) of its top face
 MAX_SPLIT_PIPS = 9  # pips searched at once when splitting a tangle (time grows as C(n, 6))
+CENTRE_FRACTION = 0.5  # a 2's or 4's centre with pip response above this fraction of the threshold: a faint pip
 AMBIGUOUS_CAP = 0.6  # confidence cap of a face split from pips that could also be its own
 SEAM_FRACTION = 0.8  # a seam between faces or dice: pip response above this fraction of the pip threshold
 #: face_roughness of the face around 1..3 pips: up to this, plain (die faces measured 0.02, 99% under
@@ -307,7 +309,7 @@ def layout_fit(group: list[Pip]) -> tuple[float, np.ndarray | None]:
         return 0.0, None
     if n == 2:
         pitch_in_dia = math.hypot(*(pts[1] - pts[0])) / dia / (2 * math.sqrt(2))
-        return max(0.0, 0.7 - pitch_in_dia, pitch_in_dia - 1.8), None
+        return max(0.0, 0.7 - pitch_in_dia, pitch_in_dia - TWO_DIAMETERS / (2 * math.sqrt(2))), None
     if n == 3:
         # collinear, the middle pip half-way between the outer two
         d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
@@ -503,8 +505,8 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
     >= sure, looking first among the pips about as frontal as the most frontal one, and in a tangle of
     more than MAX_SPLIT_PIPS pips among the nearest ones; what is left stays one group.
     Returns (face pips, ambiguous): ambiguous when a pip left out looks as frontal as the face's own
-    and does not sit where a side face would (a pip may be missing or extra), so the reading must not
-    be given as sure."""
+    and does not sit where a side face would, or lies inside the face's pip pattern (a pip may be
+    missing or extra), so the reading must not be given as sure."""
     if face_confidence(group, thr) >= sure:
         return [(group, False)]
     rest = sorted(group, key=lambda p: -p.area * p.roundness)
@@ -544,9 +546,12 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
     out: list[tuple[list[Pip], bool]] = []
     for part in parts:
         typical = float(np.median([p.area * p.roundness for p in part]))
+        cx, cy = _centre(part)
+        span = max(math.hypot(p.x - cx, p.y - cy) for p in part)
         others = [p for p in group if p not in part]
-        out.append((part, any(p.area * p.roundness >= 0.6 * typical and not _is_side_face([p], part)
-                               for p in others)))
+        out.append((part, any((p.area * p.roundness >= 0.6 * typical and not _is_side_face([p], part))
+                              or math.hypot(p.x - cx, p.y - cy) < 0.75 * span  # inside the face's pattern
+                              for p in others)))
     return out
 
 
@@ -635,10 +640,9 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
         if now == sides:
             break
         sides = now
+    parts = _pair_far_pips([part for part, side in zip(parts, sides) if not side], pips, gray, response, thr)
     faces: list[PipFace] = []
-    for (g, ambiguous), side in zip(parts, sides):
-        if side:
-            continue
+    for g, ambiguous in parts:
         n = len(g)
         value = n if n in D6_LAYOUTS else None
         conf = face_confidence(g, thr) if value is not None else 0.0
@@ -654,11 +658,63 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
             if n == 1 and roughness > 2 * PLAIN_FACE:
                 continue  # no plain die face: a speck on a patterned die, a glyph's dot, a spot on glass
             conf *= math.exp(-((max(0.0, roughness - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
-        if ambiguous:
+        if ambiguous or (n in (2, 4) and _centre_marked(g, response, thr)):
             conf = min(conf, AMBIGUOUS_CAP)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g)))
     _flag_cocked(faces)
     return _drop_odd_lone_pips(faces)
+
+
+def _centre_marked(group: list[Pip], response: np.ndarray, thr: float) -> bool:
+    """True when the centre of a 2's or 4's pattern holds a faint pip (a 3 or a 5 whose centre pip was
+    not found): the mean pip response (HxW uint8) over a disc of 0.3 pip diameters there exceeds the
+    face's own level (the same disc half-way from the centre to each pip, plain body on every d6
+    layout) by CENTRE_FRACTION of the pip threshold thr."""
+    cx, cy = _centre(group)
+    r = max(0.3 * _mean([p.diameter for p in group]), 1.0)
+    h, w = response.shape
+
+    def disc_mean(x: float, y: float) -> float:
+        x0, x1 = max(int(x - r), 0), min(int(x + r) + 1, w)
+        y0, y1 = max(int(y - r), 0), min(int(y + r) + 1, h)
+        yy, xx = np.mgrid[y0:y1, x0:x1]
+        disc = response[y0:y1, x0:x1][np.hypot(xx - x, yy - y) <= r]
+        return float(disc.mean()) if disc.size else 0.0
+
+    level = float(np.median([disc_mean((cx + p.x) / 2, (cy + p.y) / 2) for p in group]))
+    return disc_mean(cx, cy) > level + CENTRE_FRACTION * thr
+
+
+def _pair_far_pips(parts: list[tuple[list[Pip], bool]], pips: list[Pip], gray: np.ndarray,
+                   response: np.ndarray, thr: float) -> list[tuple[list[Pip], bool]]:
+    """Top faces of one pip that are the two pips of a 2 with small pips (farther apart than
+    LINK_DIAMETERS, up to TWO_DIAMETERS): alike in size and shape, on a plain face (face_roughness
+    at most twice PLAIN_FACE) with clean die body between them (no seam, no other pip near the
+    segment). Nearest pairs first. parts: (face pips, ambiguous) of the top faces; pips: every pip
+    found in gray (HxW uint8) with response and thr. Returns parts with such pairs joined."""
+    lone = [i for i, (g, _) in enumerate(parts) if len(g) == 1]
+    pairs = []
+    for i, j in itertools.combinations(lone, 2):
+        a, b = parts[i][0][0], parts[j][0][0]
+        d = math.hypot(a.x - b.x, a.y - b.y)
+        dia = 0.5 * (a.diameter + b.diameter)
+        if d > TWO_DIAMETERS * dia or max(a.area, b.area) > 1.5 * min(a.area, b.area):
+            continue
+        if abs(a.roundness - b.roundness) > 0.2 or not _segment_clear(a, b, response, thr, pips):
+            continue
+        mx, my = (a.x + b.x) / 2, (a.y + b.y) / 2
+        if any(p is not a and p is not b and math.hypot(p.x - mx, p.y - my) < d / 2 + p.diameter for p in pips):
+            continue
+        if face_roughness([a, b], gray) > 2 * PLAIN_FACE:
+            continue
+        pairs.append((d, i, j))
+    used: set[int] = set()
+    joined: list[tuple[list[Pip], bool]] = []
+    for _, i, j in sorted(pairs):
+        if i not in used and j not in used:
+            used |= {i, j}
+            joined.append((parts[i][0] + parts[j][0], parts[i][1] or parts[j][1]))
+    return [part for k, part in enumerate(parts) if k not in used] + joined
 
 
 def _drop_odd_lone_pips(faces: list[PipFace]) -> list[PipFace]:
