@@ -124,21 +124,15 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
                     min_side_frac: float = 0.04, max_side_frac: float = 0.6) -> list[DieBody]:
     """Die-sized compact blobs that differ from the table (see _table_distance), Otsu-thresholded.
     image: HxWx3 uint8 BGR; reference: the empty tray, same shape, or None; die sides between
-    min_side_frac and max_side_frac of the frame's long side. A blob larger than a quarter of the
-    frame (a tray, a dice dome) is searched again inside for the dice it holds; touching dice (one
-    blob with a waist) are split at the waist (_split_touching). Each body carries its ground_share
-    and cut (see DieBody), the evidence the reader weighs to tell a die from a piece of the scene.
+    min_side_frac and max_side_frac of the frame's long side. Without a reference, a blob larger
+    than a quarter of the frame is either one large die or a container (a tray, a dice dome's floor)
+    holding smaller dice: see _dice_inside. Touching dice (one blob with a waist) are split at the
+    waist (_split_touching). Each body carries its ground_share and cut (see DieBody), the evidence
+    the reader weighs to tell a die from a piece of the scene.
     Raises ValueError when reference's shape differs from image's."""
     if reference is not None and reference.shape != image.shape:
         raise ValueError(f"reference frame is {reference.shape}, frame is {image.shape}: take the empty-tray "
                          "reference with the same camera and resolution")
-    bodies = _bodies(image, reference, min_side_frac, max_side_frac, inner=False)
-    return _with_ground_share(image, bodies)
-
-
-def _bodies(image: np.ndarray, reference: np.ndarray | None, min_side_frac: float, max_side_frac: float,
-            inner: bool) -> list[DieBody]:
-    """find_die_bodies without ground_share; inner=True inside a large blob (no further search)."""
     s = analysis_scale(image.shape, 320)
     small = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else image
     dist8 = np.clip(_table_distance(small, reference) * 3, 0, 255).astype(np.uint8)
@@ -146,6 +140,7 @@ def _bodies(image: np.ndarray, reference: np.ndarray | None, min_side_frac: floa
     se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     mask = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, se), cv2.MORPH_OPEN, se)
     long_side = max(small.shape[:2])
+    ground = _Ground(image)
     bodies: list[DieBody] = []
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
     f = 1.0 / s
@@ -154,59 +149,148 @@ def _bodies(image: np.ndarray, reference: np.ndarray | None, min_side_frac: floa
         side = max(w, h)
         if not min_side_frac * long_side <= side <= max_side_frac * long_side:
             continue
-        box = (int(x * f), int(y * f), int(round(w * f)), int(round(h * f)))
-        if side > 0.25 * long_side and not inner and reference is None:
-            bx, by, bw, bh = box
-            found = _bodies(image[by:by + bh, bx:bx + bw], None, 0.1, 0.6, inner=True)
-            # a large blob cut by the frame's edge is no whole die (a dome's floor, a tray): when no die
-            # stands out inside it, the die may share its colour distance, so split it by colour
-            split = not found and (x == 0 or y == 0 or x + w >= small.shape[1] or y + h >= small.shape[0])
-            found = found or (_colour_split(image[by:by + bh, bx:bx + bw]) if split else [])
-            bodies += [DieBody((ix + bx, iy + by, iw, ih), m) for (ix, iy, iw, ih), m in
-                       ((b.box, b.mask) for b in found)]
-            if found and not split:
-                continue  # an edge-cut blob is still kept below, as before (the reader drops it when unsure)
+        if side > 0.25 * long_side and reference is None:
+            box = (int(x * f), int(y * f), int(round(w * f)), int(round(h * f)))
+            cut = x == 0 or y == 0 or x + w >= small.shape[1] or y + h >= small.shape[0]
+            inside = _dice_inside(small[y:y + h, x:x + w], ground, s, PART_OF_CUT if cut else PART_OF)
+            if inside:
+                bodies += [DieBody((bx + box[0], by + box[1], bw, bh), m) for (bx, by, bw, bh), m in inside]
+                continue
         comp = (labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255
         for px, py, piece in _split_touching(comp):
             ph, pw = piece.shape
-            parea = cv2.countNonZero(piece)
-            if parea < 0.45 * pw * ph or max(pw, ph) > 2.0 * min(pw, ph):
+            if cv2.countNonZero(piece) < 0.45 * pw * ph or max(pw, ph) > 2.0 * min(pw, ph):
                 continue  # dice are compact, not cables or edges
             if max(pw, ph) < min_side_frac * long_side:
                 continue
             pbox = (int((x + px) * f), int((y + py) * f), int(round(pw * f)), int(round(ph * f)))
             bodies.append(DieBody(pbox, cv2.resize(piece, (pbox[2], pbox[3]), interpolation=cv2.INTER_NEAREST)))
-    return bodies
+    return ground.measure(bodies)
 
 
 #: Lab distance (sum of |dL|, |da|, |db|, OpenCV 8-bit Lab) within which a pixel has a body's colour.
 GROUND_LAB = 20.0
+#: A region inside a large blob is a die candidate when at most this many frame pixels (its own
+#: included) share its colour, per pixel of it: dice in a dome measured 0.1..0.65, floor and wall 1..100.
+GROUND_SHARE_RARE = 1.0
 
 
-def _with_ground_share(image: np.ndarray, bodies: list[DieBody]) -> list[DieBody]:
-    """bodies with ground_share and cut set (see DieBody), measured on a copy of the frame whose long
-    side is 160 px."""
-    if not bodies:
-        return bodies
-    s = analysis_scale(image.shape, 160)
-    small = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else image
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
-    outside = np.ones(small.shape[:2], bool)
-    H, W = image.shape[:2]
-    for b in bodies:
-        x, y, w, h = b.box
-        outside[int(y * s):int(np.ceil((y + h) * s)), int(x * s):int(np.ceil((x + w) * s))] = False
-    ground = lab[outside]
+class _Ground:
+    """The frame at 160 px (long side) in Lab, to tell how common a colour is in it (DieBody.ground_share)."""
+
+    def __init__(self, image: np.ndarray):
+        self.image = image
+        self.s = analysis_scale(image.shape, 160)
+        small = cv2.resize(image, None, fx=self.s, fy=self.s, interpolation=cv2.INTER_AREA) if self.s < 1 else image
+        self.lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+
+    def share(self, colour: np.ndarray, area_px: float, outside: np.ndarray | None = None) -> float:
+        """Pixels (of the frame, or of its `outside` part: 160-px bool mask) within GROUND_LAB of colour
+        (Lab, 3), per px of a body of area_px frame px."""
+        lab = self.lab if outside is None else self.lab[outside]
+        near = int((np.abs(lab - colour).sum(axis=-1) < GROUND_LAB).sum())
+        return near / max(1.0, area_px * self.s * self.s)
+
+    def measure(self, bodies: list[DieBody]) -> list[DieBody]:
+        """bodies with ground_share (counted outside every body's box) and cut set (see DieBody)."""
+        outside = np.ones(self.lab.shape[:2], bool)
+        H, W = self.image.shape[:2]
+        s = self.s
+        for b in bodies:
+            x, y, w, h = b.box
+            outside[int(y * s):int(np.ceil((y + h) * s)), int(x * s):int(np.ceil((x + w) * s))] = False
+        out = []
+        for b in bodies:
+            x, y, w, h = b.box
+            crop = self.image[y:y + h, x:x + w]
+            px = crop[b.mask > 0] if (b.mask > 0).any() else crop.reshape(-1, 3)
+            share = self.share(_median_lab(px), cv2.countNonZero(b.mask), outside)
+            cut = x <= 1 or y <= 1 or x + w >= W - 1 or y + h >= H - 1
+            out.append(replace(b, ground_share=share, cut=cut))
+        return out
+
+
+def _median_lab(pixels_bgr: np.ndarray) -> np.ndarray:
+    """Median Lab colour (3, float32, OpenCV 8-bit Lab) of Nx3 uint8 BGR pixels."""
+    lab = cv2.cvtColor(pixels_bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)
+    return np.median(lab, axis=0).astype(np.float32)
+
+
+def _iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+    """Intersection over union of boxes (x, y, w, h)."""
+    iw = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    ih = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    inter = iw * ih
+    return inter / max(1, a[2] * a[3] + b[2] * b[3] - inter)
+
+
+#: Inside a large blob, a region whose side is at most this fraction of a larger region holding it is a
+#: die lying in a container (the larger is a tray or a dome's floor); a larger one is a part of a die
+#: (a face, a numeral's surround). Numerals measured 0.2..0.4 of their die's side, so a blob that may
+#: be one whole large die asks dice inside it to be smaller than that; a blob cut by the frame's border
+#: is no whole die, and any die-sized region inside it (sides up to 0.4 of it) is a die.
+PART_OF = 0.2
+PART_OF_CUT = 0.5
+
+
+def _dice_inside(blob: np.ndarray, ground: _Ground, s: float,
+                 part_of: float) -> list[tuple[tuple[int, int, int, int], np.ndarray]]:
+    """The dice a large blob holds when it is a container, [] when it is one large die (or holds none).
+    blob: hxwx3 uint8 BGR, the blob's box in the frame analysed at scale s (frame px = px / s).
+    Candidate regions are MSER regions (stable under thresholding, so a die's outline against what is
+    around it) of the L, a, b and saturation channels (dark and light regions); a candidate must be compact
+    (convex hull >= 0.55 of its box, aspect <= 1.6, side 0.08..0.6 of the blob's), and its colour must
+    be rare in the frame (ground share, counted over the whole frame, <= 1: no floor, wall or tray
+    colour). Overlapping candidates keep the rarest; a candidate holding a smaller one (<= part_of of
+    its side) is the container, not a die; a candidate inside a larger one is a part of it. The blob
+    is a container when a candidate is at most part_of of its side (PART_OF, PART_OF_CUT).
+    Returns (box in blob px / s, i.e. frame px relative to the blob's corner, hull mask over the box)."""
+    h, w = blob.shape[:2]
+    long_side = max(h, w)
+    lab = cv2.cvtColor(blob, cv2.COLOR_BGR2LAB)
+    sat = cv2.cvtColor(blob, cv2.COLOR_BGR2HSV)[..., 1]
+    grey = lab[..., 0].astype(np.float32)
+    texture = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
+    lo, hi = 0.08 * long_side, 0.6 * long_side
+    mser = cv2.MSER_create(5, int(0.5 * lo * lo), int(hi * hi))
+    cands: list[tuple[float, tuple[int, int, int, int], np.ndarray]] = []
+    for channel in (lab[..., 0], lab[..., 1], lab[..., 2], sat):  # MSER finds dark and light regions
+        regions, boxes = mser.detectRegions(np.ascontiguousarray(channel))
+        for pts, (x, y, bw, bh) in zip(regions, boxes):
+            if not lo <= max(bw, bh) <= hi:
+                continue
+            hull = cv2.convexHull(pts)
+            (rw, rh) = cv2.minAreaRect(hull)[1]
+            if max(rw, rh) > 1.6 * max(1.0, min(rw, rh)):
+                continue
+            m = np.zeros((bh, bw), np.uint8)
+            cv2.fillConvexPoly(m, hull - [x, y], 255)
+            area = cv2.countNonZero(m)
+            if area < 0.55 * bw * bh:
+                continue
+            share = ground.share(np.median(lab[y:y + bh, x:x + bw][m > 0].astype(np.float32), axis=0),
+                                 area / (s * s))
+            if share <= GROUND_SHARE_RARE:
+                marks = float(texture[y:y + bh, x:x + bw][m > 0].mean())
+                cands.append((-marks, (int(x), int(y), int(bw), int(bh)), m))
+    cands.sort(key=lambda c: c[0])
+    kept: list[tuple[float, tuple[int, int, int, int], np.ndarray]] = []
+    for c in cands:
+        if all(_iou(c[1], k[1]) < 0.3 for k in kept):
+            kept.append(c)
+
+    def holds(outer: tuple[int, int, int, int], inner: tuple[int, int, int, int]) -> bool:
+        return max(inner[2:]) < max(outer[2:]) and _overlap(inner, outer) > 0.6
+
+    kept = [k for k in kept if not any(holds(k[1], o[1]) and max(o[1][2:]) <= part_of * max(k[1][2:]) for o in kept)]
+    kept = [o for o in kept if not any(holds(k[1], o[1]) for k in kept)]
+    if not any(max(k[1][2:]) <= part_of * long_side for k in kept):
+        return []  # nothing die-sized inside: the blob is one large die, or holds none
+    f = 1.0 / s
     out = []
-    for b in bodies:
-        x, y, w, h = b.box
-        crop = image[y:y + h, x:x + w]
-        px = crop[b.mask > 0] if (b.mask > 0).any() else crop.reshape(-1, 3)
-        colour = np.median(cv2.cvtColor(px.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3), axis=0)
-        near = int((np.abs(ground - colour).sum(axis=1) < GROUND_LAB).sum())
-        area = max(1.0, cv2.countNonZero(b.mask) * s * s)
-        cut = x <= 1 or y <= 1 or x + w >= W - 1 or y + h >= H - 1
-        out.append(replace(b, ground_share=near / area, cut=cut))
+    for _, (x, y, bw, bh), m in kept:
+        box = (int(x * f), int(y * f), max(1, int(round(bw * f))), max(1, int(round(bh * f))))
+        out.append((box, cv2.resize(m, (box[2], box[3]), interpolation=cv2.INTER_NEAREST)))
     return out
 
 
@@ -233,37 +317,6 @@ def _split_touching(comp: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
         if w and h:
             pieces.append((x, y, piece[y:y + h, x:x + w]))
     return pieces
-
-
-def _colour_split(crop: np.ndarray, clusters: int = 4) -> list[DieBody]:
-    """Dice inside a large blob that differs from the table as one piece (a die in a dice dome whose
-    coloured floor also differs from the table): the blob's pixels clustered by Lab colour (k-means,
-    fixed seed), each cluster's connected pieces kept when die-sized (sides 0.1..0.4 of the blob's long
-    side) and compact (fill >= 0.5 of the box, aspect <= 1.6). crop: hxwx3 uint8 BGR; boxes in crop px."""
-    s = analysis_scale(crop.shape, 160)
-    small = cv2.resize(crop, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else crop
-    lab = cv2.cvtColor(cv2.GaussianBlur(small, (3, 3), 0), cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
-    cv2.setRNGSeed(0)
-    _, labels, _ = cv2.kmeans(lab, clusters, None, (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1.0),
-                              2, cv2.KMEANS_PP_CENTERS)
-    labels = labels.reshape(small.shape[:2])
-    long_side, f = max(small.shape[:2]), 1.0 / s
-    se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
-    bodies: list[DieBody] = []
-    for k in range(clusters):
-        mask = cv2.morphologyEx((labels == k).astype(np.uint8) * 255, cv2.MORPH_OPEN, se)
-        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, se)
-        n, comp, stats, _ = cv2.connectedComponentsWithStats(mask)
-        for i in range(1, n):
-            x, y, w, h, area = stats[i]
-            if not 0.1 * long_side <= max(w, h) <= 0.4 * long_side:
-                continue
-            if area < 0.5 * w * h or max(w, h) > 1.6 * min(w, h):
-                continue
-            box = (int(x * f), int(y * f), int(round(w * f)), int(round(h * f)))
-            m = (comp[y:y + h, x:x + w] == i).astype(np.uint8) * 255
-            bodies.append(DieBody(box, cv2.resize(m, (box[2], box[3]), interpolation=cv2.INTER_NEAREST)))
-    return bodies
 
 
 __all__ = ["DieBody", "Pip", "PipFace", "analysis_scale", "find_die_bodies", "find_pip_faces"]

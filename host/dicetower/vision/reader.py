@@ -135,8 +135,9 @@ class DiceReader:
 #: median 5.
 GROUND_SHARE_MAX = 1.0
 #: Beside pip dice, a numbered die's box side is within these multiples of the pip faces' median box
-#: side (a pip face's box holds its pips, about 0.7 of the die; a d20 or d12 is larger than a d6).
-SIZE_BESIDE_PIP_DICE = (0.8, 3.0)
+#: side (a pip face's box holds its pips, about 0.7 of the die; a 22 mm d20 beside a 16 mm d6 is
+#: about twice its pip box).
+SIZE_BESIDE_PIP_DICE = (0.8, 2.2)
 #: Beside pip dice, a numbered die lies on the same ground: the median Lab colours around the two
 #: differ by at most this (sum of |dL|, |da|, |db|, OpenCV 8-bit Lab); a laptop key lies on the laptop.
 SAME_GROUND_LAB = 25.0
