@@ -98,23 +98,39 @@ class DiceReader:
         A reading below confidence UNSURE_BELOW, or cocked (GEN-D01), is flagged unsure, not dropped.
         Raises ValueError on a frame that is not HxWx3 uint8."""
         check_image(image)
-        readings: list[DieReading] = []
         faces = [] if self.die_set is not None else find_pip_faces(image)
-        for face in faces:
-            readings.append(DieReading("d6", face.value, clip_box(face.box, image.shape), face.confidence,
-                                       colour=colour_name(body_pixels(image, face)), cocked=face.cocked))
+        bodies: list[DieBody] = []
         if self.classify is not None:
-            beside = None
-            if faces:
-                ground = np.median([ground_colour(image, _grown(f.box, 0.3)) for f in faces], axis=0)
-                beside = (float(np.median([max(f.box[2:]) for f in faces])), ground)
-            for body in find_die_bodies(image, self.reference):
-                if any(_overlaps(body.box, _grown(f.box, 0.5)) for f in faces):
-                    continue  # part of a pip die (its sides, its shadow) already read by its pips
-                if self.die_set is None and self.reference is None and not is_die_like(image, body, beside):
-                    continue
-                readings.append(self._classified(image, body))
+            faces, bodies = self._numbered_bodies(image, faces)
+        readings = [DieReading("d6", face.value, clip_box(face.box, image.shape), face.confidence,
+                               colour=colour_name(body_pixels(image, face)), cocked=face.cocked)
+                    for face in faces]
+        readings += [self._classified(image, body) for body in bodies]
         return in_reading_order(readings)
+
+    def _numbered_bodies(self, image: np.ndarray, faces: list[PipFace]) -> tuple[list[PipFace], list[DieBody]]:
+        """The pip faces that are pip dice and the die bodies to read with the face classifier.
+        A body's part already read as a pip face (its sides, its shadow) is not read again; but "pips"
+        much smaller than a die-like body holding them (MARKS_OF_A_DIE: a numeral's holes, speckles)
+        are marks on that die, not a pip die, and give way to it."""
+        bodies = find_die_bodies(image, self.reference)
+        marks = {id(b): [f for f in faces if _inside(f.box, b.box) and max(f.box[2:]) < MARKS_OF_A_DIE * max(b.box[2:])]
+                 for b in bodies}
+        marked = {id(f) for fs in marks.values() for f in fs}
+        pip_dice = [f for f in faces if id(f) not in marked]
+        beside = None
+        if pip_dice:
+            ground = np.median([ground_colour(image, _grown(f.box, 0.3)) for f in pip_dice], axis=0)
+            beside = (float(np.median([max(f.box[2:]) for f in pip_dice])), ground)
+        kept: list[DieBody] = []
+        for body in bodies:
+            if any(_overlaps(body.box, _grown(f.box, 0.5)) for f in pip_dice):
+                continue  # part of a pip die (its sides, its shadow) already read by its pips
+            if self.die_set is None and self.reference is None and not is_die_like(image, body, beside):
+                continue
+            kept.append(body)
+        given_way = {id(f) for b in kept for f in marks[id(b)]}
+        return [f for f in faces if id(f) not in given_way], kept
 
     def _classified(self, image: np.ndarray, body: DieBody) -> DieReading:
         """Read one die body with faces.classify_crop (unsure when the classifier is)."""
@@ -129,6 +145,9 @@ class DiceReader:
                           symbols=list(result.symbols))
 
 
+#: A pip face whose box side is under this fraction of a die body holding it is marks on that die (a
+#: numeral's holes, speckles: measured 0.1..0.35), not a pip die's top face (0.6..0.75 of its body).
+MARKS_OF_A_DIE = 0.45
 #: A die's colour is not the ground's: at most this many pixels of its colour lie outside every body,
 #: per body pixel (DieBody.ground_share). Measured on real photos (../shared/datasets): lone dice on
 #: paper, wood and in a dice dome 0.1..0.75; patches of wood grain, floor and laptop keys 0.5..500,
@@ -199,6 +218,11 @@ def _grown(box: tuple[int, int, int, int], frac: float) -> tuple[int, int, int, 
     """box (x, y, w, h) grown by frac of its size on every side."""
     x, y, w, h = box
     return int(x - frac * w), int(y - frac * h), int(w * (1 + 2 * frac)), int(h * (1 + 2 * frac))
+
+
+def _inside(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    """True when box a (x, y, w, h) lies within box b."""
+    return b[0] <= a[0] and b[1] <= a[1] and a[0] + a[2] <= b[0] + b[2] and a[1] + a[3] <= b[1] + b[3]
 
 
 def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:

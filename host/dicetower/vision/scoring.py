@@ -22,12 +22,16 @@ def match(labels: list[dict[str, str]], dice: list[dict]) -> list[tuple[dict[str
     """Pair each labelled die (labels.csv rows of one image) with at most one read die (DieReading.to_json()
     dicts, box [x, y, w, h] px): the nearest whose box holds the label's centre or whose centre lies in
     the label's box (labels may box only the pip pattern, so no IoU). A label without a box (one die
-    per image) takes the most confident die. Returns (label row, die dict or None) per label."""
+    per image) takes the most confident die of the label's colour when the label names a colour (the
+    only check, without a box, that the die found is the labelled one and not a piece of the scene or
+    a box mostly of floor), else the most confident die. Returns (label row, die dict or None) per
+    label."""
     free = list(range(len(dice)))
     pairs: list[tuple[dict[str, str], dict | None]] = []
     for lab in labels:
         if not lab["x"]:
-            best = max(free, key=lambda i: dice[i]["confidence"], default=None)
+            named = [i for i in free if not lab["colour"] or dice[i].get("colour") == lab["colour"]]
+            best = max(named, key=lambda i: dice[i]["confidence"], default=None)
         else:
             lx, ly, lw, lh = (float(lab[k]) for k in ("x", "y", "w", "h"))
             cx, cy = lx + lw / 2, ly + lh / 2
