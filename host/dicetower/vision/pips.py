@@ -557,8 +557,8 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
 
 def face_roughness(group: list[Pip], gray: np.ndarray) -> float:
     """How far the face around a few pips (1..3) is from plain: the 90th percentile of the grey-level
-    deviations from the median over the face around them (out to the face's edge, on the face, i.e. foreshortened like the pips; the pips themselves left out), as a
-    fraction of the pips' contrast. A die face measures ~0.02; the dots of glyphs, specks on a mottled
+    deviations from the median over the face around them (out to the face's edge, on the face, i.e.
+    foreshortened like the pips; the pips themselves left out), as a fraction of the pips' contrast. A die face measures ~0.02; the dots of glyphs, specks on a mottled
     die or spots on a dome measure 0.05 and more."""
     ref = max(group, key=lambda p: p.area)
     major = _mean([p.diameter / math.sqrt(max(p.roundness, 0.1)) for p in group])
@@ -567,18 +567,35 @@ def face_roughness(group: list[Pip], gray: np.ndarray) -> float:
     a = math.radians(ref.angle)
     cos_a, sin_a = math.cos(a), math.sin(a)
 
-    def face_dist(xx: np.ndarray, yy: np.ndarray, x: float, y: float) -> np.ndarray:
+    def face_uv(xx: np.ndarray, yy: np.ndarray, x: float, y: float) -> tuple[np.ndarray, np.ndarray]:
+        """Offsets from (x, y) on the face (px, foreshortening undone)."""
         u = (xx - x) * cos_a + (yy - y) * sin_a
         v = -(xx - x) * sin_a + (yy - y) * cos_a
-        return np.hypot(u, v / roundness)
+        return u, v / roundness
 
-    # the face edge: ~1.6 diameters of a 1's (large) pip beyond it, ~0.8 beyond the corner pips of a 2 or 3
-    reach = max(float(face_dist(np.array(p.x), np.array(p.y), cx, cy)) for p in group) + (1.6 if len(group) == 1 else 0.8) * major
+    def face_dist(xx: np.ndarray, yy: np.ndarray, x: float, y: float) -> np.ndarray:
+        return np.hypot(*face_uv(xx, yy, x, y))
+
+    # the face edge: ~1.6 diameters of a 1's (large) pip beyond it; ~0.8 beyond the corner pips of a 2
+    # or 3, along the face's sides, which run at 45 degrees to the line of pips (a square: a disc
+    # through the corners would reach past the middle of the sides)
+    corner = max(float(face_dist(np.array(p.x), np.array(p.y), cx, cy)) for p in group)
+    reach = corner + (1.6 if len(group) == 1 else 0.8) * major
     h, w = gray.shape
     x0, x1 = max(int(cx - reach), 0), min(int(cx + reach) + 1, w)
     y0, y1 = max(int(cy - reach), 0), min(int(cy + reach) + 1, h)
     yy, xx = np.mgrid[y0:y1, x0:x1]
-    region = face_dist(xx, yy, cx, cy) < reach
+    if len(group) == 1:
+        region = face_dist(xx, yy, cx, cy) < reach
+    else:
+        far = max(group, key=lambda p: float(face_dist(np.array(p.x), np.array(p.y), cx, cy)))
+        du, dv = face_uv(np.array(far.x), np.array(far.y), cx, cy)
+        diag = math.atan2(float(dv), float(du))
+        u, v = face_uv(xx, yy, cx, cy)
+        half = corner / math.sqrt(2) + 0.8 * major
+        region = np.ones(u.shape, bool)
+        for side_angle in (diag + math.pi / 4, diag - math.pi / 4):
+            region &= np.abs(u * math.cos(side_angle) + v * math.sin(side_angle)) < half
     inner = np.zeros_like(region)
     for p in group:
         d = face_dist(xx, yy, p.x, p.y)
