@@ -24,8 +24,9 @@ def test_numbered_die_bodies_found_on_every_eighth_lurig_photo():
         bodies = find_die_bodies(image)
         n_bodies += len(bodies)
         covered += any(x < w / 2 < x + bw and y < h / 2 < y + bh for x, y, bw, bh in (b.box for b in bodies))
-    # measured 9 of 13 photos covered, 22 bodies over 13 one-die photos (2026-11-21, detect.py at cb89878)
-    assert covered >= 7, f"die covered in {covered} of {len(sample)} photos"
+    # measured 9 of 13 photos covered, 22 bodies over 13 one-die photos (2026-11-21, detect.py at cb89878);
+    # 11 of 13, 21 bodies with the container/large-die test of large blobs
+    assert covered >= 9, f"die covered in {covered} of {len(sample)} photos"
     assert n_bodies <= 3 * len(sample), f"{n_bodies} bodies over {len(sample)} one-die photos"
 
 
@@ -35,7 +36,7 @@ REALDICE = paths.shared_dir() / "datasets" / "realdice_d20"
 @pytest.mark.skipif(not REALDICE.is_dir(), reason=f"shared datasets not found at {REALDICE}")
 def test_d20_in_a_dice_dome_gets_a_body_of_its_labelled_colour():
     """The dome's floor and the die differ from the table as one blob cut by the frame's edge; the
-    colour split must give the die its own die-sized body, of the labelled body colour (blue)."""
+    search inside that blob must give the die its own die-sized body, of the labelled body colour."""
     from dicetower.vision.colour import colour_name
 
     with open(REALDICE / "labels.csv", newline="") as fh:
@@ -49,5 +50,6 @@ def test_d20_in_a_dice_dome_gets_a_body_of_its_labelled_colour():
             if max(bw, bh) < 0.25 * w and colour_name(image[y:y + bh, x:x + bw][body.mask > 0]) == row["colour"]:
                 found += 1
                 break
-    # measured 6 of 20 with the colour split (1 of 20 before it), 2026-11-21
-    assert found >= 4, f"a {sample[0]['colour']} die-sized body in {found} of {len(sample)} photos"
+    # measured 6 of 20 with the k-means colour split (1 of 20 before it), 18 of 20 with MSER regions
+    # of rare colour inside the blob (2026-11-21)
+    assert found >= 15, f"a {sample[0]['colour']} die-sized body in {found} of {len(sample)} photos"

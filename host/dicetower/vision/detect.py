@@ -296,27 +296,27 @@ def _dice_inside(blob: np.ndarray, ground: _Ground, s: float,
 
 def _split_touching(comp: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
     """Pieces of a blob mask (hxw uint8, 255 = blob) that holds touching dice: the cores of the blob
-    (distance transform above 0.7 of its peak) are the dice's centres when there are several, and each
-    blob pixel goes to the nearest core. A convex blob (solidity >= 0.9) is one die. Returns
-    (x, y, piece mask cropped to its box) per piece, x, y in comp px."""
-    contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    area = cv2.countNonZero(comp)
-    hull = cv2.contourArea(cv2.convexHull(np.vstack(contours))) if contours else 0.0
-    if hull <= 0 or area >= 0.9 * hull:
-        return [(0, 0, comp)]
+    (distance transform at least 0.7 of its peak) are the dice's centres when there are several, and
+    each blob pixel goes to the nearest core. The split stands only when every piece is die-like
+    (compact: fills >= 0.45 of its box, aspect <= 2; sides within 2x of each other, dice of one set);
+    otherwise the blob is one body. Returns (x, y, piece mask cropped to its box) per piece, x, y in
+    comp px."""
+    whole = [(0, 0, comp)]
     dist = cv2.distanceTransform(comp, cv2.DIST_L2, 5)
     cores = (dist >= 0.7 * dist.max()).astype(np.uint8)
-    n, core_labels = cv2.connectedComponents(cores)
+    n, _ = cv2.connectedComponents(cores)
     if n <= 2:
-        return [(0, 0, comp)]
+        return whole
     _, nearest = cv2.distanceTransformWithLabels(1 - cores, cv2.DIST_L2, 5, labelType=cv2.DIST_LABEL_CCOMP)
     pieces = []
     for k in np.unique(nearest[cores > 0]):
         piece = ((nearest == k) & (comp > 0)).astype(np.uint8) * 255
         x, y, w, h = cv2.boundingRect(piece)
-        if w and h:
-            pieces.append((x, y, piece[y:y + h, x:x + w]))
-    return pieces
+        if cv2.countNonZero(piece) < 0.45 * w * h or max(w, h) > 2 * min(w, h):
+            return whole
+        pieces.append((x, y, piece[y:y + h, x:x + w]))
+    sides = [max(p.shape) for _, _, p in pieces]
+    return pieces if min(sides) * 2 >= max(sides) else whole
 
 
 __all__ = ["DieBody", "Pip", "PipFace", "analysis_scale", "find_die_bodies", "find_pip_faces"]

@@ -1,0 +1,145 @@
+"""Every die in the scene is reported, and nothing else: the reader on real photos of numbered dice
+(a d20 in a dice dome, one die on coloured paper or wood), the keyboard and cables beside matteop65's
+pip dice, touching dice, and the reporting policy (is this a die? apart from which face it shows)."""
+
+import csv
+
+import cv2
+import numpy as np
+import pytest
+
+from dicetower import paths
+from dicetower.vision.camera import load_image
+from dicetower.vision.detect import DieBody, find_die_bodies
+from dicetower.vision.faces import FaceResult
+from dicetower.vision.reader import GROUND_SHARE_MAX, DiceReader, is_die_like
+
+DATASETS = paths.shared_dir() / "datasets"
+DEMO = paths.repo_root() / "demo" / "matteop65"
+
+
+@pytest.fixture(scope="module")
+def reader():
+    r = DiceReader()
+    if not r.reads_numbered:
+        pytest.skip("numbered dice need the shipped models (`make models`)")
+    return r
+
+
+def sample(source: str, step: int) -> list[dict[str, str]]:
+    folder = DATASETS / source
+    if not folder.is_dir():
+        pytest.skip(f"shared datasets not found at {folder}")
+    with open(folder / "labels.csv", newline="") as fh:
+        return list(csv.DictReader(fh))[::step]
+
+
+def test_the_d20_in_a_dice_dome_is_reported_with_a_tight_box(reader):
+    """realdice_d20: one blue d20 about 30 px wide in a clear dome over a green and grey floor, seen
+    obliquely. The die must be reported, its box tight (under 0.15 of the frame, of the labelled body
+    colour: a box mostly of floor would be green or grey), with few other readings."""
+    rows = sample("realdice_d20", 8)
+    found = others = 0
+    for row in rows:
+        image = load_image(DATASETS / "realdice_d20" / row["image"])
+        dice = reader.read(image)
+        tight = [d for d in dice if d.colour == row["colour"] and max(d.box[2:]) < 0.15 * image.shape[1]]
+        found += bool(tight)
+        others += len(dice) - min(1, len(tight))
+    # measured 17 of 20 reported tight, 3 other readings over 20 photos (2026-11-21; 1 of 20 before)
+    assert found >= 14, f"the d20 reported with a tight box in {found} of {len(rows)} photos"
+    assert others <= 8, f"{others} readings that are not the d20 over {len(rows)} one-die photos"
+
+
+def test_a_die_on_coloured_paper_or_wood_is_reported_even_when_its_face_is_unsure(reader):
+    """lurig_dietype (CC0): one die the photographer centred, d4..d20, on paper or wood. The die is
+    reported whether or not the face classifier is sure of it (flagged unsure when not)."""
+    rows = sample("lurig_dietype", 5)
+    found = others = 0
+    for row in rows:
+        image = load_image(DATASETS / "lurig_dietype" / row["image"])
+        h, w = image.shape[:2]
+        dice = reader.read(image)
+        centred = [d for d in dice if d.box[0] < w / 2 < d.box[0] + d.box[2] and d.box[1] < h / 2 < d.box[1] + d.box[3]]
+        found += bool(centred)
+        others += len(dice) - min(1, len(centred))
+        for d in centred:
+            assert d.unsure == (d.confidence < 0.8 or d.cocked)
+    # measured 16 of 20 reported, 4 other readings (2026-11-21; 2 of 20 before the reporting policy)
+    assert found >= 13, f"the centred die reported in {found} of {len(rows)} photos"
+    assert others <= 10, f"{others} readings that are not the centred die over {len(rows)} photos"
+
+
+@pytest.mark.parametrize("name", ["five_36", "two_7", "four_9", "dice_45", "four_15", "six_21", "five_26"])
+def test_keyboard_keys_cables_and_labels_beside_pip_dice_are_not_dice(reader, name):
+    """matteop65 Train photos with a laptop keyboard, a USB hub, cables and a cable label in view:
+    keys are compact, die-sized and carry glyphs, but lie on the laptop, not on the table the pip
+    dice lie on; the only dice in these photos are pip d6, so no numbered die may be read."""
+    folder = DATASETS / "matteop65_table_d6"
+    if not folder.is_dir():
+        pytest.skip(f"shared datasets not found at {folder}")
+    dice = reader.read(load_image(folder / "images" / "Train" / f"{name}.jpg"))
+    assert [d for d in dice if d.die_type != "d6"] == []
+
+
+def test_touching_dice_are_split_into_one_body_each():
+    """matteop65 Train/three_36: two of its four dice touch, side to side (one blob of table
+    distance with a waist); each labelled die must lie in its own body."""
+    folder = DATASETS / "matteop65_table_d6"
+    if not folder.is_dir():
+        pytest.skip(f"shared datasets not found at {folder}")
+    image = load_image(folder / "images" / "Train" / "three_36.jpg")
+    with open(folder / "labels.csv", newline="") as fh:
+        labels = [r for r in csv.DictReader(fh) if r["image"] == "images/Train/three_36.jpg"]
+    centres = [(float(r["x"]) + float(r["w"]) / 2, float(r["y"]) + float(r["h"]) / 2) for r in labels]
+    boxes = [b.box for b in find_die_bodies(image)]
+    holding = [sum(x <= cx <= x + w and y <= cy <= y + h for cx, cy in centres) for x, y, w, h in boxes]
+    assert len(centres) == 4 and max(holding) == 1, f"bodies {boxes} hold {holding} labelled dice"
+    assert sum(holding) == 4
+
+
+def body(box=(100, 100, 40, 40), ground_share=0.2, cut=False) -> DieBody:
+    return DieBody(box, np.full((box[3], box[2]), 255, np.uint8), ground_share, cut)
+
+
+def test_die_likeness_is_judged_from_the_body_and_its_neighbours():
+    frame = load_image(DEMO / "valid_28.jpg")
+    assert is_die_like(frame, body())
+    assert not is_die_like(frame, body(cut=True)), "a body cut by the frame's border"
+    assert not is_die_like(frame, body(ground_share=GROUND_SHARE_MAX * 2)), "the ground's own colour"
+    table = np.median(cv2.cvtColor(frame[300:480, 0:200], cv2.COLOR_BGR2LAB).reshape(-1, 3), axis=0)
+    on_table = body(box=(40, 330, 60, 60), ground_share=0.1)
+    assert is_die_like(frame, on_table, beside=(50.0, table))
+    assert not is_die_like(frame, on_table, beside=(15.0, table)), "four times the size of the pip dice"
+    assert not is_die_like(frame, on_table, beside=(50.0, table + 60)), "not on the pip dice's ground"
+
+
+class UnsureClassifier:
+    """Stands in for faces.classify_crop with a classifier that is never sure (calls recorded)."""
+
+    def __init__(self):
+        self.crops: list[np.ndarray] = []
+
+    def __call__(self, crop, die_set=None):
+        self.crops.append(crop)
+        return FaceResult("d20", 7, 0.3)
+
+
+def test_a_die_the_classifier_is_unsure_of_is_reported_unsure_and_a_bare_table_gives_nothing():
+    """A real die (valid_28.jpg's right-hand die, its pips painted over with its body colour so that
+    only the body can find it) on a real empty table, read with a classifier that is never sure."""
+    photo = load_image(DEMO / "valid_28.jpg")
+    table = cv2.resize(photo[300:480, 0:240], (640, 480), interpolation=cv2.INTER_LINEAR)
+    die = photo[110:200, 395:480].copy()
+    grey = cv2.cvtColor(die, cv2.COLOR_BGR2GRAY)
+    die[grey < 110] = np.median(die[grey >= 160], axis=0)
+    frame = table.copy()
+    frame[200:200 + die.shape[0], 300:300 + die.shape[1]] = die
+    reader = DiceReader()
+    reader.classify = UnsureClassifier()
+    dice = reader.read(frame)
+    assert len(dice) == 1 and dice[0].unsure and dice[0].die_type == "d20"
+    x, y, w, h = dice[0].box
+    cx, cy = 300 + die.shape[1] / 2, 200 + die.shape[0] / 2
+    assert x < cx < x + w and y < cy < y + h and max(w, h) < 1.5 * max(die.shape[:2]), "a tight box"
+    assert reader.read(table) == []
