@@ -1,0 +1,77 @@
+"""The pip reader (dicetower.vision.pips.read_faces, dark pips) on the labelled matteop65 webcam photos
+in ../shared (skipped when absent): white d6 with black pips on a wooden table, 640x480, the analysis
+scale itself. Floors sit a little under the figures measured when this file was written, so that a
+regression fails and a one-die wobble does not."""
+
+import cv2
+import pytest
+
+from dicetower import paths
+from dicetower.readings import UNSURE_BELOW
+from dicetower.vision.detect import KERNEL_PX
+from dicetower.vision.pips import read_faces
+from dicetower.vision.scoring import load_labels, match
+
+MATTEO = paths.shared_dir() / "datasets" / "matteop65_table_d6"
+needs_shared = pytest.mark.skipif(not MATTEO.is_dir(), reason=f"labelled photos not found at {MATTEO}")
+
+#: Train photos where dice move: pips smeared along the motion, merged into bars or crowded by their
+#: neighbours. Measured: 45 of 55 dice read right (31 before pips were split and weak pips read),
+#: none wrong and sure.
+BLURRED = ["four_50", "six_42", "six_43", "six_44", "six_45", "six_46", "six_47", "six_49", "two_23",
+           "two_47", "three_29", "three_36"]
+#: Valid/valid_56's label "4" boxes a die whose top face shows 1 (label error, seen in the photo).
+LABEL_ERRORS = {("images/Valid/valid_56.jpg", "4")}
+
+
+def _score(images: list[str]) -> dict[str, int]:
+    """Counts over the images: labelled dice, read right, read wrong but sure, faces read, unsure."""
+    labels = load_labels(MATTEO)
+    out = {"dice": 0, "right": 0, "wrong_sure": 0, "read": 0, "unsure": 0}
+    for image in images:
+        gray = cv2.cvtColor(cv2.imread(str(MATTEO / image)), cv2.COLOR_BGR2GRAY)
+        faces = read_faces(gray, "dark", KERNEL_PX)
+        dice = [{"box": list(f.box), "confidence": f.confidence, "value": f.value,
+                 "sure": f.confidence >= UNSURE_BELOW and not f.cocked} for f in faces]
+        out["read"] += len(dice)
+        out["unsure"] += sum(not d["sure"] for d in dice)
+        for lab, die in match(labels[image], dice):
+            out["dice"] += 1
+            if die is None:
+                continue
+            right = str(die["value"]) == lab["value"]
+            out["right"] += right
+            out["wrong_sure"] += die["sure"] and not right and (image, lab["value"]) not in LABEL_ERRORS
+    return out
+
+
+@needs_shared
+def test_valid_split_every_die_read_and_sure():
+    """Measured: 128 of 129 dice right (the 129th is the label error), all sure."""
+    images = sorted(i for i in load_labels(MATTEO) if "/Valid/" in i)
+    s = _score(images)
+    assert s["dice"] == 129
+    assert s["right"] >= 127
+    assert s["wrong_sure"] == 0
+    assert s["unsure"] <= 1
+
+
+@needs_shared
+def test_motion_blurred_dice_read_and_never_wrong_when_sure():
+    s = _score([f"images/Train/{name}.jpg" for name in BLURRED])
+    assert s["dice"] == 55
+    assert s["right"] >= 43, s
+    assert s["wrong_sure"] == 0, s
+
+
+@needs_shared
+@pytest.mark.parametrize("image, centre", [
+    ("images/Train/six_49.jpg", (370, 153)),  # sharp, pips of each column touching: split apart
+    ("images/Train/six_46.jpg", (430, 230)),  # columns smeared into bars by motion
+    ("images/Train/six_47.jpg", (372, 180)),  # a row's pips crowded by their neighbours (weak pips)
+])
+def test_six_with_merged_or_crowded_pips_reads_six(image, centre):
+    gray = cv2.cvtColor(cv2.imread(str(MATTEO / image)), cv2.COLOR_BGR2GRAY)
+    faces = read_faces(gray, "dark", KERNEL_PX)
+    near = [f for f in faces if abs(f.centre[0] - centre[0]) < 20 and abs(f.centre[1] - centre[1]) < 20]
+    assert [f.value for f in near] == [6]
