@@ -10,7 +10,7 @@ from typing import Any, Callable
 import cv2
 import numpy as np
 
-from dicetower.readings import DieReading
+from dicetower.readings import UNSURE_BELOW, DieReading
 
 from .colour import colour_name
 from .detect import DieBody, PipFace, find_die_bodies, find_pip_faces
@@ -112,10 +112,11 @@ class DiceReader:
         """The pip faces that are pip dice and the die bodies to read with the face classifier.
         A body's part already read as a pip face (its sides, its shadow) is not read again; but "pips"
         much smaller than a die-like body holding them (MARKS_OF_A_DIE: a numeral's holes, speckles)
-        are marks on that die, not a pip die, and give way to it."""
+        are marks on that die, not a pip die, and give way to it when the pip reader is unsure of them
+        (a sure face stays: a d6 showing 1 has one pip far smaller than its body)."""
         bodies = find_die_bodies(image, self.reference)
-        marks = {id(b): [f for f in faces if _inside(f.box, b.box) and max(f.box[2:]) < MARKS_OF_A_DIE * max(b.box[2:])]
-                 for b in bodies}
+        marks = {id(b): [f for f in faces if f.confidence < UNSURE_BELOW and _inside(f.box, b.box)
+                         and max(f.box[2:]) < MARKS_OF_A_DIE * max(b.box[2:])] for b in bodies}
         marked = {id(f) for fs in marks.values() for f in fs}
         pip_dice = [f for f in faces if id(f) not in marked]
         beside = None
