@@ -150,11 +150,13 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
         if not min_side_frac * long_side <= side <= max_side_frac * long_side:
             continue
         if side > 0.25 * long_side and reference is None:
-            box = (int(x * f), int(y * f), int(round(w * f)), int(round(h * f)))
             cut = x == 0 or y == 0 or x + w >= small.shape[1] or y + h >= small.shape[0]
-            inside = _dice_inside(small[y:y + h, x:x + w], ground, s, PART_OF_CUT if cut else PART_OF)
+            # the blob's box with a margin: a die lying on the container's rim is partly outside the blob
+            gx, gy = max(0, x - w // 8), max(0, y - h // 8)
+            gw, gh = min(small.shape[1], x + w + w // 8) - gx, min(small.shape[0], y + h + h // 8) - gy
+            inside = _dice_inside(small[gy:gy + gh, gx:gx + gw], ground, s, cut)
             if inside:
-                bodies += [DieBody((bx + box[0], by + box[1], bw, bh), m) for (bx, by, bw, bh), m in inside]
+                bodies += [DieBody((bx + int(gx * f), by + int(gy * f), bw, bh), m) for (bx, by, bw, bh), m in inside]
                 continue
         comp = (labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255
         for px, py, piece in _split_touching(comp):
@@ -231,27 +233,36 @@ def _iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
 #: is no whole die, and any die-sized region inside it (sides up to 0.4 of it) is a die.
 PART_OF = 0.2
 PART_OF_CUT = 0.5
+#: A blob cut by the frame's border is a container, and the dice it holds are at most this fraction of
+#: its side (a larger region in it is its floor); a blob that may be one large die is searched for
+#: regions up to 0.6 of its side, its parts, to tell it from a container.
+DIE_IN_CONTAINER = 0.4
 
 
 def _dice_inside(blob: np.ndarray, ground: _Ground, s: float,
-                 part_of: float) -> list[tuple[tuple[int, int, int, int], np.ndarray]]:
+                 cut: bool) -> list[tuple[tuple[int, int, int, int], np.ndarray]]:
     """The dice a large blob holds when it is a container, [] when it is one large die (or holds none).
-    blob: hxwx3 uint8 BGR, the blob's box in the frame analysed at scale s (frame px = px / s).
-    Candidate regions are MSER regions (stable under thresholding, so a die's outline against what is
-    around it) of the L, a, b and saturation channels (dark and light regions); a candidate must be compact
-    (convex hull >= 0.55 of its box, aspect <= 1.6, side 0.08..0.6 of the blob's), and its colour must
-    be rare in the frame (ground share, counted over the whole frame, <= 1: no floor, wall or tray
-    colour). Overlapping candidates keep the rarest; a candidate holding a smaller one (<= part_of of
-    its side) is the container, not a die; a candidate inside a larger one is a part of it. The blob
-    is a container when a candidate is at most part_of of its side (PART_OF, PART_OF_CUT).
-    Returns (box in blob px / s, i.e. frame px relative to the blob's corner, hull mask over the box)."""
+    blob: hxwx3 uint8 BGR, the blob's box (with a margin) in the frame analysed at scale s (frame px =
+    px / s). Candidate regions are MSER regions (stable under thresholding, so a die's outline against
+    what is around it) of the L, a, b and saturation channels; a candidate must be compact (convex
+    hull >= 0.55 of its box, aspect <= 1.6, side from 0.08 of the blob's to DIE_IN_CONTAINER when
+    the blob is cut by the frame's border, else 0.6), of a colour rare in the
+    frame (ground share, counted over the whole frame, <= GROUND_SHARE_RARE: no floor, wall or tray
+    colour), and busier than the blob on average (mean gradient of L: a die's face has marks and
+    edges, a patch of floor is smooth). Overlapping candidates keep the busiest; a candidate holding a
+    smaller one (<= part_of of its side) is the container, not a die; a candidate inside a larger one
+    is a part of it. The blob is a container when a candidate is at most part_of of its side
+    (PART_OF_CUT when cut, else PART_OF). Returns (box in frame px relative to the blob's corner, hull mask over
+    the box) per die."""
     h, w = blob.shape[:2]
     long_side = max(h, w)
     lab = cv2.cvtColor(blob, cv2.COLOR_BGR2LAB)
     sat = cv2.cvtColor(blob, cv2.COLOR_BGR2HSV)[..., 1]
     grey = lab[..., 0].astype(np.float32)
     texture = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
-    lo, hi = 0.08 * long_side, 0.6 * long_side
+    busy = float(texture.mean())  # a die's face (marks, edges) is busier than its container on average
+    part_of = PART_OF_CUT if cut else PART_OF
+    lo, hi = 0.08 * long_side, (DIE_IN_CONTAINER if cut else 0.6) * long_side
     mser = cv2.MSER_create(5, int(0.5 * lo * lo), int(hi * hi))
     cands: list[tuple[float, tuple[int, int, int, int], np.ndarray]] = []
     for channel in (lab[..., 0], lab[..., 1], lab[..., 2], sat):  # MSER finds dark and light regions
@@ -270,8 +281,8 @@ def _dice_inside(blob: np.ndarray, ground: _Ground, s: float,
                 continue
             share = ground.share(np.median(lab[y:y + bh, x:x + bw][m > 0].astype(np.float32), axis=0),
                                  area / (s * s))
-            if share <= GROUND_SHARE_RARE:
-                marks = float(texture[y:y + bh, x:x + bw][m > 0].mean())
+            marks = float(texture[y:y + bh, x:x + bw][m > 0].mean())
+            if share <= GROUND_SHARE_RARE and marks >= busy:
                 cands.append((-marks, (int(x), int(y), int(bw), int(bh)), m))
     cands.sort(key=lambda c: c[0])
     kept: list[tuple[float, tuple[int, int, int, int], np.ndarray]] = []
