@@ -54,6 +54,9 @@ SEAM_FRACTION = 0.8  # a seam between faces or dice: pip response above this fra
 #: flagged unsure, so a die in motion is not lost); a lone pip above twice it is no face at all.
 #: Marks on numbered dice, glyphs and glass measured 0.07 and more (1st percentile).
 PLAIN_FACE = 0.05
+#: face_roughness above which 2 or 3 pips are no die at all (printed keys and glyphs measured 0.3 and
+#: more; a motion-blurred die's soft edges and pip halos up to 0.25, kept and flagged unsure)
+NO_FACE = 0.3
 MIN_SNR = 8.0  # surround_snr below this: not a pip on a plain die face on its own (a weak pip)
 WEAK_SNR = 4.0  # surround_snr of a weak pip (a pip crowded by its face's other pips or by blur) at least
 PIXEL_BLUR = 0.6  # blur_ratio of sharp pips (99th percentile of sure 4s and 5s on matteop65)
@@ -672,8 +675,8 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
             conf = min(conf, AMBIGUOUS_CAP)  # too little layout to vouch for a weak pip
         if n <= 3:  # few pips are weak evidence of a die: the face around them must be plain
             roughness = face_roughness(g, gray)
-            if n == 1 and roughness > 2 * PLAIN_FACE:
-                continue  # no plain die face: a speck on a patterned die, a glyph's dot, a spot on glass
+            if roughness > (2 * PLAIN_FACE if n == 1 else NO_FACE):
+                continue  # no plain die face: a speck on a patterned die, a glyph's dots, keys, a spot on glass
             conf *= math.exp(-((max(0.0, roughness - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
         if ambiguous or (n in (2, 4) and _centre_marked(g, response, thr)):
             conf = min(conf, AMBIGUOUS_CAP)
