@@ -471,10 +471,11 @@ def _face_side(group: list[Pip]) -> float:
 
 def _is_side_face(g: list[Pip], h: list[Pip]) -> bool:
     """True when pip group g is a side face of the die whose top face is group h: g lies beside h
-    (within one face side) and h looks more squarely at the camera (larger and rounder pips), or the
-    two are alike and g lies below h in the image (a camera above the tray sees the side faces that
-    turn towards it, below the top faces). Larger pips alone do not make a top face: dice of two
-    sizes may lie side by side."""
+    (within one face side) and h looks more squarely at the camera (larger and rounder pips, or a
+    rounder layout where a 4 or 5 gives one, which blur does not flatten), or the two are alike and
+    g lies below h in the image (a camera above the tray sees the side faces that turn towards it,
+    below the top faces). Larger pips alone do not make a top face: dice of two sizes may lie side
+    by side; nor two faces both seen squarely (_perpendicular_possible)."""
     gx, gy = _centre(g)
     hx, hy = _centre(h)
     dist = math.hypot(gx - hx, gy - hy)
@@ -484,7 +485,7 @@ def _is_side_face(g: list[Pip], h: list[Pip]) -> bool:
         return False  # both seen too squarely to be two perpendicular faces of one cube
     side = max(_face_side(g), _face_side(h))
     front_g, front_h = _frontalness(g), _frontalness(h)
-    flatter = _roundness(h) - _roundness(g)
+    flatter = (_layout_roundness(h) or _roundness(h)) - (_layout_roundness(g) or _roundness(g))
     if (front_h > 3.0 * front_g and flatter >= 0.1) or (flatter >= 0.2 and front_h > front_g):
         return True
     below = gy - hy > 0.5 * abs(gx - hx)
