@@ -143,3 +143,29 @@ def test_a_die_the_classifier_is_unsure_of_is_reported_unsure_and_a_bare_table_g
     cx, cy = 300 + die.shape[1] / 2, 200 + die.shape[0] / 2
     assert x < cx < x + w and y < cy < y + h and max(w, h) < 1.5 * max(die.shape[:2]), "a tight box"
     assert reader.read(table) == []
+
+
+def test_many_numbered_dice_on_a_rendered_tray_are_found_one_body_each():
+    """Up to 25 dice: synth.render_scene draws d4..d20 with numerals (no pips), 21 to 35 px across,
+    on a random tray (wood, felt, white, dark), with their true boxes."""
+    from dicetower.vision import synth
+
+    found = total = spurious = 0
+    for seed in range(3):
+        rng = np.random.default_rng(2500 + seed)
+        specs = [synth.standard_spec(str(rng.choice(["d4", "d6", "d8", "d10", "d12", "d20"])), rng, pips=False)
+                 for _ in range(25)]
+        frame, truths = synth.render_scene([(spec, 1) for spec in specs], rng, die_px=(30, 45))
+        boxes = [b.box for b in find_die_bodies(frame) if is_die_like(frame, b)]
+        total += len(truths)
+        found += sum(any(iou(b, t["box"]) >= 0.5 for b in boxes) for t in truths)
+        spurious += sum(all(iou(b, t["box"]) < 0.3 for t in truths) for b in boxes)
+    # measured 59 of 75 found (29 of 75 when dice under 4% of the frame's side were dropped), none spurious
+    assert found >= 0.7 * total, f"{found} of {total} dice found"
+    assert spurious <= 3
+
+
+def iou(a, b) -> float:
+    iw = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    ih = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    return iw * ih / max(1, a[2] * a[3] + b[2] * b[3] - iw * ih)

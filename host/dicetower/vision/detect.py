@@ -121,10 +121,11 @@ def _table_distance(small: np.ndarray, reference: np.ndarray | None) -> np.ndarr
 
 
 def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
-                    min_side_frac: float = 0.04, max_side_frac: float = 0.6) -> list[DieBody]:
+                    min_side_frac: float = 0.03, max_side_frac: float = 0.6) -> list[DieBody]:
     """Die-sized compact blobs that differ from the table (see _table_distance), Otsu-thresholded.
     image: HxWx3 uint8 BGR; reference: the empty tray, same shape, or None; die sides between
-    min_side_frac and max_side_frac of the frame's long side. Without a reference, a blob larger
+    min_side_frac and max_side_frac of the frame's long side (0.03: 25 dice on a 640x480 tray are
+    about 25 px across). Without a reference, a blob larger
     than a quarter of the frame is either one large die or a container (a tray, a dice dome's floor)
     holding smaller dice: see _dice_inside. Touching dice (one blob with a waist) are split at the
     waist (_split_touching). Each body carries its ground_share and cut (see DieBody), the evidence
