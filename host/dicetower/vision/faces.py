@@ -12,13 +12,15 @@ Interface for the reader (H2) and the service:
     result.face_colour   # colour of the face as calibrated ("ruby", "yellow", ...) or None
     result.unsure        # confidence < UNSURE_BELOW: the caller must flag the die (GEN-D01)
 
-die_set None or "standard" is the shipped set (models/standard: d4, d6 numerals and pips, d8, d10,
-d12, d20, trained on synthetic renders only, see train_models.py). Any other name is a calibrated
+die_set None or "standard" is the shipped set (models/standard: numbered d4, d6, d8, d10, d12, d20,
+trained on synthetic renders only, see train_models.py; pip d6 are read by pips.py). It reads a die
+as its type by shape (shape.die_type_by_shape) and its up face's numeral (the CNN of numerals.py),
+see read_numbered; its set.json says "model": "numerals". Any other name is a calibrated
 set (dicetower calibrate), looked up in models/<name>/ and then in
 dicetower.paths.user_data_dir()/die_sets/<name>/; an unknown name raises DieSetError listing the
 sets that exist.
 
-How it works (rotation-invariant template matching): the crop is squared, the die's silhouette
+How a calibrated set reads (rotation-invariant template matching): the crop is squared, the die's silhouette
 found (Otsu on the Lab distance from the crop's border colour) and the grey die resampled in
 polar coordinates around the silhouette's centroid (cv2.warpPolar): an inner band (the up face's
 numeral or symbols, weight 0.75) and an outer band (the outline and the neighbouring faces, so
@@ -45,13 +47,20 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from typing import TYPE_CHECKING
+
 from dicetower.paths import models_dir, user_data_dir
 from dicetower.readings import UNSURE_BELOW
+
+if TYPE_CHECKING:
+    from dicetower.vision.fewshot import FewShotModel
 
 STANDARD = "standard"
 MODEL_FILE = "model.npz"
 SET_FILE = "set.json"
 FORMAT_VERSION = 1
+FEWSHOT_MODEL = "fewshot"  # set.json "model" of a calibrated set (vision/fewshot.py)
+NUMERALS_MODEL = "numerals"  # set.json "model" of a set read by read_numbered (the standard set)
 
 SIDE = 96  # px: crops are squared and resized to SIDE x SIDE before description
 MIN_SIDE = 12  # px: a crop with a shorter side cannot be read with confidence
@@ -330,40 +339,47 @@ class DieSet:
 
     name: str
     classes: list[FaceClass]
-    model: FaceModel
+    model: FewShotModel | None  # None: read by read_numbered (the standard set)
     path: Path | None = None
     meta: dict = field(default_factory=dict)
 
     def logits(self, crop: np.ndarray) -> np.ndarray:
         """(C,) class scores of one crop (HxWx3 uint8 BGR, any rotation), before the temperature."""
-        return self.model.logits(describe(crop))
+        return self.model.logits(crop)
 
-    def classify(self, crop: np.ndarray) -> FaceResult:
-        """Classify one die crop (HxWx3 uint8 BGR, any rotation). A crop under MIN_SIDE px is
-        classified but given confidence 0 (too small to read: unsure). Raises ValueError when the
-        crop is not a non-empty HxWx3 image."""
-        result = self.result_from_proba(softmax(self.logits(crop)[None] / self.model.temperature)[0])
+    def classify(self, crop: np.ndarray, mask: np.ndarray | None = None) -> FaceResult:
+        """Classify one die crop (HxWx3 uint8 BGR, any rotation; mask: HxW uint8 die mask or None,
+        used by the standard set). A crop under MIN_SIDE px is classified but given confidence 0
+        (too small to read: unsure). Raises ValueError when the crop is not a non-empty HxWx3 image."""
+        if self.model is None:
+            result = read_numbered(crop, mask)
+        else:
+            result = self.result_from_proba(softmax(self.logits(crop)[None] / self.model.temperature)[0])
         if min(crop.shape[:2]) < MIN_SIDE:
             result.confidence = 0.0
         return result
 
     def result_from_proba(self, proba: np.ndarray) -> FaceResult:
         """FaceResult from class probabilities (C,): the most probable die type (summed over its
-        faces), then its most probable face; confidence = that face's probability."""
+        faces), then its most probable face; confidence = that face's probability, for a calibrated
+        set mapped by its model so that its cross-validated threshold falls on UNSURE_BELOW."""
         types: dict[str, float] = {}
         for c, p in zip(self.classes, proba):
             types[c.die_type] = types.get(c.die_type, 0.0) + float(p)
         die_type = max(types, key=types.__getitem__)
         best = max((i for i, c in enumerate(self.classes) if c.die_type == die_type), key=lambda i: proba[i])
         c = self.classes[best]
-        return FaceResult(c.die_type, c.value, float(proba[best]), list(c.symbols), c.face_colour,
+        p = float(proba[best]) if self.model is None else self.model.confidence(float(proba[best]))
+        return FaceResult(c.die_type, c.value, p, list(c.symbols), c.face_colour,
                           types[die_type])
 
     def save(self, directory: Path) -> Path:
         """Write set.json and model.npz into directory (created). Returns the directory."""
         directory.mkdir(parents=True, exist_ok=True)
-        self.model.save(directory / MODEL_FILE)
-        doc = {"format": FORMAT_VERSION, "name": self.name,
+        if self.model is not None:
+            self.model.save(directory / MODEL_FILE)
+        doc = {"format": FORMAT_VERSION, "name": self.name, **({"model": FEWSHOT_MODEL} if self.model else {}),
+               **({"model": NUMERALS_MODEL} if self.model is None else {}),
                "classes": [c.to_json() for c in self.classes], "meta": self.meta}
         (directory / SET_FILE).write_text(json.dumps(doc, indent=1) + "\n")
         self.path = directory
@@ -384,6 +400,17 @@ def available_die_sets() -> list[str]:
         if root.is_dir():
             names.update(p.name for p in root.iterdir() if (p / SET_FILE).is_file())
     return sorted(names)
+
+
+def _load_calibrated(name: str, directory: Path, doc: dict) -> "FewShotModel":
+    """The few-shot model of a calibrated set (set.json "model": "fewshot"). Raises DieSetError
+    for a set made by an older version (another model), OSError/KeyError/ValueError for a bad file."""
+    from dicetower.vision.fewshot import FewShotModel
+
+    if doc.get("model") != FEWSHOT_MODEL:
+        raise DieSetError(f"die set {name!r} in {directory} was made by an older version of `dicetower calibrate` "
+                          f"(model {doc.get('model', 'templates')!r}); calibrate it again from its photos")
+    return FewShotModel.load(directory / MODEL_FILE)
 
 
 _CACHE: dict[str, DieSet] = {}
@@ -409,7 +436,8 @@ def load_die_set(name: str | None = None) -> DieSet:
                             f"die set {name!r} in {directory} has format {doc.get('format')}, this "
                             f"version reads format {FORMAT_VERSION}: recalibrate it")
                     ds = DieSet(doc["name"], [FaceClass.from_json(c) for c in doc["classes"]],
-                                FaceModel.load(directory / MODEL_FILE), directory, doc.get("meta", {}))
+                                None if doc.get("model") == NUMERALS_MODEL else _load_calibrated(name, directory, doc),
+                                directory, doc.get("meta", {}))
                 except (OSError, ValueError, KeyError) as exc:
                     raise DieSetError(f"die set {name!r} in {directory} is unreadable ({exc}); "
                                       f"recalibrate it or, for 'standard', run `make models`") from exc
@@ -429,12 +457,38 @@ def forget_die_set(name: str) -> None:
         _CACHE.pop(name, None)
 
 
-def classify_crop(crop_bgr: np.ndarray, die_set: str | None = None) -> FaceResult:
+def read_numbered(crop: np.ndarray, mask: np.ndarray | None = None) -> FaceResult:
+    """The standard set's reading of a numbered die (d4, d6, d8, d10, d12, d20).
+
+    crop: HxWx3 uint8 BGR, one die, any rotation; mask: HxW uint8 (non-zero = the die, from the
+    detector) or None (the die's silhouette is found in the crop). The die type comes from its shape
+    (shape.die_type_by_shape: P(type)) and the value from the up face's numeral (numerals.py's CNN
+    on numerals.face_patch: P(value | type) = the net's probability of the classes printing that
+    value on that type, not renormalised, so a face showing no numeral of that die keeps it low).
+    The reading is the (type, value) of highest P(type) x P(value | type); that product is its
+    confidence, P(type) its type_confidence. A crop under MIN_SIDE px gets confidence 0.
+    Raises ValueError for a crop that is not a non-empty HxWx3 uint8 image, FileNotFoundError when
+    the shipped models are not built (`make models`)."""
+    from dicetower.vision import numerals, shape
+
+    square(crop)  # the crop's checks and message
+    if min(crop.shape[:2]) < MIN_SIDE:
+        return FaceResult("d6", None, 0.0, type_confidence=0.0)
+    types = shape.die_type_by_shape(crop, mask).proba
+    proba = numerals.numeral_proba([numerals.face_patch(crop, mask)])[0]
+    joint = {(t, v): p_type * p_value for t, p_type in types.items()
+             for v, p_value in numerals.values_from_proba(proba, t).items()}
+    die_type, value = max(joint, key=joint.__getitem__)
+    return FaceResult(die_type, value, float(joint[die_type, value]), type_confidence=float(types[die_type]))
+
+
+def classify_crop(crop_bgr: np.ndarray, die_set: str | None = None, mask: np.ndarray | None = None) -> FaceResult:
     """Die type and face of one die crop.
 
     crop_bgr: HxWx3 uint8 BGR, one die roughly centred, the die filling most of it, any rotation,
     top-down view. die_set: None / "standard" for the shipped models, or a calibrated set's name.
+    mask: HxW uint8 (non-zero = the die, e.g. detect.DieBody.mask) or None.
     Returns FaceResult (result.unsure => the caller flags the die, GEN-D01; a crop under MIN_SIDE
     px gets confidence 0). Raises DieSetError for an unknown die set, ValueError for a crop that is
     not a non-empty HxWx3 image."""
-    return load_die_set(die_set).classify(crop_bgr)
+    return load_die_set(die_set).classify(crop_bgr, mask)

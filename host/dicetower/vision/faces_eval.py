@@ -53,6 +53,49 @@ def fickett_tiles(root: Path, die_type: str, clean: bool = True) -> list[Labelle
     return out
 
 
+def realdice_crop(image: np.ndarray) -> np.ndarray | None:
+    """Evaluation only: the realdice_d20 die (the one blue die in a dome roller) cut out of a
+    640x480 frame by its colour (HSV hue 95-130, saturation >= 90, value >= 60; largest blob), a
+    square of 1.25 x its box, or None when no blue blob of 400 px or more is found. The reader's own
+    detection (detect.py) is measured separately; this isolates the face classifier."""
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    m = ((hsv[..., 0] >= 95) & (hsv[..., 0] <= 130) & (hsv[..., 1] >= 90) & (hsv[..., 2] >= 60)).astype(np.uint8)
+    m = cv2.morphologyEx(m * 255, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(m)
+    if n < 2 or stats[1:, 4].max() < 400:
+        return None
+    x, y, w, h, _ = stats[1 + int(np.argmax(stats[1:, 4]))]
+    side, cx, cy = int(max(w, h) * 1.25), x + w // 2, y + h // 2
+    return image[max(0, cy - side // 2):cy + side // 2, max(0, cx - side // 2):cx + side // 2]
+
+
+def realdice_crops(root: Path, step: int = 1) -> list[tuple[np.ndarray, str, int]]:
+    """(crop, "d20", value) for every step-th labelled realdice_d20 photo whose die realdice_crop
+    finds (evaluation only: the source has no licence)."""
+    out = []
+    for r in list(csv.DictReader((root / "labels.csv").open()))[::step]:
+        img = cv2.imread(str(root / r["image"]))
+        crop = None if img is None else realdice_crop(img)
+        if crop is not None:
+            out.append((crop, "d20", int(r["value"])))
+    return out
+
+
+def numerals_given_type(crops: list[tuple[np.ndarray, str, int | None]], name: str) -> str:
+    """The numeral net alone, told the true die type (numerals.value_proba): isolates the value
+    reading from the die-type cue."""
+    from dicetower.vision.numerals import face_patch, value_proba
+
+    results, ms = [], []
+    for crop, die_type, value in crops:
+        t = time.perf_counter()
+        proba = value_proba(face_patch(crop), die_type)
+        ms.append(1000 * (time.perf_counter() - t))
+        best = max(proba, key=proba.__getitem__)
+        results.append((best == value, proba[best] >= UNSURE_BELOW, proba[best]))
+    return _summary(name, results, ms)
+
+
 def _summary(name: str, results: list[tuple[bool, bool, float]], ms: list[float]) -> str:
     """results: (right, sure, confidence) per die."""
     right = np.array([r for r, _, _ in results])
@@ -103,8 +146,9 @@ def main() -> None:
     fickett = data / "fickett_poly_tiles"
     for die_type in ("d4", "d6", "d8", "d12", "d20"):
         tiles = fickett_tiles(fickett, die_type)
-        print(standard_on([(t.crop, die_type, t.face.value) for t in tiles[::3]],
-                          f"standard set, fickett {die_type} (value)", type_only=False))
+        crops = [(t.crop, die_type, t.face.value) for t in tiles[::3]]
+        print(standard_on(crops, f"standard set, fickett {die_type} (value)", type_only=False))
+        print(numerals_given_type(crops, f"numeral net given the type, fickett {die_type}"))
         print(calibration_on(tiles, args.per_face, f"calibrated fickett {die_type}"))
     lurig = []
     for r in csv.DictReader((data / "lurig_dietype" / "labels.csv").open()):
@@ -112,12 +156,9 @@ def main() -> None:
         if img is not None:
             lurig.append((img, r["die_type"], None))
     print(standard_on(lurig, "standard set, lurig_dietype (die type only)", type_only=True))
-    realdice = []
-    for r in list(csv.DictReader((data / "realdice_d20" / "labels.csv").open()))[::2]:
-        img = cv2.imread(str(data / "realdice_d20" / r["image"]))
-        if img is not None:
-            realdice.append((img, "d20", int(r["value"])))
-    print(standard_on(realdice, "standard set, realdice_d20 (whole frame, value)", type_only=False))
+    crops = realdice_crops(data / "realdice_d20")
+    print(standard_on(crops, "standard set, realdice_d20 (die cut by colour)", type_only=False))
+    print(numerals_given_type(crops, "numeral net given the type, realdice_d20"))
 
 
 if __name__ == "__main__":

@@ -66,7 +66,7 @@ def load_net(directory: Path | None = None) -> NumeralNet:
                 raise FileNotFoundError(f"numeral model file {f} is missing: run `make models`")
         meta = json.loads(meta_path.read_text())
         net = cv2.dnn.readNetFromONNX(str(onnx))
-        _NET = NumeralNet(net, list(meta["classes"]), float(meta["temperature"]), directory, meta)
+        _NET = NumeralNet(net, list(meta["classes"]), float(meta["temperature"]), directory, meta.get("meta", {}))
         return _NET
 
 
@@ -184,14 +184,22 @@ DIE_FACES = {"d4": {v: (f"d4:{v}",) for v in range(1, 5)},
              "d10": {**{v: (str(v),) for v in range(1, 10)}, 10: ("0", "10")}}
 
 
-def value_proba(patch: np.ndarray, die_type: str) -> dict[int, float]:
-    """Probability of each face value (1..N) of a die_type die for one face patch (face_patch):
-    the numeral net's probabilities of the classes that print that value (a d10's 10 is "0" or
-    "10", GEN-D02; a d4 reads its top vertex), NOT renormalised: what the net gives to blank,
-    symbol or other dice's numerals stays out, so a face that shows no numeral of this die keeps a
-    low confidence. Raises ValueError for a die type other than d4, d6, d8, d10, d12, d20."""
+def values_from_proba(proba: np.ndarray, die_type: str) -> dict[int, float]:
+    """Probability of each face value (1..N) of a die_type die from the numeral net's class
+    probabilities (K,) of one patch: the probabilities of the classes that print that value (a
+    d10's 10 is "0" or "10", GEN-D02; a d4 reads its top vertex), NOT renormalised: what the net
+    gives to blank, symbol or other dice's numerals stays out, so a face that shows no numeral of
+    this die keeps a low confidence. Raises ValueError for a die type other than d4, d6, d8, d10,
+    d12, d20."""
     if die_type not in DIE_FACES:
         raise ValueError(f"the numeral net reads {', '.join(DIE_FACES)}, not {die_type!r}")
-    p = numeral_proba([patch])[0]
     index = {c: i for i, c in enumerate(numeral_classes())}
-    return {v: float(sum(p[index[c]] for c in cs)) for v, cs in DIE_FACES[die_type].items()}
+    return {v: float(sum(proba[index[c]] for c in cs)) for v, cs in DIE_FACES[die_type].items()}
+
+
+def value_proba(patch: np.ndarray, die_type: str) -> dict[int, float]:
+    """values_from_proba of one face patch (face_patch): {value: probability} over the faces of a
+    die_type die. Raises ValueError for an unknown die type or a bad patch."""
+    if die_type not in DIE_FACES:
+        raise ValueError(f"the numeral net reads {', '.join(DIE_FACES)}, not {die_type!r}")
+    return values_from_proba(numeral_proba([patch])[0], die_type)
