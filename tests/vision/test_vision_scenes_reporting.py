@@ -120,7 +120,7 @@ class UnsureClassifier:
     def __init__(self):
         self.crops: list[np.ndarray] = []
 
-    def __call__(self, crop, die_set=None):
+    def __call__(self, crop, die_set=None, mask=None):
         self.crops.append(crop)
         return FaceResult("d20", 7, 0.3)
 

@@ -126,8 +126,9 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
     image: HxWx3 uint8 BGR; reference: the empty tray, same shape, or None; die sides between
     min_side_frac and max_side_frac of the frame's long side (0.03: 25 dice on a 640x480 tray are
     about 25 px across). Without a reference, a blob larger
-    than a quarter of the frame is either one large die or a container (a tray, a dice dome's floor)
-    holding smaller dice: see _dice_inside. Touching dice (one blob with a waist) are split at the
+    than a quarter of the frame and cut by its border is no whole die but a container (a tray, a
+    dice dome's floor): the dice it holds are found by _dice_inside; a large blob inside the frame is
+    one large die (a close-up). Touching dice (one blob with a waist) are split at the
     waist (_split_touching). Each body carries its ground_share and cut (see DieBody), the evidence
     the reader weighs to tell a die from a piece of the scene.
     Raises ValueError when reference's shape differs from image's."""
@@ -150,12 +151,12 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
         side = max(w, h)
         if not min_side_frac * long_side <= side <= max_side_frac * long_side:
             continue
-        if side > 0.25 * long_side and reference is None:
-            cut = x == 0 or y == 0 or x + w >= small.shape[1] or y + h >= small.shape[0]
+        cut = x == 0 or y == 0 or x + w >= small.shape[1] or y + h >= small.shape[0]
+        if side > 0.25 * long_side and cut and reference is None:
             # the blob's box with a margin: a die lying on the container's rim is partly outside the blob
             gx, gy = max(0, x - w // 8), max(0, y - h // 8)
             gw, gh = min(small.shape[1], x + w + w // 8) - gx, min(small.shape[0], y + h + h // 8) - gy
-            inside = _dice_inside(small[gy:gy + gh, gx:gx + gw], ground, s, cut)
+            inside = _dice_inside(small[gy:gy + gh, gx:gx + gw], ground, s)
             if inside:
                 bodies += [DieBody((bx + int(gx * f), by + int(gy * f), bw, bh), m) for (bx, by, bw, bh), m in inside]
                 continue
@@ -227,34 +228,26 @@ def _iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
     return inter / max(1, a[2] * a[3] + b[2] * b[3] - inter)
 
 
-#: Inside a large blob, a region whose side is at most this fraction of a larger region holding it is a
-#: die lying in a container (the larger is a tray or a dome's floor); a larger one is a part of a die
-#: (a face, a numeral's surround). Numerals measured 0.2..0.4 of their die's side, so a blob that may
-#: be one whole large die asks dice inside it to be smaller than that; a blob cut by the frame's border
-#: is no whole die, and any die-sized region inside it (sides up to 0.4 of it) is a die.
-PART_OF = 0.2
-PART_OF_CUT = 0.5
-#: A blob cut by the frame's border is a container, and the dice it holds are at most this fraction of
-#: its side (a larger region in it is its floor); a blob that may be one large die is searched for
-#: regions up to 0.6 of its side, its parts, to tell it from a container.
+#: Inside a container (a large blob cut by the frame's border: no whole die), a region whose side is at
+#: most this fraction of a larger region holding it is a die lying in it (the larger is a floor or a
+#: tray); a larger one is a part of a die (a face, a numeral's surround).
+PART_OF = 0.5
+#: The dice a container holds are at most this fraction of its side (a larger region in it is its floor).
 DIE_IN_CONTAINER = 0.4
 
 
-def _dice_inside(blob: np.ndarray, ground: _Ground, s: float,
-                 cut: bool) -> list[tuple[tuple[int, int, int, int], np.ndarray]]:
-    """The dice a large blob holds when it is a container, [] when it is one large die (or holds none).
+def _dice_inside(blob: np.ndarray, ground: _Ground, s: float) -> list[tuple[tuple[int, int, int, int], np.ndarray]]:
+    """The dice a container holds (a large blob cut by the frame's border: a dice dome's floor, a tray).
     blob: hxwx3 uint8 BGR, the blob's box (with a margin) in the frame analysed at scale s (frame px =
     px / s). Candidate regions are MSER regions (stable under thresholding, so a die's outline against
     what is around it) of the L, a, b and saturation channels; a candidate must be compact (convex
-    hull >= 0.55 of its box, aspect <= 1.6, side from 0.08 of the blob's to DIE_IN_CONTAINER when
-    the blob is cut by the frame's border, else 0.6), of a colour rare in the
-    frame (ground share, counted over the whole frame, <= GROUND_SHARE_RARE: no floor, wall or tray
-    colour), and busier than the blob on average (mean gradient of L: a die's face has marks and
-    edges, a patch of floor is smooth). Overlapping candidates keep the busiest; a candidate holding a
-    smaller one (<= part_of of its side) is the container, not a die; a candidate inside a larger one
-    is a part of it. The blob is a container when a candidate is at most part_of of its side
-    (PART_OF_CUT when cut, else PART_OF). Returns (box in frame px relative to the blob's corner, hull mask over
-    the box) per die."""
+    hull >= 0.55 of its box, aspect <= 1.6, side from 0.08 to DIE_IN_CONTAINER of the blob's), of a
+    colour rare in the frame (ground share, counted over the whole frame, <= GROUND_SHARE_RARE: no
+    floor, wall or tray colour), and busier than the blob on average (mean gradient of L: a die's
+    face has marks and edges, a patch of floor is smooth). Overlapping candidates keep the busiest; a
+    candidate holding a smaller one (<= PART_OF of its side) is a floor, not a die; a candidate
+    inside a larger one is a part of it. Returns (box in frame px relative to the blob's corner, hull
+    mask over the box) per die, [] when none."""
     h, w = blob.shape[:2]
     long_side = max(h, w)
     lab = cv2.cvtColor(blob, cv2.COLOR_BGR2LAB)
@@ -262,8 +255,7 @@ def _dice_inside(blob: np.ndarray, ground: _Ground, s: float,
     grey = lab[..., 0].astype(np.float32)
     texture = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
     busy = float(texture.mean())  # a die's face (marks, edges) is busier than its container on average
-    part_of = PART_OF_CUT if cut else PART_OF
-    lo, hi = 0.08 * long_side, (DIE_IN_CONTAINER if cut else 0.6) * long_side
+    lo, hi = 0.08 * long_side, DIE_IN_CONTAINER * long_side
     mser = cv2.MSER_create(5, int(0.5 * lo * lo), int(hi * hi))
     cands: list[tuple[float, tuple[int, int, int, int], np.ndarray]] = []
     for channel in (lab[..., 0], lab[..., 1], lab[..., 2], sat):  # MSER finds dark and light regions
@@ -280,10 +272,12 @@ def _dice_inside(blob: np.ndarray, ground: _Ground, s: float,
             area = cv2.countNonZero(m)
             if area < 0.55 * bw * bh:
                 continue
+            marks = float(texture[y:y + bh, x:x + bw][m > 0].mean())
+            if marks < busy:
+                continue
             share = ground.share(np.median(lab[y:y + bh, x:x + bw][m > 0].astype(np.float32), axis=0),
                                  area / (s * s))
-            marks = float(texture[y:y + bh, x:x + bw][m > 0].mean())
-            if share <= GROUND_SHARE_RARE and marks >= busy:
+            if share <= GROUND_SHARE_RARE:
                 cands.append((-marks, (int(x), int(y), int(bw), int(bh)), m))
     cands.sort(key=lambda c: c[0])
     kept: list[tuple[float, tuple[int, int, int, int], np.ndarray]] = []
@@ -294,10 +288,10 @@ def _dice_inside(blob: np.ndarray, ground: _Ground, s: float,
     def holds(outer: tuple[int, int, int, int], inner: tuple[int, int, int, int]) -> bool:
         return max(inner[2:]) < max(outer[2:]) and _overlap(inner, outer) > 0.6
 
-    kept = [k for k in kept if not any(holds(k[1], o[1]) and max(o[1][2:]) <= part_of * max(k[1][2:]) for o in kept)]
+    kept = [k for k in kept if not any(holds(k[1], o[1]) and max(o[1][2:]) <= PART_OF * max(k[1][2:]) for o in kept)]
     kept = [o for o in kept if not any(holds(k[1], o[1]) for k in kept)]
-    if not any(max(k[1][2:]) <= part_of * long_side for k in kept):
-        return []  # nothing die-sized inside: the blob is one large die, or holds none
+    if not kept:
+        return []  # no die inside
     f = 1.0 / s
     out = []
     for _, (x, y, bw, bh), m in kept:
