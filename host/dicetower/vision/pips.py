@@ -47,6 +47,8 @@ PERPENDICULAR_FACES = 1.3
 SIDE_REACH_DIAMETERS = 5.0  # a die's side faces lie within about one face side (~5 pip diameters) of its top face
 MAX_SPLIT_PIPS = 9  # pips searched at once when splitting a tangle (time grows as C(n, 6))
 CENTRE_FRACTION = 0.5  # a 2's or 4's centre with pip response above this fraction of the threshold: a faint pip
+FACE_MARGIN = 0.6  # a face's pips lie within its layout's square grown by this many pitches (pip edge + slack)
+NEAR_FACE = 2.5  # pitches from a face's centre within which a frontal pip left out puts its reading in doubt
 AMBIGUOUS_CAP = 0.6  # confidence cap of a face split from pips that could also be its own
 SEAM_FRACTION = 0.8  # a seam between faces or dice: pip response above this fraction of the pip threshold
 #: face_roughness of the face around 1..3 pips: up to this, plain (die faces measured 0.02, 99% under
@@ -128,11 +130,11 @@ def surround_snr(gray: np.ndarray, x: float, y: float, radius: float) -> float:
     h, w = gray.shape
     x0, x1 = max(int(x - r_out) - 1, 0), min(int(x + r_out) + 2, w)
     y0, y1 = max(int(y - r_out) - 1, 0), min(int(y + r_out) + 2, h)
-    win = gray[y0:y1, x0:x1].astype(np.float32)
-    yy, xx = np.mgrid[y0:y1, x0:x1]
-    d = np.hypot(xx - x, yy - y)
-    ring = win[(d > 1.3 * radius) & (d < r_out)]
-    inner = win[d < max(0.5 * radius, 1.5)]
+    win = gray[y0:y1, x0:x1]
+    yy, xx = np.ogrid[y0:y1, x0:x1]
+    d2 = (xx - x) ** 2 + (yy - y) ** 2
+    ring = win[(d2 > (1.3 * radius) ** 2) & (d2 < r_out * r_out)].astype(np.float32)
+    inner = win[d2 < max(0.5 * radius, 1.5) ** 2]
     if ring.size < 8 or inner.size == 0:
         return 0.0
     med = float(np.median(ring))
@@ -320,8 +322,27 @@ def layout_fit(group: list[Pip]) -> tuple[float, np.ndarray | None]:
         middle = 3 - int(i) - int(j)
         mid = (pts[i] + pts[j]) / 2
         return float(np.linalg.norm(pts[middle] - mid) / max(d[i, j] / 2, 1e-6)), None
-    # 4..6 pips: the affine map from the canonical layout that fits best, over the assignments a
-    # convex pattern allows (pips ordered around the centre; for 6, two columns of three)
+    err, sol = _layout_map(pts)
+    if n == 6:  # dice space a six's rows unlike its columns: its layout does not fix the face's shape
+        return err, None
+    linear = sol[:2, :]  # image point = canonical point (row vector) @ linear + offset
+    shape = linear.T @ linear
+    return err, shape / max(float(np.linalg.eigvalsh(shape)[-1]), 1e-9)
+
+
+def _layout_map(pts: np.ndarray) -> tuple[float, np.ndarray]:
+    """The affine map from the canonical d6 layout of len(pts) pips (2..6, pts: Nx2 px) that fits the
+    pip centres best: (RMS error in pitches, 3x2 map M, image point = [u v 1] @ M). For 2 and 3 the
+    similarity taking the layout's diagonal onto the outer two pips; for 4..6 the least-squares affine
+    map over the assignments a convex pattern allows (pips ordered around the centre; for 6, two
+    columns of three)."""
+    n = len(pts)
+    if n <= 3:
+        d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
+        i, j = np.unravel_index(np.argmax(d), d.shape)
+        half = (pts[j] - pts[i]) / 2  # canonical (1, 1) - centre
+        rot = np.array([[half[0] + half[1], half[1] - half[0]], [half[0] - half[1], half[0] + half[1]]]) / 2
+        return 0.0, np.vstack([rot, (pts[i] + pts[j]) / 2])
     orders = np.array(list(_six_orders(pts) if n == 6 else _ring_orders(pts, centre_pip=n == 5)))
     A, A_pinv = _LAYOUT_DESIGN[n]
     dst = pts[orders]  # (orders, n, 2)
@@ -330,11 +351,22 @@ def layout_fit(group: list[Pip]) -> tuple[float, np.ndarray | None]:
     pitch = np.sqrt(np.abs(np.linalg.det(sol[:, :2, :]))) + 1e-6
     errs = np.sqrt((resid ** 2).sum(axis=2).mean(axis=1)) / pitch
     k = int(errs.argmin())
-    if n == 6:  # dice space a six's rows unlike its columns: its layout does not fix the face's shape
-        return float(errs[k]), None
-    linear = sol[k, :2, :]  # image point = canonical point (row vector) @ linear + offset
-    shape = linear.T @ linear
-    return float(errs[k]), shape / max(float(np.linalg.eigvalsh(shape)[-1]), 1e-9)
+    return float(errs[k]), sol[k]
+
+
+def _face_reach(part: list[Pip], p: Pip) -> float:
+    """How far pip p lies from the face of part (1..6 pips), in pitches of its d6 layout: the larger
+    canonical coordinate of p through the part's layout map (the face's own pips lie at 1 or less, its
+    edge at about 1.6); for a lone pip, its distance over 1.5 pip diameters."""
+    if len(part) == 1:
+        q = part[0]
+        return math.hypot(p.x - q.x, p.y - q.y) / (1.5 * q.diameter)
+    _, m = _layout_map(np.array([[q.x, q.y] for q in part]))
+    linear = m[:2, :]
+    if abs(float(np.linalg.det(linear))) < 1e-6:
+        return 0.0
+    u, v = np.linalg.solve(linear.T, np.array([p.x, p.y]) - m[2])
+    return max(abs(float(u)), abs(float(v)))
 
 
 def _pip_cov(p: Pip) -> np.ndarray:
@@ -508,9 +540,10 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
     top face) split into faces: repeatedly take the largest subset that fits a d6 layout with confidence
     >= sure, looking first among the pips about as frontal as the most frontal one, and in a tangle of
     more than MAX_SPLIT_PIPS pips among the nearest ones; what is left stays one group.
-    Returns (face pips, ambiguous): ambiguous when a pip left out looks as frontal as the face's own
-    and does not sit where a side face would, or lies inside the face's pip pattern (a pip may be
-    missing or extra), so the reading must not be given as sure."""
+    Returns (face pips, ambiguous): ambiguous when a pip left out lies on the face (_face_reach within
+    1 + FACE_MARGIN pitches: it may be one of the face's pips), or near it (within NEAR_FACE pitches)
+    looking as frontal as the face's own pips and not where a side face would be (the face may have
+    been cut from the wrong pips), so the reading must not be given as sure."""
     if face_confidence(group, thr) >= sure:
         return [(group, False)]
     rest = sorted(group, key=lambda p: -p.area * p.roundness)
@@ -550,11 +583,10 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
     out: list[tuple[list[Pip], bool]] = []
     for part in parts:
         typical = float(np.median([p.area * p.roundness for p in part]))
-        cx, cy = _centre(part)
-        span = max(math.hypot(p.x - cx, p.y - cy) for p in part)
         others = [p for p in group if p not in part]
-        out.append((part, any((p.area * p.roundness >= 0.6 * typical and not _is_side_face([p], part))
-                              or math.hypot(p.x - cx, p.y - cy) < 0.75 * span  # inside the face's pattern
+        out.append((part, any(_face_reach(part, p) <= 1.0 + FACE_MARGIN
+                              or (_face_reach(part, p) <= NEAR_FACE and p.area * p.roundness >= 0.6 * typical
+                                  and not _is_side_face([p], part))
                               for p in others)))
     return out
 
