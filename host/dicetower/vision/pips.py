@@ -49,7 +49,8 @@ MAX_SPLIT_PIPS = 9  # pips searched at once when splitting a tangle (time grows 
 CENTRE_FRACTION = 0.5  # a 2's or 4's centre with pip response above this fraction of the threshold: a faint pip
 FACE_MARGIN = 0.6  # a face's pips lie within its layout's square grown by this many pitches (pip edge + slack)
 NEAR_FACE = 2.5  # pitches from a face's centre within which a frontal pip left out puts its reading in doubt
-AMBIGUOUS_CAP = 0.6  # confidence cap of a face split from pips that could also be its own
+AMBIGUOUS_CAP = 0.6
+LEFTOVER_FACE = 0.5  # pips left over from a split stay one face when they fit one at least this well  # confidence cap of a face split from pips that could also be its own
 SEAM_FRACTION = 0.8  # a seam between faces or dice: pip response above this fraction of the pip threshold
 #: face_roughness of the face around 1..3 pips: up to this, plain (die faces measured 0.02, 99% under
 #: 0.035 for 2s and 3s, 0.10 for 1s); above it the reading loses confidence (a blurred 2 or 3 stays,
@@ -539,7 +540,9 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
     """A pip group that is not one clean d6 face (touching dice, or a side face's pips linked to the
     top face) split into faces: repeatedly take the largest subset that fits a d6 layout with confidence
     >= sure, looking first among the pips about as frontal as the most frontal one, and in a tangle of
-    more than MAX_SPLIT_PIPS pips among the nearest ones; what is left stays one group.
+    more than MAX_SPLIT_PIPS pips among the nearest ones; what is left stays one group when it fits a
+    layout with confidence >= LEFTOVER_FACE, else each left-over pip is a face of its own (a 1, a side
+    face's pip: a 1 is not joined to a side pip into a "2").
     Returns (face pips, ambiguous): ambiguous when a pip left out lies on the face (_face_reach within
     1 + FACE_MARGIN pitches: it may be one of the face's pips), or near it (within NEAR_FACE pitches)
     looking as frontal as the face's own pips and not where a side face would be (the face may have
@@ -578,8 +581,11 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
             continue
         parts.append(found)
         rest = [p for p in rest if p not in found]
-    if rest or unplaced:
-        parts.append(unplaced + rest)
+    leftover = unplaced + rest
+    if leftover and face_confidence(leftover, thr) >= LEFTOVER_FACE:
+        parts.append(leftover)
+    else:  # pips that make no face together: each its own (a die's 1, a side face's pip)
+        parts += [[p] for p in leftover]
     out: list[tuple[list[Pip], bool]] = []
     for part in parts:
         typical = float(np.median([p.area * p.roundness for p in part]))
