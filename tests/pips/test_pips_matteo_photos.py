@@ -75,3 +75,34 @@ def test_six_with_merged_or_crowded_pips_reads_six(image, centre):
     faces = read_faces(gray, "dark", KERNEL_PX)
     near = [f for f in faces if abs(f.centre[0] - centre[0]) < 20 and abs(f.centre[1] - centre[1]) < 20]
     assert [f.value for f in near] == [6]
+
+
+def _read(image: str) -> list[dict]:
+    gray = cv2.cvtColor(cv2.imread(str(MATTEO / image)), cv2.COLOR_BGR2GRAY)
+    return [{"box": list(f.box), "confidence": f.confidence, "value": f.value,
+             "sure": f.confidence >= UNSURE_BELOW and not f.cocked} for f in read_faces(gray, "dark", KERNEL_PX)]
+
+
+@needs_shared
+def test_touching_fours_beside_a_side_face_are_both_sure():
+    """Train/four_43: of its five 4s, two touch, the upper die's side face (four flat pips) between them."""
+    image = "images/Train/four_43.jpg"
+    pairs = match(load_labels(MATTEO)[image], _read(image))
+    assert [(lab["value"], die and die["value"], die and die["sure"]) for lab, die in pairs] == [("4", 4, True)] * 5
+
+
+@needs_shared
+def test_a_one_beside_its_blurred_side_face_reads_one():
+    """Train/dice_26: a close-up die's 1 lies next to three smeared pips of its side face."""
+    image = "images/Train/dice_26.jpg"
+    die = match([r for r in load_labels(MATTEO)[image] if float(r["x"]) > 500], _read(image))[0][1]
+    assert die is not None and die["value"] == 1
+
+
+@needs_shared
+def test_an_oblique_side_face_is_no_extra_die():
+    """Train/dice_17: one die shows its top 1 and, seen obliquely, its side 4; two dice are labelled."""
+    image = "images/Train/dice_17.jpg"
+    dice = _read(image)
+    matched = [die for _, die in match(load_labels(MATTEO)[image], dice) if die is not None]
+    assert [d for d in dice if d["sure"] and d not in matched] == []
