@@ -19,7 +19,7 @@ Classifier = Callable[..., Any]
 
 
 def _face_classifier(die_set: str | None) -> Classifier | None:
-    """faces.classify_crop(crop_bgr, die_set) -> FaceResult when the face classifier is installed and
+    """faces.classify_crop(crop_bgr, die_set, mask) -> FaceResult when the face classifier is installed and
     the die set (None = the shipped "standard" set) loads; None otherwise (pip d6 only).
     Raises faces.DieSetError when a named die set does not exist."""
     try:
@@ -134,12 +134,13 @@ class DiceReader:
         return [f for f in faces if id(f) not in given_way], kept
 
     def _classified(self, image: np.ndarray, body: DieBody) -> DieReading:
-        """Read one die body with faces.classify_crop (unsure when the classifier is)."""
+        """Read one die body with faces.classify_crop, given the body's tight box and its mask (which
+        pixels of the crop are the die), unsure when the classifier is."""
         assert self.classify is not None
         x, y, w, h = body.box
         crop = image[y:y + h, x:x + w]
-        result = self.classify(crop, die_set=self.die_set)
-        mask = body.mask
+        mask = body.mask[:crop.shape[0], :crop.shape[1]]
+        result = self.classify(crop, die_set=self.die_set, mask=mask)
         body_px = crop[mask > 0] if (mask > 0).any() else crop.reshape(-1, 3)
         return DieReading(result.die_type, result.value, body.box, float(result.confidence),
                           colour=colour_name(body_px), face_colour=result.face_colour,
