@@ -2,17 +2,23 @@
 
 Works on dark pips on a light die (white die, black pips) and light pips on a dark die; nothing is
 tuned to one dice set: the pip mask comes from a morphological black-hat / top-hat whose threshold is
-Otsu's on each frame, and every distance is measured in pip diameters.
+Otsu's on each frame, and every distance is measured in pip diameters or pip pitches.
+
+Pips (find_pips): compact elliptical blobs on a plain surround. Pips merged into one blob by blur or
+close spacing are split apart at a higher threshold (_split_blob); a pip crowded by its neighbours
+or by blur (a weak pip, surround SNR 4..8) is read only beside strong ones.
 
 How a face is told from its neighbours: pips of one face share one size and one foreshortening, lie
 within ~4 pip diameters of each other and have clean die body between them (group_faces); a tangle
 of pips (touching dice, a top face linked to its side face) is split into the subsets that fit a d6
-layout (split_group). The face that looks most squarely at the camera (largest, roundest pips) is the
-top face; flatter pip groups beside or below it are the die's side faces (a camera looking obliquely
-sees them). Confidence comes from the affine fit to the d6 layout, the pips' foreshortening agreeing
-with the face's, pip size consistency and contrast; 1 to 3 pips must also sit on a plain face
-(face_roughness), since a glyph or a speck can look like a pip. A top face far more foreshortened
-than the other dice's is a die not lying flat: reported as cocked (GEN-D01).
+layout (split_group). The face that looks most squarely at the camera (largest, roundest pips or
+layout) is the top face; flatter pip groups beside or below it are the die's side faces (a camera
+looking obliquely sees them). Confidence comes from the affine fit to the d6 layout, the pips' shape
+agreeing with the face's foreshortening plus at most a motion-blur streak (blur_ratio), pip size
+consistency and contrast; 1 to 3 pips must also sit on a plain face (face_roughness), since a glyph
+or a speck can look like a pip, and a 2 or 4 must have a bare centre (no faint pip of a 3 or 5).
+A top face far more foreshortened than the other dice's is a die not lying flat: reported as cocked
+(GEN-D01).
 """
 
 from __future__ import annotations
@@ -49,8 +55,8 @@ MAX_SPLIT_PIPS = 9  # pips searched at once when splitting a tangle (time grows 
 CENTRE_FRACTION = 0.5  # a 2's or 4's centre with pip response above this fraction of the threshold: a faint pip
 FACE_MARGIN = 0.6  # a face's pips lie within its layout's square grown by this many pitches (pip edge + slack)
 NEAR_FACE = 2.5  # pitches from a face's centre within which a frontal pip left out puts its reading in doubt
-AMBIGUOUS_CAP = 0.6
-LEFTOVER_FACE = 0.5  # pips left over from a split stay one face when they fit one at least this well  # confidence cap of a face split from pips that could also be its own
+AMBIGUOUS_CAP = 0.6  # confidence cap of a face split from pips that could also be its own
+LEFTOVER_FACE = 0.5  # pips left over from a split stay one face when they fit one at least this well
 SEAM_FRACTION = 0.8  # a seam between faces or dice: pip response above this fraction of the pip threshold
 #: face_roughness of the face around 1..3 pips: up to this, plain (die faces measured 0.02, 99% under
 #: 0.035 for 2s and 3s, 0.10 for 1s); above it the reading loses confidence (a blurred 2 or 3 stays,
