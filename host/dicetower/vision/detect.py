@@ -108,16 +108,22 @@ def _table_distance(small: np.ndarray, reference: np.ndarray | None) -> np.ndarr
     if reference is not None:
         ref = cv2.resize(reference, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_AREA)
         table = cv2.cvtColor(cv2.GaussianBlur(ref, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
-        return np.sqrt(((lab - table) ** 2).sum(axis=2))
+        return _lab_distance(lab, table)
     h, w = lab.shape[:2]
     b = max(2, int(0.04 * min(h, w)))
     border = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3),
                              lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3)])
-    d_global = np.sqrt(((lab - np.median(border, axis=0)) ** 2).sum(axis=2))
+    d_global = _lab_distance(lab, np.median(border, axis=0))
     tiny = cv2.medianBlur(cv2.resize(small, None, fx=1 / 8, fy=1 / 8, interpolation=cv2.INTER_AREA), 5)
     local = cv2.cvtColor(cv2.resize(tiny, (w, h), interpolation=cv2.INTER_LINEAR), cv2.COLOR_BGR2LAB).astype(np.float32)
-    d_local = np.sqrt(((lab - local) ** 2).sum(axis=2))
-    return np.maximum(0.5 * d_global, d_local)
+    return cv2.max(0.5 * d_global, _lab_distance(lab, local))
+
+
+def _lab_distance(lab: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Euclidean distance (HxW float32) between HxWx3 float32 Lab pixels and table: HxWx3 or one
+    colour (3,)."""
+    diff = lab - table.astype(np.float32)
+    return cv2.sqrt(cv2.transform(diff * diff, np.ones((1, 3), np.float32)))
 
 
 def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
@@ -191,8 +197,9 @@ class _Ground:
     def share(self, colour: np.ndarray, area_px: float, outside: np.ndarray | None = None) -> float:
         """Pixels (of the frame, or of its `outside` part: 160-px bool mask) within GROUND_LAB of colour
         (Lab, 3), per px of a body of area_px frame px."""
-        lab = self.lab if outside is None else self.lab[outside]
-        near = int((np.abs(lab - colour).sum(axis=-1) < GROUND_LAB).sum())
+        lab = self.lab if outside is None else self.lab[outside][:, None, :]
+        l1 = cv2.transform(cv2.absdiff(lab, np.full(lab.shape, colour, np.float32)), np.ones((1, 3), np.float32))
+        near = cv2.countNonZero((l1 < GROUND_LAB).astype(np.uint8))
         return near / max(1.0, area_px * self.s * self.s)
 
     def measure(self, bodies: list[DieBody]) -> list[DieBody]:
