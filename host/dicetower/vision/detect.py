@@ -148,7 +148,7 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
     se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     mask = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, se), cv2.MORPH_OPEN, se)
     long_side = max(small.shape[:2])
-    ground = _Ground(image)
+    ground = _Ground(image, small, s)
     bodies: list[DieBody] = []
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
     f = 1.0 / s
@@ -186,13 +186,16 @@ GROUND_SHARE_RARE = 1.0
 
 
 class _Ground:
-    """The frame at 160 px (long side) in Lab, to tell how common a colour is in it (DieBody.ground_share)."""
+    """The frame at 160 px (long side) in Lab, to tell how common a colour is in it (DieBody.ground_share).
+    image: the frame (HxWx3 uint8 BGR); small: the same frame already scaled by s_small (<= 1), from
+    which the 160-px copy is made (a 12 MP frame is not read twice)."""
 
-    def __init__(self, image: np.ndarray):
+    def __init__(self, image: np.ndarray, small: np.ndarray, s_small: float):
         self.image = image
         self.s = analysis_scale(image.shape, 160)
-        small = cv2.resize(image, None, fx=self.s, fy=self.s, interpolation=cv2.INTER_AREA) if self.s < 1 else image
-        self.lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+        f = self.s / s_small
+        tiny = cv2.resize(small, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else small
+        self.lab = cv2.cvtColor(tiny, cv2.COLOR_BGR2LAB).astype(np.float32)
 
     def share(self, colour: np.ndarray, area_px: float, outside: np.ndarray | None = None) -> float:
         """Pixels (of the frame, or of its `outside` part: 160-px bool mask) within GROUND_LAB of colour

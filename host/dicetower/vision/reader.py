@@ -5,6 +5,7 @@ face classifier of faces.py (`classify_crop`)."""
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 from typing import Any, Callable
 
 import cv2
@@ -13,9 +14,14 @@ import numpy as np
 from dicetower.readings import UNSURE_BELOW, DieReading
 
 from .colour import colour_name
-from .detect import DieBody, PipFace, find_die_bodies, find_pip_faces
+from .detect import DieBody, PipFace, analysis_scale, find_die_bodies, find_pip_faces
 
 Classifier = Callable[..., Any]
+
+#: Frames are read on a copy whose long side is at most this many px (a 12 MP photo is downscaled once;
+#: pips are found at 640 px or less, bodies at 320, and a die a tenth of the frame still gives the face
+#: classifier a 128 px crop); readings' boxes are given back in the frame's own px.
+READ_LONG_SIDE = 1280
 
 
 def _face_classifier(die_set: str | None) -> Classifier | None:
@@ -98,23 +104,36 @@ class DiceReader:
         A reading below confidence UNSURE_BELOW, or cocked (GEN-D01), is flagged unsure, not dropped.
         Raises ValueError on a frame that is not HxWx3 uint8."""
         check_image(image)
+        f = analysis_scale(image.shape, READ_LONG_SIDE)
+        if f == 1.0:
+            return in_reading_order(self._read(image, self.reference))
+        frame = cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+        reference = self.reference
+        if reference is not None and reference.shape == image.shape:
+            reference = cv2.resize(reference, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_AREA)
+        readings = [replace(r, box=clip_box(tuple(int(round(v / f)) for v in r.box), image.shape))  # type: ignore[arg-type]
+                    for r in self._read(frame, reference)]
+        return in_reading_order(readings)
+
+    def _read(self, image: np.ndarray, reference: np.ndarray | None) -> list[DieReading]:
+        """read() on a frame at most READ_LONG_SIDE px long (reference: the empty tray at that size)."""
         faces = [] if self.die_set is not None else find_pip_faces(image)
         bodies: list[DieBody] = []
         if self.classify is not None:
-            faces, bodies = self._numbered_bodies(image, faces)
+            faces, bodies = self._numbered_bodies(image, faces, reference)
         readings = [DieReading("d6", face.value, clip_box(face.box, image.shape), face.confidence,
                                colour=colour_name(body_pixels(image, face)), cocked=face.cocked)
                     for face in faces]
-        readings += [self._classified(image, body) for body in bodies]
-        return in_reading_order(readings)
+        return readings + [self._classified(image, body) for body in bodies]
 
-    def _numbered_bodies(self, image: np.ndarray, faces: list[PipFace]) -> tuple[list[PipFace], list[DieBody]]:
+    def _numbered_bodies(self, image: np.ndarray, faces: list[PipFace],
+                         reference: np.ndarray | None) -> tuple[list[PipFace], list[DieBody]]:
         """The pip faces that are pip dice and the die bodies to read with the face classifier.
         A body's part already read as a pip face (its sides, its shadow) is not read again; but "pips"
         much smaller than a die-like body holding them (MARKS_OF_A_DIE: a numeral's holes, speckles)
         are marks on that die, not a pip die, and give way to it when the pip reader is unsure of them
         (a sure face stays: a d6 showing 1 has one pip far smaller than its body)."""
-        bodies = find_die_bodies(image, self.reference)
+        bodies = find_die_bodies(image, reference)
         marks = {id(b): [f for f in faces if f.confidence < UNSURE_BELOW and _inside(f.box, b.box)
                          and max(f.box[2:]) < MARKS_OF_A_DIE * max(b.box[2:])] for b in bodies}
         marked = {id(f) for fs in marks.values() for f in fs}
@@ -127,7 +146,7 @@ class DiceReader:
         for body in bodies:
             if any(_overlaps(body.box, _grown(f.box, 0.5)) for f in pip_dice):
                 continue  # part of a pip die (its sides, its shadow) already read by its pips
-            if self.die_set is None and self.reference is None and not is_die_like(image, body, beside):
+            if self.die_set is None and reference is None and not is_die_like(image, body, beside):
                 continue
             kept.append(body)
         given_way = {id(f) for b in kept for f in marks[id(b)]}
