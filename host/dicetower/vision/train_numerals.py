@@ -184,12 +184,12 @@ def _chunk(args: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
     return patches, ys
 
 
-def make_dataset(n: int, seed: int = SEED, workers: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    """n face patches (n x PATCH x PATCH uint8, from face_patch on render_sample crops) and their
-    class indices (n,), classes in turn; sample i depends only on (seed, i), so the result does not
-    depend on `workers`."""
+def make_dataset(n: int, seed: int = SEED, workers: int = 2, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Face patches start..n-1 (n - start x PATCH x PATCH uint8, from face_patch on render_sample
+    crops) and their class indices, classes in turn; sample i depends only on (seed, i), so the
+    result depends on neither `workers` nor how the range is split."""
     step = 500
-    jobs = [(seed, s, min(step, n - s)) for s in range(0, n, step)]
+    jobs = [(seed, s, min(step, n - s)) for s in range(start, n, step)]
     if workers <= 1:
         parts = [_chunk(j) for j in jobs]
     else:
@@ -329,20 +329,26 @@ def export(net, out: Path, temperature: float, meta: dict) -> Path:
     return path
 
 
-def build_numerals(n: int = 14000, epochs: int = 6, out: Path | None = None, seed: int = SEED,
+def build_numerals(n: int = 40000, epochs: int = 16, out: Path | None = None, seed: int = SEED,
                    log=print, cache: Path | None = None) -> dict:
-    """Render n training patches (seed) and n // 6 held-out ones (seed + 1), train, fit the
+    """Render n training patches (seed) and 2000 held-out ones (seed + 1), train, fit the
     temperature on the held-out renders, export to out (default models/standard). cache: an .npz
     file keeping the rendered patches between runs (same n and seed: same data). Returns meta."""
     t0 = time.time()
+    n_held = max(len(CLASSES) * 20, 2000)
+    x = y = hx = hy = None
     if cache is not None and cache.is_file():
         with np.load(cache) as z:
-            x, y, hx, hy = z["x"], z["y"], z["hx"], z["hy"]
-    else:
+            if int(z["seed"]) == seed and len(z["hy"]) == n_held:
+                x, y, hx, hy = z["x"][:n], z["y"][:n], z["hx"], z["hy"]
+    if x is None:
         x, y = make_dataset(n, seed)
-        hx, hy = make_dataset(max(len(CLASSES) * 20, n // 6), seed + 1)
-        if cache is not None:
-            np.savez(cache, x=x, y=y, hx=hx, hy=hy)
+        hx, hy = make_dataset(n_held, seed + 1)
+    elif len(x) < n:  # extend the cached renders
+        more = make_dataset(n, seed, start=len(x))
+        x, y = np.concatenate([x, more[0]]), np.concatenate([y, more[1]])
+    if cache is not None:
+        np.savez(cache, x=x, y=y, hx=hx, hy=hy, seed=seed)
     log(f"numerals: {len(x)} training and {len(hx)} held-out renders in {time.time() - t0:.0f} s")
     t1 = time.time()
     net = train(x, y, epochs, log=log)
@@ -367,8 +373,8 @@ def build_numerals(n: int = 14000, epochs: int = 6, out: Path | None = None, see
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=14000, help="training renders (default 14000)")
-    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--n", type=int, default=40000, help="training renders (default 40000)")
+    ap.add_argument("--epochs", type=int, default=16)
     ap.add_argument("--cache", type=Path, default=None, help="keep the rendered patches in this .npz")
     ap.add_argument("--out", type=Path, default=None, help="output folder (default models/standard)")
     args = ap.parse_args()
