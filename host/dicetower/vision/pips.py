@@ -655,7 +655,11 @@ def face_roughness(group: list[Pip], gray: np.ndarray) -> float:
         return math.inf
     med = float(np.median(ring))
     contrast = abs(med - float(np.median(pips)))
-    return float(np.percentile(np.abs(ring - med), 90)) / max(contrast, 1.0)
+    # the light falling across the face (a plane of grey levels) is no mark on it
+    design = np.column_stack([xx[region] - cx, yy[region] - cy, np.ones(ring.size)])
+    plane, *_ = np.linalg.lstsq(design, ring, rcond=None)
+    resid = ring - design @ plane
+    return float(np.percentile(np.abs(resid - np.median(resid)), 90)) / max(contrast, 1.0)
 
 
 def merge_halves(groups: list[list[Pip]], thr: float, sure: float = 0.8) -> list[list[Pip]]:
