@@ -15,6 +15,7 @@ from pathlib import Path
 import cv2
 
 from dicetower import paths
+from dicetower.vision.camera import load_image
 from dicetower.vision.cli import read_image_file
 from dicetower.vision.reader import DiceReader
 from dicetower.vision.scoring import load_labels, match
@@ -36,7 +37,7 @@ def labelled_images(folder: Path, tiles_dir: Path | None, only: str = "") -> Ite
         if tiles_dir is None:
             yield str(folder / image), labels
             continue
-        montage = cv2.imread(str(folder / image))
+        montage = load_image(folder / image)
         for k, lab in enumerate(labels):
             x, y, w, h = (int(lab[c]) for c in ("x", "y", "w", "h"))
             path = tiles_dir / f"{Path(image).stem}_{k:04d}.png"
@@ -114,8 +115,6 @@ def main() -> int:
 def bench_12mp(reader: DiceReader, runs: int = 5) -> None:
     """ms per 12-megapixel photo (decode + read): the shared sets hold no 12 MP photos, so a real
     640x480 photo is upscaled to 4000x3000 and saved as JPEG (quality 90) first."""
-    from dicetower.vision.camera import load_image
-
     src = paths.repo_root() / "demo" / "matteop65" / "five_23.jpg"
     big = cv2.resize(load_image(src), (4000, 3000), interpolation=cv2.INTER_CUBIC)
     with tempfile.TemporaryDirectory() as tmp:

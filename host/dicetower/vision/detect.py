@@ -266,14 +266,14 @@ def _dice_inside(blob: np.ndarray, ground: _Ground, s: float) -> list[tuple[tupl
     texture = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
     busy = float(texture.mean())  # a die's face (marks, edges) is busier than its container on average
     lo, hi = 0.08 * long_side, DIE_IN_CONTAINER * long_side
-    mser = cv2.MSER_create(5, int(0.5 * lo * lo), int(hi * hi))
+    mser = cv2.MSER.create(5, int(0.5 * lo * lo), int(hi * hi))
     cands: list[tuple[float, tuple[int, int, int, int], np.ndarray]] = []
     for channel in (lab[..., 0], lab[..., 1], lab[..., 2], sat):  # MSER finds dark and light regions
         regions, boxes = mser.detectRegions(np.ascontiguousarray(channel))
         for pts, (x, y, bw, bh) in zip(regions, boxes):
             if not lo <= max(bw, bh) <= hi:
                 continue
-            hull = cv2.convexHull(pts)
+            hull = cv2.convexHull(np.asarray(pts))
             (rw, rh) = cv2.minAreaRect(hull)[1]
             if max(rw, rh) > 1.6 * max(1.0, min(rw, rh)):
                 continue
