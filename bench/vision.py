@@ -3,7 +3,9 @@ recall and precision, value accuracy over detected dice, per-die accuracy, unsur
 readings given as sure, and ms per image (median, p95), through the code path of `dicetower read`
 (dicetower.vision.cli.read_image_file). fickett_poly_tiles holds montages of 90x90 one-die tiles: each
 tile is cut out by its labels.csv box and saved as its own image first (here only, never in the
-reader), so each tile is read as a one-die photo."""
+reader), so each tile is read as a one-die photo. A photo labelled without a box but with a body colour
+(realdice_d20) counts its die as detected only when a die of that colour is read (scoring.match): a
+box mostly of floor is no detection."""
 
 from __future__ import annotations
 
