@@ -3,7 +3,12 @@
 Pip dice are found by their pips (pips.read_faces, dark and light pips). Dice without pips (numbered,
 symbol dice) are found as die bodies: colour distance from the table, where the table is the empty-tray
 reference frame when the tower has one (background subtraction) and otherwise a smooth model of the
-frame itself (a heavy median filter: dice are small against the tray), thresholded by Otsu."""
+frame itself (a heavy median filter and the border's colour), thresholded by Otsu. Touching dice are
+split at their blob's waist (distance-transform cores). A large blob cut by the frame's border (a dice
+dome's floor, a tray seen in part) is a container: the dice in it are MSER regions that are compact,
+busy (marks, edges) and of a colour rare in the frame. Each body carries the evidence the reader
+weighs to decide whether it is a die at all (DieBody.ground_share, DieBody.cut); nothing here is tuned
+to one dice set, colour or scene."""
 
 from __future__ import annotations
 
