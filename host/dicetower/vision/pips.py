@@ -474,6 +474,8 @@ def _roundness(group: list[Pip]) -> float:
 
 def _layout_roundness(group: list[Pip]) -> float | None:
     """Minor/major axis ratio of a face's image from its layout (4 and 5 pips that fit one), else None."""
+    if len(group) not in (4, 5):
+        return None
     err, face_shape = layout_fit(group)
     if face_shape is None or err >= 0.35:
         return None
