@@ -8,13 +8,16 @@ reading: an integer value and/or symbol ids separated by '|' or spaces ("6", "lo
 "name"); colour is the face colour when it is one word ("ruby", "yellow"), else free text that is
 ignored (a body description such as "copper/steel swirl, white numerals").
 
-Every labelled crop is augmented (any rotation, scale, shift, light, gamma, blur, noise; hue kept,
-since face colours matter), cross-validated with folds that keep each photo's augmentations
-together (a photo is never in its own test fold), then the set keeps every crop and its augmentations as
-templates and is saved with a confidence temperature fitted on the out-of-fold predictions.
+The set's model is fewshot.FewShotModel (every labelled crop learned at every turn, with light,
+blur and centring variants; hue kept, since face colours matter). It is cross-validated with folds
+that keep each photo together (a photo is never in its own test fold); the out-of-fold predictions
+give the confidence temperature (Guo et al. 2017) and the set's threshold (choose_threshold: the
+readings given as sure reach SURE_TARGET in cross-validation); then the model is learned from every
+photo and saved.
 
 Guided, with the tower's camera: guided_calibration() tells the player which face to set in the
-tray, takes the frame, finds the die, shows progress and stops when every face has its shots.
+tray, takes the frame, finds the die, shows progress and stops when every face has its shots
+(answers at the keyboard); calibrate_panel.panel_calibration() does it on the tower's panel.
 """
 
 from __future__ import annotations
@@ -30,12 +33,15 @@ import numpy as np
 
 from dicetower.paths import user_data_dir
 from dicetower.readings import UNSURE_BELOW
-from dicetower.vision.faces import (Descriptor, DieSet, FaceClass, describe, fit_model, fit_temperature,
-                                    forget_die_set, softmax)
+from dicetower.vision.faces import DieSet, FaceClass, fit_temperature, forget_die_set, softmax
+from dicetower.vision.fewshot import FewShotModel, fit_fewshot
 
-AUGMENT = 4  # augmented copies per labelled crop (light, blur, shift, scale, turn): measured +15-20
-# points on synthetic sets whose photos vary in light, -5 to -10 on fickett's uniform real tiles
+AUGMENT = 1  # light/blur/centring variants per labelled crop, each at every turn (fewshot.ROTATIONS)
 SEED = 7
+#: the accuracy asked of the readings given as sure (issue 4: 99.9 %); the threshold is the lowest
+#: probability above which the cross-validated readings reach it, never below MIN_THRESHOLD
+SURE_TARGET = 0.999
+MIN_THRESHOLD = 0.5
 
 
 class CalibrationError(ValueError):
@@ -69,20 +75,19 @@ def parse_face(die_type: str, value: str, colour: str, where: str) -> FaceClass:
     return FaceClass(die_type, int(numbers[0]) if numbers else None, symbols, face_colour)
 
 
-def _die_crop(image: np.ndarray) -> np.ndarray:
-    """The single die in a photo without a box: the largest body detect.find_die_bodies finds
-    (at least 15% of the image's short side), with a 10% margin, or the whole image when there is
-    none (the photo is already a die crop)."""
+def find_die_crop(image: np.ndarray) -> np.ndarray | None:
+    """The single die of a photo (HxWx3 uint8 BGR): the largest body detect.find_die_bodies
+    finds that is at least 15% of the image's short side, with a 10% margin; None when there is none."""
     from dicetower.vision.detect import find_die_bodies
 
     short = min(image.shape[:2])
     bodies = [b for b in find_die_bodies(image) if min(b.box[2:]) >= 0.15 * short]
     if not bodies:
-        return image
+        return None
     x, y, w, h = max(bodies, key=lambda b: b.box[2] * b.box[3]).box
     m = int(0.1 * max(w, h))
     H, W = image.shape[:2]
-    return image[max(0, y - m): min(H, y + h + m), max(0, x - m): min(W, x + w + m)]
+    return np.ascontiguousarray(image[max(0, y - m): min(H, y + h + m), max(0, x - m): min(W, x + w + m)])
 
 
 def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool] | None = None
@@ -125,42 +130,13 @@ def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool
         elif any(box):
             raise CalibrationError(f"{where}: give all of x,y,w,h or none")
         else:
-            crop = _die_crop(img)
+            found = find_die_crop(img)
+            crop = img if found is None else found  # no die stands out: the photo is already a die crop
             group = row["image"]
         out.append(LabelledCrop(np.ascontiguousarray(crop), face, group))
     if not out:
         raise CalibrationError(f"{labels_csv}: no labelled dice (after filtering)")
     return out
-
-
-def augment(crop: np.ndarray, rng: np.random.Generator, n: int) -> list[np.ndarray]:
-    """n variants of a die crop (HxWx3 uint8 BGR): rotation 0-360 degrees, scale 0.9-1.1, shift
-    up to 6%, gain 0.75-1.25, gamma 0.8-1.25, Gaussian blur sigma 0-1.2 px, noise; hue untouched."""
-    h, w = crop.shape[:2]
-    out = []
-    for _ in range(n):
-        m = cv2.getRotationMatrix2D((w / 2 + rng.uniform(-0.06, 0.06) * w, h / 2 + rng.uniform(-0.06, 0.06) * h),
-                                    rng.uniform(0, 360), rng.uniform(0.9, 1.1))
-        img = cv2.warpAffine(crop, m, (w, h), borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-        img = 255 * ((img * rng.uniform(0.75, 1.25)).clip(0, 255) / 255) ** rng.uniform(0.8, 1.25)
-        s = rng.uniform(0, 1.2)
-        if s > 0.3:
-            img = cv2.GaussianBlur(img, (0, 0), s)
-        img += rng.normal(0, rng.uniform(0, 5), img.shape)
-        out.append(img.clip(0, 255).astype(np.uint8))
-    return out
-
-
-def _templates(samples: list[LabelledCrop], idx: list[int], n_aug: int, rng: np.random.Generator,
-               classes: list[FaceClass]) -> tuple[list[Descriptor], np.ndarray]:
-    """Descriptors and class indices of the samples idx and n_aug augmented copies of each."""
-    ds, ys = [], []
-    for i in idx:
-        label = classes.index(samples[i].face)
-        for c in [samples[i].crop] + augment(samples[i].crop, rng, n_aug):
-            ds.append(describe(c))
-            ys.append(label)
-    return ds, np.array(ys)
 
 
 @dataclass
@@ -177,6 +153,8 @@ class CalibrationReport:
     sure_accuracy: float
     n: int
     predictions: list[tuple[int, int, float]] = field(default_factory=list)  # (true, predicted, confidence)
+    temperature: float = 1.0
+    threshold: float = 0.5
 
     def text(self) -> str:
         """The report as printed by `dicetower calibrate`."""
@@ -184,6 +162,9 @@ class CalibrationReport:
         width = max(len(k) for k in keys)
         lines = [f"cross-validated accuracy: {self.accuracy:.3f} over {self.n} labelled dice ({self.folds} folds, "
                  f"grouped by photo); unsure {self.unsure_rate:.3f}, accuracy when sure {self.sure_accuracy:.3f}",
+                 f"confidence: temperature {self.temperature:.4f}, a reading is sure when its face's probability "
+                 f"is >= {self.threshold:.4f} (chosen so the cross-validated sure readings reach "
+                 f"{SURE_TARGET:.1%})",
                  "confusion matrix (rows: true, columns: predicted):",
                  " " * width + " " + " ".join(f"{j:>3d}" for j in range(len(keys)))]
         for i, k in enumerate(keys):
@@ -223,22 +204,26 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     fold = np.array(_folds(samples, k))
     rng = np.random.default_rng(seed)
     n = len(classes)
-    conf = np.zeros((n, n), int)
-    oof_logits, oof_y, preds = [], [], []
+    y_all = np.array([classes.index(s.face) for s in samples])
+    oof_logits, oof_y = [], []
     for f in range(k):
         train = [i for i in range(len(samples)) if fold[i] != f]
         test = [i for i in range(len(samples)) if fold[i] == f]
         if not test:
             continue
-        x, y = _templates(samples, train, n_aug, rng, classes)
-        ds = DieSet(name, classes, fit_model(x, y, n))
+        model = fit_fewshot([samples[i].crop for i in train], y_all[train], n, rng, n_aug)
         for i in test:
-            logit = ds.logits(samples[i].crop)
-            oof_logits.append(logit)
-            oof_y.append(classes.index(samples[i].face))
+            oof_logits.append(model.logits(samples[i].crop))
+            oof_y.append(y_all[i])
     oof_logits_a, oof_y_a = np.array(oof_logits), np.array(oof_y)
     temperature = fit_temperature(oof_logits_a, oof_y_a)
     proba = softmax(oof_logits_a / temperature)
+    threshold = choose_threshold(proba.max(axis=1), proba.argmax(axis=1) == oof_y_a)
+    model = fit_fewshot([s.crop for s in samples], y_all, n, rng, n_aug)
+    model.temperature, model.threshold = temperature, threshold
+    ds = DieSet(name, classes, model)
+    conf = np.zeros((n, n), int)
+    preds = []
     for t, p in zip(oof_y_a, proba):
         r = ds.result_from_proba(p)
         j = classes.index(FaceClass(r.die_type, r.value, tuple(r.symbols), r.face_colour))
@@ -247,17 +232,35 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     correct = np.array([t == j for t, j, _ in preds])
     sure = np.array([c >= UNSURE_BELOW for _, _, c in preds])
     report = CalibrationReport(classes, float(correct.mean()), conf, k, float(1 - sure.mean()),
-                               float(correct[sure].mean()) if sure.any() else 0.0, len(preds), preds)
-    x, y = _templates(samples, list(range(len(samples))), n_aug, rng, classes)
-    model = fit_model(x, y, n)
-    model.temperature = temperature
-    ds = DieSet(name, classes, model,
-                meta={"calibrated_from": len(samples), "cv_accuracy": round(report.accuracy, 4),
-                      "cv_unsure_rate": round(report.unsure_rate, 4), "folds": k, "augment": n_aug,
-                      "temperature": round(temperature, 4)})
+                               float(correct[sure].mean()) if sure.any() else 0.0, len(preds), preds,
+                               temperature, threshold)
+    ds.meta = {"calibrated_from": len(samples), "cv_accuracy": round(report.accuracy, 4),
+               "cv_unsure_rate": round(report.unsure_rate, 4), "cv_sure_accuracy": round(report.sure_accuracy, 4),
+               "folds": k, "augment": n_aug, "temperature": round(temperature, 5), "threshold": round(threshold, 5)}
     ds.save(out_dir or user_data_dir() / "die_sets" / name)
     forget_die_set(name)
     return ds, report
+
+
+def choose_threshold(p_max: np.ndarray, correct: np.ndarray, target: float = SURE_TARGET,
+                     floor: float = MIN_THRESHOLD) -> float:
+    """The set's confidence threshold from its cross-validated readings: p_max (N,) the
+    probability of each held-out reading's face, correct (N,) bool. The readings are ranked by p;
+    the longest most-confident run whose error rate is at most 1 - target is kept sure, and the
+    threshold is halfway between its last reading's p and the next one's (so with fewer than
+    1 / (1 - target) readings it lies between the most confident wrong reading and the right one
+    just above it). Never below `floor`; 1.0 (nothing sure) when even the most confident reading
+    is wrong."""
+    order = np.argsort(-p_max, kind="stable")
+    p_sorted, wrong = p_max[order], ~correct[order].astype(bool)
+    rate = np.cumsum(wrong) / np.arange(1, len(wrong) + 1)
+    ok = np.nonzero(rate <= 1 - target)[0]
+    if not ok.size or ok[0] != 0:
+        return 1.0
+    run = ok[np.nonzero(np.diff(np.concatenate([ok, [ok[-1] + 2]])) > 1)[0][0]]  # end of the first run
+    if run + 1 >= len(p_sorted):
+        return max(floor, float(p_sorted[-1]))
+    return max(floor, float(p_sorted[run] + p_sorted[run + 1]) / 2)
 
 
 def save_confusion_png(report: CalibrationReport, path: Path, title: str = "") -> Path:
@@ -298,8 +301,6 @@ def guided_calibration(camera, faces: list[FaceClass], name: str, shots_per_face
     when every face has its shots, calibrate() and return (set, report).
     A frame with no die is not counted: the player is asked again (at most 3 times per shot,
     then CalibrationError). camera: ReplayCamera / LiveCamera of dicetower.vision.camera."""
-    from dicetower.vision.detect import find_die_bodies
-
     samples: list[LabelledCrop] = []
     total = len(faces) * shots_per_face
     for face in faces:
@@ -309,13 +310,9 @@ def guided_calibration(camera, faces: list[FaceClass], name: str, shots_per_face
                 ask(f"Set the {face.die_type} in the tray showing {label.split(':', 1)[1]} "
                     f"(shot {shot + 1}/{shots_per_face}), then press Enter")
                 frame = camera.read()
-                bodies = find_die_bodies(frame.image)
-                if bodies:
-                    x, y, w, h = max(bodies, key=lambda b: b.box[2] * b.box[3]).box
-                    m = int(0.1 * max(w, h))
-                    img = frame.image
-                    crop = img[max(0, y - m): y + h + m, max(0, x - m): x + w + m]
-                    samples.append(LabelledCrop(np.ascontiguousarray(crop), face, f"{frame.source}#{len(samples)}"))
+                crop = find_die_crop(frame.image)
+                if crop is not None:
+                    samples.append(LabelledCrop(crop, face, f"{frame.source}#{len(samples)}"))
                     say(f"[{len(samples)}/{total}] learned {label} from {frame.source}")
                     break
                 say(f"no die found in {frame.source}: put the die in the middle of the tray")

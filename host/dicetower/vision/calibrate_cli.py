@@ -44,27 +44,31 @@ def _faces_option(die_type: str, faces: str | None, colours: str | None):
               help="Where to keep the set: the user's data directory or the checkout's models/.")
 @click.option("--confusion", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where to write the confusion matrix PNG (default: confusion.png in the set's folder).")
-@click.option("--augment", type=int, default=4, show_default=True,
-              help="Augmented copies per labelled die (light, blur, shift, scale, turn).")
+@click.option("--augment", type=int, default=1, show_default=True,
+              help="Light/blur/centring variants per labelled die, each learned at every turn.")
 @click.option("--die-type", default="d6", show_default=True, help="Guided mode: the die to calibrate.")
 @click.option("--faces", default=None, help='Guided mode: faces to learn, comma-separated values/symbols, '
               'e.g. "1,2,3,4,5,logo" (default: 1..N of the die type).')
 @click.option("--colours", default=None, help="Guided mode: face colours, comma-separated, one per face.")
 @click.option("--shots", type=int, default=3, show_default=True, help="Guided mode: photos per face.")
 @click.option("--camera", "camera_index", type=int, default=None, help="Guided mode: live camera index.")
+@click.option("--tower", "tower_url", metavar="URL", default=None,
+              help="Guided mode on the tower's panel: serial port of the tower (/dev/ttyUSB0, socket://HOST:PORT); "
+              "the OLED says which face to set, then the player rolls and confirms each reading with OK/NO.")
 @click.option("--replay", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Guided mode: image files served as camera frames, in order (repeatable).")
 def calibrate(die_set: str, labels: Path | None, images_root: Path | None, store: str, confusion: Path | None,
               augment: int, die_type: str, faces: str | None, colours: str | None, shots: int,
-              camera_index: int | None, replay: tuple[Path, ...]) -> None:
+              camera_index: int | None, tower_url: str | None, replay: tuple[Path, ...]) -> None:
     """Learn the faces of a dice set (custom symbols, logos, face colours) so it can be read.
 
     Offline: dicetower calibrate --from-labels labels.csv --images-root DIR --die-set NAME.
     Guided: dicetower calibrate --die-set NAME --die-type d6 --faces 1,2,3,4,5,logo --camera 0
-    (or --replay FILES...): the CLI says which face to set in the tray and stops when all are learned.
+    (or --replay FILES...): the CLI says which face to set in the tray and stops when all are learned;
+    with --tower PORT the tower's panel guides instead (OLED questions, ROLL and OK/NO buttons).
     Prints the cross-validated accuracy and the confusion matrix (also saved as PNG)."""
-    from dicetower.vision.calibrate import (CalibrationError, calibrate as run, guided_calibration,
-                                            read_labels, save_confusion_png)
+    from dicetower.vision.calibrate import CalibrationError, calibrate as run, read_labels, save_confusion_png
+    from dicetower.vision.camera import FrameError
 
     out = _store_dir(die_set, store)
     try:
@@ -75,6 +79,7 @@ def calibrate(die_set: str, labels: Path | None, images_root: Path | None, store
         else:
             from dicetower.vision.camera import LiveCamera, ReplayCamera
 
+            camera: ReplayCamera | LiveCamera
             if replay:
                 camera = ReplayCamera(list(replay), loop=False)
             elif camera_index is not None:
@@ -83,14 +88,39 @@ def calibrate(die_set: str, labels: Path | None, images_root: Path | None, store
                 raise CalibrationError("guided calibration needs --camera INDEX or --replay FILES "
                                        "(or use --from-labels labels.csv)")
             face_list = _faces_option(die_type, faces, colours)
-            ask = (lambda prompt: click.prompt(prompt, default="", show_default=False)) if sys.stdin.isatty() \
-                else (lambda prompt: click.echo(prompt))
-            ds, report = guided_calibration(camera, face_list, die_set, shots_per_face=shots, ask=ask,
-                                            say=click.echo, out_dir=out)
-    except (CalibrationError, OSError) as exc:
+            if tower_url is not None:
+                ds, report = _on_panel(tower_url, camera, face_list, die_set, shots, out)
+            else:
+                ds, report = _at_keyboard(camera, face_list, die_set, shots, out)
+    except (CalibrationError, FrameError, OSError) as exc:
         raise click.ClickException(str(exc)) from exc
     png = save_confusion_png(report, confusion or out / "confusion.png", title=f"{die_set}: cross-validated "
                              f"accuracy {report.accuracy:.3f} (n={report.n})")
     click.echo(report.text())
     click.echo(f"die set {die_set!r} saved in {ds.path}; confusion matrix: {png}")
     click.echo(f"read with: dicetower read --die-set {die_set} IMAGE")
+
+
+def _at_keyboard(camera, face_list, die_set, shots, out):  # type: ignore[no-untyped-def]
+    """Guided calibration answered with the Enter key (or printed prompts without a terminal)."""
+    from dicetower.vision.calibrate import guided_calibration
+
+    ask = (lambda prompt: click.prompt(prompt, default="", show_default=False)) if sys.stdin.isatty() \
+        else (lambda prompt: click.echo(prompt))
+    return guided_calibration(camera, face_list, die_set, shots_per_face=shots, ask=ask, say=click.echo, out_dir=out)
+
+
+def _on_panel(url: str, camera, face_list, die_set: str, shots: int, out: Path):  # type: ignore[no-untyped-def]
+    """Guided calibration on the tower's panel over the serial link at `url` (handshake first).
+    LinkError becomes CalibrationError (the message says which port and what to check)."""
+    from dicetower.link import LinkError, TowerLink
+    from dicetower.vision.calibrate import CalibrationError
+    from dicetower.vision.calibrate_panel import panel_calibration
+
+    try:
+        with TowerLink(url) as link:
+            link.handshake()
+            return panel_calibration(link, camera, face_list, die_set, shots_per_face=shots, say=click.echo,
+                                     out_dir=out)
+    except LinkError as exc:
+        raise CalibrationError(str(exc)) from exc
