@@ -200,7 +200,9 @@ def _split_blob(response: np.ndarray, mask: np.ndarray, level: float) -> tuple[l
             relief = cv2.cvtColor(cv2.copyMakeBorder(255 - response, 1, 1, 1, 1, cv2.BORDER_REPLICATE), cv2.COLOR_GRAY2BGR)
             cv2.watershed(relief, markers)
             markers = markers[1:-1, 1:-1]
-            return [((markers == k) & inside).astype(np.uint8) for k in range(1, n) if sizes[k - 1] >= 2], t
+            pieces = [((markers == k) & inside).astype(np.uint8) for k in range(1, n) if sizes[k - 1] >= 2]
+            pieces = [piece for piece in pieces if 0 < int(piece.sum()) < int(inside.sum())]
+            return (pieces, t) if len(pieces) >= 2 else ([], t)
         t *= SPLIT_STEP
     return [], t
 
@@ -231,7 +233,11 @@ def find_pips(response: np.ndarray, gray: np.ndarray, min_contrast: float = 25.0
         if pip is not None and not pieces:
             pip.blob = blob_id
             pips.append(pip)
-    return pips, thr
+    unique: list[Pip] = []
+    for pip in pips:  # a blob reached along two splitting paths is one pip
+        if all(abs(pip.x - q.x) + abs(pip.y - q.y) > 1.0 for q in unique):
+            unique.append(pip)
+    return unique, thr
 
 
 def _segment_clear(a: Pip, b: Pip, response: np.ndarray, thr: float, pips: list[Pip]) -> bool:
