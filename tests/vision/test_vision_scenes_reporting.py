@@ -170,3 +170,22 @@ def iou(a, b) -> float:
     iw = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
     ih = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
     return iw * ih / max(1, a[2] * a[3] + b[2] * b[3] - iw * ih)
+
+
+def test_a_numbered_die_filling_the_frame_is_found_and_a_bare_table_close_up_is_not():
+    """Close-ups: lurig photos (CC0) cut to the middle 60 % of the frame, so that the centred die
+    touches the border and no table is left around it, except in the corners."""
+    from dicetower.vision.detect import find_close_up
+
+    rows = sample("lurig_dietype", 5)
+    found = 0
+    for row in rows:
+        image = load_image(DATASETS / "lurig_dietype" / row["image"])
+        h, w = image.shape[:2]
+        crop = cv2.resize(image[int(0.2 * h):int(0.8 * h), int(0.2 * w):int(0.8 * w)], (w, h))
+        die = find_close_up(crop)
+        found += die is not None and die.box[0] < w / 2 < die.box[0] + die.box[2] and max(die.box[2:]) >= 0.5 * h
+    # measured 12 of 20 (2026-11-21)
+    assert found >= 9, f"the close-up die found in {found} of {len(rows)} crops"
+    photo = load_image(DEMO / "valid_28.jpg")
+    assert find_close_up(cv2.resize(photo[300:480, 0:200], (640, 480))) is None, "a light gradient on bare wood"

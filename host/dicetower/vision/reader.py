@@ -14,7 +14,7 @@ import numpy as np
 from dicetower.readings import UNSURE_BELOW, DieReading
 
 from .colour import colour_name
-from .detect import DieBody, PipFace, analysis_scale, find_die_bodies, find_pip_faces
+from .detect import DieBody, PipFace, analysis_scale, find_close_up, find_die_bodies, find_pip_faces
 
 Classifier = Callable[..., Any]
 
@@ -121,6 +121,9 @@ class DiceReader:
         bodies: list[DieBody] = []
         if self.classify is not None:
             faces, bodies = self._numbered_bodies(image, faces, reference)
+            if not faces and not bodies and reference is None:
+                close_up = find_close_up(image)  # one die filling the frame: no table around it to see
+                bodies = [] if close_up is None else [close_up]
         readings = [DieReading("d6", face.value, clip_box(face.box, image.shape), face.confidence,
                                colour=colour_name(body_pixels(image, face)), cocked=face.cocked)
                     for face in faces]
