@@ -79,8 +79,10 @@ class DiceReader:
     Without die_set, dice that are not pip d6 are read only when the shipped models exist
     (`make models`). Whether a blob is a die at all (tables hold cables, cups, keyboards and hands) is
     decided apart from which face it shows (is_die_like); a die-like blob is reported even when the
-    classifier is unsure of its face (flagged unsure), any other is dropped. With die_set, every
-    die-sized blob is read and unsure ones are flagged.
+    classifier is unsure of its face (flagged unsure), any other is dropped. A frame in which
+    nothing is found may be a close-up of one die (detect.find_close_up). With die_set, every
+    die-sized blob is read and unsure ones are flagged. Frames longer than READ_LONG_SIDE px are
+    read on a downscaled copy.
     Raises faces.DieSetError for an unknown die set, ValueError when no face classifier is installed.
     """
 
