@@ -110,7 +110,9 @@ def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool
         if keep is not None and not keep(row):
             continue
         where = f"{labels_csv}:{i}"
-        face = parse_face(row["die_type"], row["value"] or "", row["colour"] or "", where)
+        face = parse_face(row["die_type"] or "", row["value"] or "", row["colour"] or "", where)
+        if not (row["image"] or "").strip():
+            raise CalibrationError(f"{where}: empty image (give the photo's path relative to --images-root)")
         path = images_root / row["image"]
         if row["image"] not in images:
             img = cv2.imread(str(path), cv2.IMREAD_COLOR)
@@ -119,9 +121,13 @@ def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool
                                        "check --images-root")
             images[row["image"]] = img
         img = images[row["image"]]
-        box = [row[k].strip() for k in ("x", "y", "w", "h")]
+        box = [(row[k] or "").strip() for k in ("x", "y", "w", "h")]
         if all(box):
-            x, y, w, h = (int(float(v)) for v in box)
+            try:
+                x, y, w, h = (int(float(v)) for v in box)
+            except ValueError:
+                raise CalibrationError(f"{where}: box {','.join(box)} is not a number in every one of x,y,w,h "
+                                       "(pixels)") from None
             H, W = img.shape[:2]
             if w < 8 or h < 8 or x < 0 or y < 0 or x + w > W or y + h > H:
                 raise CalibrationError(f"{where}: box {x},{y},{w},{h} is not inside the {W}x{H} image {path}")

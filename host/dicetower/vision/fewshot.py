@@ -10,7 +10,8 @@ look alike), or the learned embedding of dicetower.vision.numerals when it is av
 as photographed, and each class scores the mean cosine similarity of its K_NEAREST nearest bank
 vectors (the face found at any rotation, since the bank holds every turn), minus COLOUR_WEIGHT x
 the Lab distance between the query's and the class's up-face and body colours (Alkemy's white,
-yellow and red bodies; Throwing Stones' ruby, gold and silver faces). Softmax of the class scores
+yellow and red bodies; Throwing Stones' ruby, gold and silver faces; a*b* only, weighted by how
+well colour separates the set's faces, class_colours). Softmax of the class scores
 divided by a temperature fitted on cross-validated predictions gives the confidence.
 
 Run time: OpenCV and numpy only.
@@ -34,7 +35,8 @@ ROTATIONS = 36   # turns of every labelled crop in the bank (10 degrees apart)
 K_NEAREST = 3    # bank vectors averaged per class
 PCA_SAMPLE = 600   # bank vectors the principal axes are computed from
 DIMS = 160       # principal components kept of the bank's feature vectors (storage: N x DIMS float16)
-COLOUR_WEIGHT = 1.0  # weight of the Lab distance (Lab / 100) against the cosine similarity
+COLOUR_WEIGHT = 0.5  # most weight of the a*b* distance (Lab / 100) against the cosine similarity
+CHROMA = [1, 2, 4, 5]  # a*, b* of the up face and of the body: lightness follows the light, hue the die
 
 CELL = 6         # px: HOG cell side
 BINS = 9         # HOG orientation bins over 0-180 degrees (unsigned gradients)
@@ -193,7 +195,7 @@ class FewShotModel:
             if s.size:
                 k = min(self.k_nearest, s.size)
                 out[j] = np.partition(s, s.size - k)[s.size - k:].mean()
-        return out - self.colour_weight * np.linalg.norm(self.colours - colour, axis=1)
+        return out - self.colour_weight * np.linalg.norm((self.colours - colour)[:, CHROMA], axis=1)
 
     def save(self, path: Path) -> None:
         """Write the model to an .npz file (bank as float16)."""
@@ -241,19 +243,35 @@ def fit_fewshot(crops: list[np.ndarray], y: np.ndarray, n_classes: int, rng: np.
     are the mean of their crops' colours. Raises ValueError when there are no crops."""
     if not crops:
         raise ValueError("need at least one labelled crop")
-    bank, labels, colours = [], [], np.zeros((n_classes, 6), np.float32)
-    counts = np.zeros(n_classes)
+    bank, labels, crop_colours = [], [], []
     for crop, label in zip(crops, y):
         v, colour = augmented_vectors(crop, rng, n_aug, feature)
         bank.append(v)
         labels.append(np.full(len(v), label, np.int32))
-        colours[label] += colour
-        counts[label] += 1
-    colours /= np.maximum(counts, 1)[:, None]
+        crop_colours.append(colour)
+    colours, weight = class_colours(np.array(crop_colours), np.asarray(y), n_classes)
     bank_a = np.concatenate(bank)
     mean, basis = principal_axes(bank_a, DIMS, rng)
     return FewShotModel(project(bank_a, mean, basis).astype(np.float16), np.concatenate(labels), colours,
-                        n_classes, mean, basis, feature)
+                        n_classes, mean, basis, feature, colour_weight=weight)
+
+
+def class_colours(colours: np.ndarray, y: np.ndarray, n_classes: int) -> tuple[np.ndarray, float]:
+    """Mean colour (C x 6) of each class from its crops' colours (N x 6, y: N class indices), and
+    the weight of colour in the class scores: COLOUR_WEIGHT x F / (1 + F), F the ratio of the
+    between-class to the within-class variance of a*b* (Fisher): near COLOUR_WEIGHT when the faces
+    differ in colour (Alkemy's bodies, Throwing Stones' faces), near 0 when colour tells them not
+    apart (every face of one die), so light changes do not sway the reading."""
+    means = np.zeros((n_classes, colours.shape[1]), np.float32)
+    for j in range(n_classes):
+        if np.any(y == j):
+            means[j] = colours[y == j].mean(axis=0)
+    chroma = colours[:, CHROMA]
+    within = float(np.mean(np.sum((chroma - means[y][:, CHROMA]) ** 2, axis=1)))
+    present = np.unique(y)
+    between = float(np.mean(np.sum((means[present][:, CHROMA] - chroma.mean(axis=0)) ** 2, axis=1)))
+    f = between / (within + 1e-6)
+    return means, COLOUR_WEIGHT * f / (1 + f)
 
 
 def principal_axes(x: np.ndarray, dims: int, rng: np.random.Generator, sample: int = PCA_SAMPLE

@@ -1,0 +1,104 @@
+"""Figures for calibration (issue 4 items 3-5): how well a set learned from a few labelled photos
+reads photos it was not learned from. `python -m dicetower.vision.calibration_eval [--per-face 3 5]`
+
+- fickett_poly_tiles (real, ../shared at run time only, never copied): for d4, d6, d8, d12, d20,
+  the first k main-cluster tiles of each face are learned (dicetower calibrate's code path), every
+  other main-cluster tile is read;
+- synthetic sets (synth.py; the test photos are fresh renders from another seed): a d6 whose 6 is a
+  logo (Alkemy yellow), Alkemy's white / yellow / red d6 together (body colour), and a Throwing
+  Stones stone (face symbols and colours, TS-D01).
+Each row: accuracy, unsure rate (below the set's cross-validated threshold), accuracy of the sure
+readings, and the calibration's own cross-validated figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from dicetower.paths import shared_dir
+from dicetower.vision import synth
+from dicetower.vision.calibrate import LabelledCrop, calibrate
+from dicetower.vision.faces import FaceClass
+
+
+def held_out(learn: list[LabelledCrop], test: list[LabelledCrop], name: str) -> str:
+    """Calibrate on `learn`, read `test`; one printed row (see module doc)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        ds, report = calibrate(learn, name, out_dir=Path(tmp))
+    right, sure = [], []
+    for t in test:
+        r = ds.classify(t.crop)
+        right.append(FaceClass(r.die_type, r.value, tuple(r.symbols), r.face_colour) == t.face)
+        sure.append(not r.unsure)
+    ok, s = np.array(right), np.array(sure)
+    sure_acc = f"{ok[s].mean():.3f}" if s.any() else "n/a"
+    return (f"{name:<34} learned {len(learn):3d} read {len(test):4d}  accuracy {ok.mean():.3f}  "
+            f"unsure {1 - s.mean():.3f}  sure accuracy {sure_acc} ({int((~ok & s).sum())} sure wrong)  "
+            f"| cv accuracy {report.accuracy:.3f} unsure {report.unsure_rate:.3f} "
+            f"sure {report.sure_accuracy:.3f} threshold {report.threshold:.3f}")
+
+
+def fickett_rows(per_face: int) -> list[str]:
+    """Held-out rows for the fickett dice with `per_face` tiles of each face learned."""
+    from dicetower.vision.faces_eval import fickett_tiles
+
+    root = shared_dir() / "datasets" / "fickett_poly_tiles"
+    if not root.is_dir():
+        return [f"calibration: {root} not found; no fickett figures"]
+    rows = []
+    for die_type in ("d4", "d6", "d8", "d12", "d20"):
+        by_face: dict[FaceClass, list[LabelledCrop]] = {}
+        for t in fickett_tiles(root, die_type):
+            by_face.setdefault(t.face, []).append(t)
+        learn = [t for ts in by_face.values() for t in ts[:per_face]]
+        test = [t for ts in by_face.values() for t in ts[per_face:]]
+        rows.append(held_out(learn, test, f"fickett {die_type}, {per_face}/face"))
+    return rows
+
+
+def synthetic(dice: list[tuple[synth.DieSpec, list[int]]], photos: int, seed: int) -> list[LabelledCrop]:
+    """`photos` renders of every listed face (render_crop, 80-120 px), labelled with the truth."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for spec, values in dice:
+        for v in values:
+            for k in range(photos):
+                crop, truth = synth.render_crop(spec, v, rng, size=int(rng.integers(80, 121)))
+                face = FaceClass(truth["die_type"], truth["value"], tuple(truth["symbols"]), truth["face_colour"])
+                out.append(LabelledCrop(crop, face, f"seed{seed}/{spec.name}/{v}/{k}"))
+    return out
+
+
+SYNTHETIC_SETS = {
+    "logo d6 (Alkemy yellow, 6 = logo)": [(synth.alkemy_spec("yellow", logo_six=True), [1, 2, 3, 4, 5, 6])],
+    "Alkemy white+yellow+red d6": [(synth.alkemy_spec(c), [1, 2, 3, 4, 5, 6]) for c in ("white", "yellow", "red")],
+    "Throwing Stones stone": [(synth.demo_stone(), [1, 2, 3, 4, 5, 6])],
+}
+
+
+def synthetic_rows(per_face: int, test_per_face: int = 10) -> list[str]:
+    """Held-out rows for the synthetic sets: learned from seed 11, read on seed 12 renders."""
+    return [held_out(synthetic(dice, per_face, 11), synthetic(dice, test_per_face, 12), f"{name}, {per_face}/face")
+            for name, dice in SYNTHETIC_SETS.items()]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--per-face", type=int, nargs="+", default=[3, 5], help="labelled photos per face learned")
+    ap.add_argument("--only", choices=["fickett", "synthetic"], default=None)
+    args = ap.parse_args()
+    for k in args.per_face:
+        if args.only != "synthetic":
+            for row in fickett_rows(k):
+                print(row, flush=True)
+        if args.only != "fickett":
+            for row in synthetic_rows(k):
+                print(row, flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""`dicetower calibrate --from-labels` then `dicetower read --die-set NAME --json`, as the project is
+scored: tray photos with boxes in labels.csv (the form of ../shared/datasets), the set stored in the
+user's data directory, the confusion matrix PNG written, fresh photos read back with the stored set;
+and bad labels.csv rows named in the error."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import cv2
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from dicetower.vision import synth
+from dicetower.vision.calibrate import CalibrationError, read_labels
+from dicetower.vision.calibrate_cli import calibrate as calibrate_cmd
+from dicetower.vision.cli import read as read_cmd
+from dicetower.vision.faces import forget_die_set, load_die_set
+
+HEADER = ["image", "die_type", "value", "x", "y", "w", "h", "colour"]
+
+
+@pytest.fixture
+def user_data(tmp_path, monkeypatch):
+    """A private user data directory (XDG_DATA_HOME) so calibrated sets do not touch the user's."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    from dicetower.paths import user_data_dir
+
+    return user_data_dir()
+
+
+def _scenes(root, spec, values, photos, rng):
+    """Tray photos of two dice each, written as PNG; labels.csv rows with their boxes."""
+    rows = []
+    faces = [v for v in values for _ in range(photos)]
+    rng.shuffle(faces)
+    for i in range(0, len(faces), 2):
+        frame, truths = synth.render_scene([(spec, v) for v in faces[i:i + 2]], rng, size=(400, 300), die_px=(90, 110))
+        name = f"tray_{i // 2:02d}.png"
+        cv2.imwrite(str(root / name), frame)
+        for t in truths:
+            rows.append([name, t["die_type"], " ".join([str(t["value"])] + t["symbols"]), *t["box"],
+                         t["face_colour"] or ""])
+    return rows
+
+
+def test_calibrate_from_labels_then_read_with_the_stored_set(tmp_path, user_data):
+    spec = synth.alkemy_spec("white", logo_six=True)
+    rng = np.random.default_rng(17)
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    with (photos / "labels.csv").open("w", newline="") as f:
+        csv.writer(f).writerows([HEADER] + _scenes(photos, spec, [1, 2, 3, 4, 5, 6], 4, rng))
+    result = CliRunner().invoke(calibrate_cmd, ["--from-labels", str(photos / "labels.csv"), "--images-root",
+                                                str(photos), "--die-set", "logo_white"])
+    assert result.exit_code == 0, result.output
+    assert "cross-validated accuracy" in result.output and "a reading is sure when" in result.output
+    stored = user_data / "die_sets" / "logo_white"
+    png = cv2.imread(str(stored / "confusion.png"))
+    assert png is not None and png.shape[0] > 100
+    meta = json.loads((stored / "set.json").read_text())
+    assert meta["model"] == "fewshot" and 0.5 <= meta["meta"]["threshold"] <= 1.0
+    forget_die_set("logo_white")
+    assert {c.key for c in load_die_set("logo_white").classes} == {f"d6:{v}@white" for v in range(1, 6)} | {"d6:6|axe@white"}
+    # fresh photos (another seed), read by `dicetower read --die-set`
+    fresh = np.random.default_rng(99)
+    images, truth = [], {}
+    for i, v in enumerate([6, 2, 5, 3, 1, 4, 6, 2]):
+        frame, t = synth.render_scene([(spec, v)], fresh, size=(400, 300), die_px=(90, 110))
+        path = tmp_path / f"fresh_{i}.png"
+        cv2.imwrite(str(path), frame)
+        images.append(str(path))
+        truth[str(path)] = (v, t[0]["symbols"])
+    out = CliRunner().invoke(read_cmd, ["--json", "--die-set", "logo_white", *images])
+    assert out.exit_code == 0, out.output
+    lines = [json.loads(line) for line in out.output.splitlines() if line.startswith("{")]
+    assert len(lines) == len(images)
+    right = sure_wrong = 0
+    for res in lines:
+        dice = res["dice"]
+        assert dice, res  # the die is found and read (sure or flagged unsure), never dropped
+        best = max(dice, key=lambda d: d["confidence"])
+        ok = (best["value"], best.get("symbols", [])) == truth[res["image"]]
+        right += ok
+        sure_wrong += (not ok) and not best["unsure"]
+    assert right >= 6, lines  # of 8
+    assert sure_wrong == 0, lines
+
+
+@pytest.mark.parametrize("row, message", [
+    (["a.png", "d6", "3", "5", "5", "", "", ""], r"labels.csv:2: give all of x,y,w,h or none"),
+    (["a.png", "d6", "3", "50", "50", "100", "100", ""], r"labels.csv:2: box 50,50,100,100 is not inside the 64x64"),
+    (["a.png", "", "3", "", "", "", "", ""], r"labels.csv:2: empty die_type"),
+    (["a.png", "d6", "", "", "", "", "", ""], r"labels.csv:2: empty value"),
+    (["a.png", "d6", "3 4", "", "", "", "", ""], r"labels.csv:2: value '3 4' holds several numbers"),
+    (["a.png", "d6", "3", "x", "1", "2", "3", ""], r"labels.csv:2: box .* is not a number"),
+])
+def test_bad_rows_name_the_row(tmp_path, row, message):
+    cv2.imwrite(str(tmp_path / "a.png"), np.full((64, 64, 3), 128, np.uint8))
+    with (tmp_path / "labels.csv").open("w", newline="") as f:
+        csv.writer(f).writerows([HEADER, row])
+    with pytest.raises(CalibrationError, match=message):
+        read_labels(tmp_path / "labels.csv", tmp_path)
+    result = CliRunner().invoke(calibrate_cmd, ["--from-labels", str(tmp_path / "labels.csv"), "--die-set", "bad"])
+    assert result.exit_code != 0 and "labels.csv:2" in result.output and "Traceback" not in result.output
+
+
+def test_missing_header_is_refused(tmp_path):
+    (tmp_path / "labels.csv").write_text("file,value\na.png,3\n")
+    with pytest.raises(CalibrationError, match="must have a header image,die_type,value,x,y,w,h,colour"):
+        read_labels(tmp_path / "labels.csv", tmp_path)
