@@ -27,8 +27,10 @@ How it works:
    triangles, 90 for squares, 36 for pentagons) together with those of the gradient-orientation
    histogram of the die's interior, and the edge density in rings from the centre outward.
 4. A multinomial logistic regression on the standardised features (numpy at run time) gives the
-   probabilities; its temperature is fitted on held-out data (Guo et al. 2017) so that the
-   confidence is a calibrated probability.
+   probabilities. Its temperature is fitted on out-of-fold logits by likelihood (Guo et al. 2017),
+   then raised until the held-out readings that come out sure (confidence >= UNSURE_BELOW) are
+   right at least 99 % of the time, on real photos and on renders alike: a sure type can be
+   trusted, and a die the model hesitates on is flagged.
 
 The model (models/standard/shape.npz) is built by `python -m dicetower.vision.shape` (build_model()) from
 synthetic renders (synth.render_shape_crop) and the CC0 photos of ../shared/datasets/lurig_dietype
@@ -50,7 +52,7 @@ from dicetower.readings import UNSURE_BELOW
 #: The die types told apart, in the model's class order.
 DIE_TYPES = ("d4", "d6", "d8", "d10", "d12", "d20")
 MODEL_PATH_PARTS = ("standard", "shape.npz")
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2
 
 SIDE = 128  # px: the die is described on a SIDE x SIDE square
 MIN_SIDE = 12  # px: a crop with a shorter side gets confidence 0 (too small to see a shape)
@@ -58,6 +60,13 @@ HARMONICS = 12  # Fourier harmonics of the outline's radius
 RAY_ANGLES = 90  # samples of the outline's radius
 ORIENT_BINS = 36  # orientation histogram bins over 180 degrees
 ORIENT_HARMONICS = 6
+TRAY_COLOUR_DIST = 15.0  # Lab units: farther from the tray's colour is die
+COLOUR_SHARE = 0.4  # the colour mask is kept when its hull is at least this share of the textured one
+SOLID = 0.88  # a die mask covers at least this share of its convex hull
+TRAY_TEXTURE = 6.0  # local gradient energy above this many times the tray's is die
+MIN_TEXTURE = 25.0  # and above this (mean Sobel magnitude): soft shadow edges stay tray
+TEXTURE_WINDOW = 20  # the texture is averaged over 1/TEXTURE_WINDOW of the crop's side
+SEGMENT_BINS = ((0.25, 0.5), (0.5, 0.8), (0.8, 1.2), (1.2, 3.0))  # segment lengths over the die's radius
 DP_EPS = (0.02, 0.035, 0.05, 0.07, 0.1)  # polygon-fit tolerances, fraction of the hull's perimeter
 
 
@@ -95,29 +104,63 @@ def _square(crop: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray, np.n
     return sq, None if mask is None else cv2.copyMakeBorder(mask, *pad, cv2.BORDER_CONSTANT, value=0)
 
 
-def segment(sq: np.ndarray) -> np.ndarray:
-    """Mask (SxS uint8 0/255) of the die in a square BGR image: Lab distance from the border ring's
-    median colour (lightness losses at half weight, so shadows stay tray), Otsu's threshold (at
-    least 10 Lab units), the component nearest the centre among the large ones, holes filled, then
-    GrabCut (3 rounds) seeded with it. All zeros when nothing stands out."""
+def segment(sq: np.ndarray, refine: bool = True) -> np.ndarray:
+    """Mask (SxS uint8 0/255) of the die in a square BGR image.
+
+    First by colour: the Lab distance of each pixel from the tray's median colour (the tray: the
+    smoother 40 % of the border ring; lightness losses at half weight, so shadows stay tray), Otsu's
+    threshold but at least TRAY_COLOUR_DIST, the component nearest the centre among the large ones,
+    holes filled. When that is no solid blob (area under SOLID of its convex hull) or a small part of what stands out by
+    colour or texture (hull under COLOUR_SHARE of that one's: only the coloured swirls of a grey die
+    on a grey tray stand out by colour), the colour-or-texture mask is taken: a pixel is also die
+    when its local gradient energy exceeds TRAY_TEXTURE times the tray's and MIN_TEXTURE (the die's edges and
+    numerals).
+    With refine, GrabCut (3 rounds) seeded with the mask. All zeros when nothing stands out."""
     s = sq.shape[0]
-    lab = cv2.cvtColor(cv2.GaussianBlur(sq, (3, 3), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
     b = max(2, s // 20)
-    ring = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3),
-                           lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3)])
-    d = lab - np.median(ring, axis=0)
+    ring = np.zeros((s, s), bool)
+    ring[:b], ring[-b:], ring[:, :b], ring[:, -b:] = True, True, True, True
+    grey = cv2.GaussianBlur(cv2.cvtColor(sq, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 1.0)
+    mag = np.hypot(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
+    k = max(3, s // TEXTURE_WINDOW) | 1
+    texture = cv2.blur(mag, (k, k))
+    # the tray is the smoother part of the border ring (a large die may cover the rest of it)
+    tray = ring & (texture <= np.percentile(texture[ring], 40))
+    lab = cv2.cvtColor(cv2.GaussianBlur(sq, (3, 3), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    d = lab - np.median(lab[tray], axis=0)
     dl = np.where(d[..., 0] < 0, 0.5, 1.0) * d[..., 0] * (100 / 255)
-    dist = np.sqrt(dl**2 + d[..., 1] ** 2 + d[..., 2] ** 2)
-    dist = cv2.GaussianBlur(dist, (5, 5), 0)
-    d8 = np.clip(dist * 2, 0, 255).astype(np.uint8)
+    dist = cv2.GaussianBlur(np.sqrt(dl**2 + d[..., 1] ** 2 + d[..., 2] ** 2), (5, 5), 0)
+    d8 = np.clip(dist * 4, 0, 255).astype(np.uint8)
     t, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    mask = (d8 > max(t, 20)).astype(np.uint8) * 255
-    se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
-    mask = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, se), cv2.MORPH_OPEN, se)
-    out = _central_component(mask)
-    if not out.any():
+    out = _central_component(_cleaned((d8 > max(t, 4 * TRAY_COLOUR_DIST)).astype(np.uint8) * 255))
+    score = np.maximum(dist / TRAY_COLOUR_DIST, texture / max(TRAY_TEXTURE * float(np.median(texture[tray])), MIN_TEXTURE))
+    textured = _central_component(_cleaned((score > 1).astype(np.uint8) * 255))
+    if _solidity(out) < SOLID or _hull_area(out) < COLOUR_SHARE * _hull_area(textured):
+        out = textured
+    if not out.any() or not refine:
         return out
     return _grabcut(sq, out)
+
+
+def _cleaned(mask: np.ndarray) -> np.ndarray:
+    """A binary mask closed then opened with a 5 px disc."""
+    se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    return cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, se), cv2.MORPH_OPEN, se)
+
+
+def _hull_area(mask: np.ndarray) -> float:
+    """Area (px) of the convex hull of a mask's pixels (0 when empty)."""
+    pts = cv2.findNonZero(mask)
+    return float(cv2.contourArea(cv2.convexHull(pts))) if pts is not None and len(pts) >= 3 else 0.0
+
+
+def _solidity(mask: np.ndarray) -> float:
+    """Area of a filled mask over its convex hull's area (0 for an empty mask)."""
+    pts = cv2.findNonZero(mask)
+    if pts is None or len(pts) < 3:
+        return 0.0
+    hull_area = cv2.contourArea(cv2.convexHull(pts))
+    return float(len(pts) / hull_area) if hull_area > 0 else 0.0
 
 
 def _central_component(mask: np.ndarray) -> np.ndarray:
@@ -180,14 +223,14 @@ def die_view(crop: np.ndarray, mask: np.ndarray | None = None) -> tuple[np.ndarr
     n = sq.shape[0]
     small = cv2.resize(sq, (SIDE, SIDE), interpolation=cv2.INTER_AREA)
     m = (cv2.resize(sqm, (SIDE, SIDE), interpolation=cv2.INTER_NEAREST) if sqm is not None
-         else segment(small))
+         else segment(small, refine=False))
     pts = cv2.findNonZero(m)
     if pts is None:
         return small, m
     x, y, w, h = cv2.boundingRect(pts)
     side = max(w, h) / 0.8
     if side >= 0.9 * SIDE:
-        return small, m
+        return small, (m if sqm is not None else segment(small))
     # cut again around the die, at the crop's full resolution, and segment there
     k = n / SIDE
     cx, cy = (x + w / 2) * k, (y + h / 2) * k
@@ -226,6 +269,30 @@ def _orientation_harmonics(angles: np.ndarray, weights: np.ndarray) -> np.ndarra
     return _harmonics(hist.astype(np.float64), ORIENT_HARMONICS)
 
 
+def _circular_peaks(profile: np.ndarray, sigma: float) -> int:
+    """Corners of an outline: local maxima of its radius profile r(theta) (circular, smoothed by a
+    Gaussian of sigma samples) standing at least 2 % of the mean radius above the minimum between
+    them and the next maximum."""
+    n = len(profile)
+    k = np.arange(-int(3 * sigma), int(3 * sigma) + 1)
+    g = np.exp(-k**2 / (2 * sigma**2))
+    smooth = np.array([np.dot(g / g.sum(), profile[(i + k) % n]) for i in range(n)])
+    is_max = (smooth >= np.roll(smooth, 1)) & (smooth > np.roll(smooth, -1))
+    idx = np.flatnonzero(is_max)
+    if len(idx) < 2:
+        return int(len(idx))
+    floor = 0.02 * smooth.mean()
+    count = 0
+    for j, i in enumerate(idx):
+        nxt = idx[(j + 1) % len(idx)]
+        span = np.arange(i, nxt + (n if nxt <= i else 0)) % n
+        prv = idx[j - 1]
+        back = np.arange(prv, i + (n if i <= prv else 0)) % n
+        if smooth[i] - max(smooth[span].min(), smooth[back].min()) >= floor:
+            count += 1
+    return count
+
+
 _LSD = threading.local()
 
 
@@ -239,7 +306,9 @@ FEATURE_NAMES: tuple[str, ...] = (
     tuple(f"outline_h{k}" for k in range(1, HARMONICS + 1))
     + tuple(f"dp_vertices_{e}" for e in DP_EPS)
     + ("solidity", "circularity", "rect_aspect", "ellipse_aspect", "mean_angle", "angle_std", "fill_of_circle")
+    + ("radius_peaks_fine", "radius_peaks_coarse", "border_touch")
     + ("lines_n", "lines_len", "lines_inner_len")
+    + tuple(f"lines_len_{a}_{b}" for a, b in SEGMENT_BINS)
     + tuple(f"lines_orient_h{k}" for k in range(1, ORIENT_HARMONICS + 1))
     + tuple(f"grad_orient_h{k}" for k in range(1, ORIENT_HARMONICS + 1))
     + ("edges_r0", "edges_r1", "edges_r2", "edges_r3")
@@ -267,6 +336,9 @@ def features(view: np.ndarray, mask: np.ndarray) -> np.ndarray:
                           cv2.WARP_POLAR_LINEAR + cv2.INTER_LINEAR + cv2.WARP_FILL_OUTLIERS)
     r_theta = polar.sum(axis=1) * max_r / 64
     outline = _harmonics(r_theta.astype(np.float64), HARMONICS)
+    peaks = [_circular_peaks(r_theta, sigma) for sigma in (1.5, 3.0)]
+    border = np.concatenate([mask[0], mask[-1], mask[:, 0], mask[:, -1]])
+    outline_extra = [peaks[0] / 10, peaks[1] / 10, float(np.mean(border > 0)) * 4]
     dp = []
     for eps in DP_EPS:
         dp.append(len(cv2.approxPolyDP(hull, eps * perim, True)))
@@ -301,6 +373,8 @@ def features(view: np.ndarray, mask: np.ndarray) -> np.ndarray:
     seg_len_a, seg_mid = np.array(seg_len), np.array(seg_mid_r)
     lines = [len(seg_len) / 10, seg_len_a.sum() / radius / 10,
              seg_len_a[seg_mid < 0.6].sum() / radius / 10 if len(seg_len) else 0.0]
+    rel = seg_len_a / radius
+    lines += [float(((rel >= a) & (rel < b)).sum()) / 5 for a, b in SEGMENT_BINS]
     lines_orient = _orientation_harmonics(np.array(seg_ang), seg_len_a)
     blur = cv2.GaussianBlur(grey.astype(np.float32), (0, 0), 1.5)
     gx, gy = cv2.Sobel(blur, cv2.CV_32F, 1, 0), cv2.Sobel(blur, cv2.CV_32F, 0, 1)
@@ -315,6 +389,7 @@ def features(view: np.ndarray, mask: np.ndarray) -> np.ndarray:
         ring = sel & (rr >= r0) & (rr < r1)
         rings.append(float(edges[ring].mean()) if ring.any() else 0.0)
     out = np.concatenate([outline, np.array(dp, np.float32) / 10, np.array(silhouette, np.float32),
+                          np.array(outline_extra, np.float32),
                           np.array(lines, np.float32), lines_orient, grad_orient, np.array(rings, np.float32)])
     return out.astype(np.float32)
 
@@ -441,6 +516,7 @@ def die_type_by_shape(crop_bgr: np.ndarray, mask: np.ndarray | None = None,
 SEED = 20261121
 LURIG = "lurig_dietype"  # CC0 photos in ../shared/datasets: may be trained on
 LURIG_WEIGHT = 3.0  # a real photo counts as this many renders in the fit
+SURE_TARGET = 0.99  # a sure die type is right this often on held-out data (sure_temperature)
 L2 = 1.0  # ridge penalty of the logistic regression (on standardised features)
 
 
@@ -485,6 +561,20 @@ def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
         return float(-np.mean(np.log(p[np.arange(len(y)), y] + 1e-12)))
 
     return float(np.exp(minimize_scalar(nll, bounds=(-4, 4), method="bounded").x))
+
+
+def sure_temperature(logits: np.ndarray, y: np.ndarray, groups: list[np.ndarray], start: float,
+                     target: float = SURE_TARGET) -> float:
+    """The smallest temperature >= start (the likelihood-fitted one) at which the held-out readings
+    that come out sure (confidence >= UNSURE_BELOW) are right at least `target` of the time in every
+    group (boolean row masks: real photos, renders), so that a sure die type can be trusted; the
+    largest tried (start x 30) when none reaches it. logits: N x C held-out logits, y: (N,) labels."""
+    for t in np.geomspace(start, 30 * start, 80):
+        p = softmax(logits / t)
+        pred, sure = p.argmax(axis=1), p.max(axis=1) >= UNSURE_BELOW
+        if all((pred[g & sure] == y[g & sure]).mean() >= target for g in groups if (g & sure).any()):
+            return float(t)
+    return float(30 * start)
 
 
 def render_training_set(per_type: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -553,7 +643,8 @@ def build_model(per_type: int = 150, out: Path | None = None, seed: int = SEED,
     Training data: per_type synthetic renders of each die type (seed) and, when data/lurig_dietype
     exists (data default ../shared/datasets), its CC0 photos except a held-out quarter
     (lurig_split), each photo weighted LURIG_WEIGHT. The temperature is fitted on out-of-fold logits
-    of a `folds`-fold cross-validation over those training photos and renders. meta records the
+    of a `folds`-fold cross-validation over those training photos and renders: by likelihood, then
+    raised until sure readings are right SURE_TARGET of the time (sure_temperature). meta records the
     cross-validated figures, the held-out lurig figures and held-out synthetic figures (another
     seed). Same inputs, same model. Returns the model."""
     from dicetower.paths import shared_dir
@@ -574,11 +665,13 @@ def build_model(per_type: int = 150, out: Path | None = None, seed: int = SEED,
         m = fit_logistic(x_tr[fold != k], y_tr[fold != k], w_tr[fold != k])
         oof[fold == k] = m.logits(x_tr[fold == k])
     model = fit_logistic(x_tr, y_tr, w_tr)
-    model.temperature = fit_temperature(oof, y_tr)
+    t_nll = fit_temperature(oof, y_tr)
+    model.temperature = sure_temperature(oof, y_tr, [is_photo, ~is_photo], t_nll)
     x_syn_held, y_syn_held = render_training_set(max(20, per_type // 3), seed + 1)
     meta = {"trained_on": f"{len(y_syn)} synthetic renders (synth.render_shape_crop, seed {seed})"
                           + (f" + {int((~held).sum())} CC0 photos of {LURIG}" if photos else ""),
             "features": list(FEATURE_NAMES), "temperature": round(model.temperature, 4),
+            "likelihood_temperature": round(t_nll, 4),
             "synthetic_heldout": accuracy_figures(model.proba(x_syn_held), y_syn_held)}
     if photos:
         meta["lurig_cross_validated"] = accuracy_figures(softmax(oof[is_photo] / model.temperature), y_tr[is_photo])
