@@ -1,6 +1,7 @@
 """Calibration round trips on synthetic photos with ground truth (synth.py): a d6 whose 6 is a
 logo and Alkemy's white/yellow/red dice (seed 001), a Throwing Stones stone (seed 000, TS-D01),
-offline from labels.csv through `dicetower calibrate`, and guided with a replay camera."""
+offline from labels.csv through `dicetower calibrate`, and guided with a replay camera (keyboard
+answers; the panel-guided calibration is in tests/calibration)."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def test_logo_d6_from_four_labelled_photos_per_face_via_cli(tmp_path, user_data)
     assert ds.path == user_data / "die_sets" / "logo_d6"
     assert {c.key for c in ds.classes} == {f"d6:{v}@yellow" for v in range(1, 6)} | {"d6:6|axe@yellow"}
     acc, _ = _read_back(spec, [1, 2, 3, 4, 5, 6], "logo_d6", seed=99)
-    assert acc >= 0.3  # measured 0.42 on 24 fresh renders: far from the goal, see the report
+    assert acc >= 0.5  # measured 0.62 on 24 fresh renders (0.42 with the polar templates): short of the goal
 
 
 def test_alkemy_colours_are_told_apart(tmp_path):
@@ -57,7 +58,7 @@ def test_alkemy_colours_are_told_apart(tmp_path):
     samples = read_labels(write_labelled_photos(tmp_path, dice, photos=3, seed=5), tmp_path)
     ds, report = calibrate(samples, "alkemy_test", out_dir=tmp_path / "set")
     assert report.confusion.sum() == len(samples) == 27
-    assert report.accuracy >= 0.3  # cross-validated; measured 0.56 (chance 0.11)
+    assert report.accuracy >= 0.5  # cross-validated; measured 0.67 (chance 0.11)
     rng = np.random.default_rng(8)
     colours_right = 0
     for c in ("white", "yellow", "red"):
@@ -65,7 +66,7 @@ def test_alkemy_colours_are_told_apart(tmp_path):
             crop, _ = synth.render_crop(synth.alkemy_spec(c), v, rng, 100)
             r = ds.classify(crop)
             colours_right += r.face_colour == c
-    assert colours_right >= 7  # of 9; measured 8
+    assert colours_right >= 8  # of 9; measured 9
 
 
 def test_throwing_stones_stone_faces_symbols_and_colours(tmp_path):
