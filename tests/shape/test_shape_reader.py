@@ -16,13 +16,15 @@ def test_every_type_is_mostly_told_apart_on_unseen_renders():
     rng = np.random.default_rng(777)  # not a seed the model was built from
     right = {t: 0 for t in DIE_TYPES}
     sure_right = sure = 0
-    per_type = 8
+    per_type = 5
     for _ in range(per_type):
         for t in DIE_TYPES:
             crop, _, _ = synth.render_shape_crop(synth.standard_spec(t, rng), rng, 120, tilt_deg=10.0)
             r = die_type_by_shape(crop)
             assert isinstance(r, ShapeResult) and set(r.proba) == set(DIE_TYPES)
-            assert abs(sum(r.proba.values()) - 1) < 1e-5 and r.proba[r.die_type] == pytest.approx(r.confidence)
+            assert abs(sum(r.proba.values()) - 1) < 1e-5
+            # confidence is the reported type's probability, or 0 when no die stood out of the tray
+            assert r.confidence == 0.0 or r.proba[r.die_type] == pytest.approx(r.confidence)
             right[t] += r.die_type == t
             sure += not r.unsure
             sure_right += (not r.unsure) and r.die_type == t
