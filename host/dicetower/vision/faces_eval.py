@@ -1,8 +1,11 @@
 """Figures for the face classifier on the real photos of ../shared/datasets (for `make bench` and the
 closing note): `python -m dicetower.vision.faces_eval`.
 
-- standard set (synthetic-trained, shipped) on fickett_poly_tiles (value and die type), lurig_dietype
-  (die type, CC0) and realdice_d20 (value), with unsure rate and accuracy over the sure readings;
+- standard set (synthetic-trained, shipped: die type by shape x the numeral net) on
+  fickett_poly_tiles (value and die type; overlay text painted out), lurig_dietype (die type, CC0)
+  and realdice_d20 (value; the die cut out by its blue colour, realdice_crop), with unsure rate and
+  accuracy over the sure readings; and the numeral net alone told the true die type (the value
+  reading without the type cue's errors);
 - calibration on fickett_poly_tiles: `per_face` tiles of each face learned, every other main-cluster
   tile of that die read (held out), and the cross-validated accuracy of the calibration itself;
 - ms per crop (median, p95).

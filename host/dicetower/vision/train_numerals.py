@@ -97,8 +97,10 @@ def class_spec(cls: str, rng: np.random.Generator) -> tuple[synth.DieSpec | None
             spec = random_spec("d10", rng)
             spec.zero_for_ten = True
             return spec, 10
+        # die types in proportion to their faces, so that a d20's look says nothing of the value
         types = [t for t in ("d6", "d8", "d10", "d12", "d20") if synth.FACES[t] >= v]
-        spec = random_spec(str(rng.choice(types)), rng)
+        weights = np.array([synth.FACES[t] for t in types], float)
+        spec = random_spec(str(rng.choice(types, p=weights / weights.sum())), rng)
         spec.zero_for_ten = False
         return spec, v
     if cls == "blank":
@@ -150,13 +152,13 @@ def _motion_blur(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def render_sample(cls: str, rng: np.random.Generator) -> np.ndarray:
     """One die crop (HxWx3 uint8 BGR) showing class cls, as a detector would crop it from a photo.
-    On a third of the dice only the up face carries its mark (the neighbours' numerals, which real
+    On 15 % of the dice only the up face carries its mark (the neighbours' numerals, which real
     crops show at the edges, are left out there so the net learns sooner which mark is read)."""
     die = int(np.exp(rng.uniform(np.log(36), np.log(110))))
     size = int(die / rng.uniform(0.62, 0.98))
     bg = synth.tray_background(rng, (size, size)).astype(np.float32)
     spec, value = class_spec(cls, rng)
-    if spec is not None and spec.die_type != "d4" and rng.random() < 0.33:
+    if spec is not None and spec.die_type != "d4" and rng.random() < 0.15:
         spec.texts = {v: "" for v in range(1, synth.FACES[spec.die_type] + 1) if v != value} | spec.texts
         spec.logos = {v: sym for v, sym in spec.logos.items() if v == value}
     if spec is not None:
@@ -198,7 +200,7 @@ def make_dataset(n: int, seed: int = SEED, workers: int = 2, start: int = 0) -> 
     return np.concatenate([p for p, _ in parts]), np.concatenate([y for _, y in parts])
 
 
-def build_net(n_classes: int, width: int = 24, dim: int = 128):
+def build_net(n_classes: int, width: int = 32, dim: int = 128):
     """The CNN (about 0.3 M weights): a stride-2 3x3 conv, then 3x3 conv blocks (conv, batch norm,
     ReLU; max-pool between), average pooling to 3 x 3 cells (keeps where the digits of a two-digit
     numeral and a 6/9 mark sit), a dim-wide embedding layer (ReLU) and the class layer. forward(N x 1 x PATCH x PATCH) -> (logits N x n_classes, embedding N x dim)."""
@@ -329,7 +331,7 @@ def export(net, out: Path, temperature: float, meta: dict) -> Path:
     return path
 
 
-def build_numerals(n: int = 40000, epochs: int = 16, out: Path | None = None, seed: int = SEED,
+def build_numerals(n: int = 50000, epochs: int = 12, out: Path | None = None, seed: int = SEED,
                    log=print, cache: Path | None = None) -> dict:
     """Render n training patches (seed) and 2000 held-out ones (seed + 1), train, fit the
     temperature on the held-out renders, export to out (default models/standard). cache: an .npz
@@ -373,8 +375,8 @@ def build_numerals(n: int = 40000, epochs: int = 16, out: Path | None = None, se
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=40000, help="training renders (default 40000)")
-    ap.add_argument("--epochs", type=int, default=16)
+    ap.add_argument("--n", type=int, default=50000, help="training renders (default 50000)")
+    ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--cache", type=Path, default=None, help="keep the rendered patches in this .npz")
     ap.add_argument("--out", type=Path, default=None, help="output folder (default models/standard)")
     args = ap.parse_args()
