@@ -38,16 +38,16 @@ def remove_overlay(tile: np.ndarray) -> np.ndarray:
     return cv2.inpaint(tile, text, 3, cv2.INPAINT_TELEA)
 
 
-def fickett_tiles(root: Path, die_type: str, clean: bool = True) -> list[LabelledCrop]:
+def fickett_tiles(root: Path, die_type: str, clean: bool = True, step: int = 1) -> list[LabelledCrop]:
     """Main-cluster tiles of one fickett die (representative tiles, which carry extra overlay
-    text, left out), in file order; clean: overlay text inpainted (remove_overlay)."""
+    text, left out), in file order, every step-th; clean: overlay text inpainted (remove_overlay)."""
     meta = {(r["image"], r["x"], r["y"]): r for r in csv.DictReader((root / "tiles_meta.csv").open())}
     images: dict[str, np.ndarray] = {}
     out = []
-    for r in csv.DictReader((root / "labels.csv").open()):
-        m = meta[(r["image"], r["x"], r["y"])]
-        if r["die_type"] != die_type or m["main_cluster"] != "1" or m["representative_tile"] == "1":
-            continue
+    rows = [r for r in csv.DictReader((root / "labels.csv").open())
+            if r["die_type"] == die_type and meta[(r["image"], r["x"], r["y"])]["main_cluster"] == "1"
+            and meta[(r["image"], r["x"], r["y"])]["representative_tile"] != "1"]
+    for r in rows[::step]:
         img = images.setdefault(r["image"], cv2.imread(str(root / r["image"])))
         x, y, w, h = (int(r[k]) for k in "xywh")
         tile = img[y:y + h, x:x + w]

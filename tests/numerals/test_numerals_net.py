@@ -1,0 +1,76 @@
+"""The standard set's numeral net (dicetower.vision.numerals, models/standard/numerals.onnx): it ships,
+loads in cv2.dnn, reads rendered numerals at any rotation, reaches a floor on real fickett tiles,
+leaves garbage unsure; the training data generator is deterministic."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from dicetower.paths import models_dir, shared_dir
+from dicetower.readings import UNSURE_BELOW
+from dicetower.vision import synth
+from dicetower.vision.numerals import (ONNX_FILE, PATCH, embed, face_patch, load_net, numeral_classes,
+                                       numeral_proba, value_proba)
+
+
+def test_model_ships_loads_in_cv2_dnn_and_is_under_5_mb():
+    path = models_dir() / "standard" / ONNX_FILE
+    assert path.is_file(), "run `make models`"
+    assert path.stat().st_size < 5_000_000
+    net = load_net()
+    assert net.meta["trained_on"].startswith("synthetic")
+    classes = numeral_classes()
+    assert {str(v) for v in range(21)} <= set(classes) and "blank" in classes
+    p = numeral_proba([np.zeros((PATCH, PATCH), np.uint8), np.full((PATCH, PATCH), 200, np.uint8)])
+    assert p.shape == (2, len(classes)) and p.dtype == np.float32
+    assert np.allclose(p.sum(axis=1), 1.0, atol=1e-4)
+
+
+def test_embedding_is_l2_normalised_and_tells_faces_apart():
+    rng = np.random.default_rng(5)
+    spec = synth.standard_spec("d20", rng)
+    crops = [synth.render_crop(spec, v, rng, 96)[0] for v in (3, 3, 17)]
+    e = embed([face_patch(c) for c in crops])
+    assert e.shape[0] == 3 and e.dtype == np.float32
+    assert np.allclose(np.linalg.norm(e, axis=1), 1.0, atol=1e-4)
+    assert e[0] @ e[1] > e[0] @ e[2]  # the same face in two rolls is nearer than another face
+
+
+def test_rendered_numerals_read_right_at_any_rotation():
+    """Held-out renders (a seed the training never used; Hershey fonts of synth.standard_spec), each
+    turned by four angles: the most probable value is the face shown."""
+    rng = np.random.default_rng(777)
+    right = n = 0
+    for die_type, value in (("d20", 17), ("d20", 8), ("d12", 11), ("d8", 6), ("d6", 4), ("d10", 7)):
+        spec = synth.standard_spec(die_type, rng, pips=False)
+        crop, _ = synth.render_crop(spec, value, rng, 96, spin_deg=0)
+        for angle in (0, 75, 180, 290):
+            m = cv2.getRotationMatrix2D((47.5, 47.5), angle, 1.0)
+            turned = cv2.warpAffine(crop, m, (96, 96), borderMode=cv2.BORDER_REPLICATE)
+            p = value_proba(face_patch(turned), die_type)
+            right += max(p, key=p.__getitem__) == value
+            n += 1
+    assert right / n >= 0.8, f"{right}/{n}"
+
+
+def test_garbage_is_unsure():
+    """Crops with no die (noise, flat grey, an empty tray) never give a sure numeral."""
+    rng = np.random.default_rng(3)
+    crops = [rng.integers(0, 256, (80, 80, 3)).astype(np.uint8), np.full((80, 80, 3), 128, np.uint8)]
+    crops += [synth.tray_background(rng, (90, 90)) for _ in range(4)]
+    for crop in crops:
+        for die_type in ("d6", "d20"):
+            assert max(value_proba(face_patch(crop), die_type).values()) < UNSURE_BELOW
+
+
+def test_bad_input_is_a_clear_error():
+    with pytest.raises(ValueError, match="HxWx3"):
+        face_patch(np.zeros((40, 40), np.uint8))
+    with pytest.raises(ValueError, match="mask"):
+        face_patch(np.zeros((40, 40, 3), np.uint8), np.zeros((30, 30), np.uint8))
+    with pytest.raises(ValueError, match=f"{PATCH}x{PATCH}"):
+        numeral_proba([np.zeros((10, 10), np.uint8)])
+    with pytest.raises(ValueError, match="d4, d6"):
+        value_proba(np.zeros((PATCH, PATCH), np.uint8), "d7")
