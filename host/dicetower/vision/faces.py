@@ -20,21 +20,15 @@ set (dicetower calibrate), looked up in models/<name>/ and then in
 dicetower.paths.user_data_dir()/die_sets/<name>/; an unknown name raises DieSetError listing the
 sets that exist.
 
-How a calibrated set reads (rotation-invariant template matching): the crop is squared, the die's silhouette
-found (Otsu on the Lab distance from the crop's border colour) and the grey die resampled in
-polar coordinates around the silhouette's centroid (cv2.warpPolar): an inner band (the up face's
-numeral or symbols, weight 0.75) and an outer band (the outline and the neighbouring faces, so
-the die's shape: triangle d4, square d6, hexagon d8/d20, decagon d12; weight 0.25). A turn of the
-die is then a cyclic shift along the angle axis, so the normalised circular cross-correlation
-with each stored template, maximised over all 48 shifts (FFT along the angle axis), compares
-faces at any rotation without turning the image, and keeps 6 apart from 9; the best templates
-are then re-checked pixel by pixel (the query's ink turned by the angle found, normalised
-cross-correlation with a few px of slack), which separates similar numerals. The Lab colour of
-the up face and of the die is compared too (face colours: ruby/gold/silver, Alkemy's white/
-yellow/red). A class scores its best template; softmax of the scores divided by a temperature
-fitted on held-out data (Guo et al. 2017) gives a calibrated confidence. Templates come from
-synthetic renders (standard set) or from the labelled photos of a calibration. Run time needs
-OpenCV and numpy only (OpenCV 5 wheels have no cv2.ml module).
+How a calibrated set reads: its model is vision/fewshot.py's FewShotModel (set.json "model":
+"fewshot"): the die centred on its silhouette (silhouette() below), described by a colour histogram
+of oriented gradients, matched against its labelled photos learned at every turn (k nearest bank
+vectors per face) with the a*b* colour of the up face and body (ruby/gold/silver faces, Alkemy's
+white/yellow/red bodies); softmax of the scores over a temperature fitted on the calibration's
+cross-validation (Guo et al. 2017), and a per-set threshold from the same cross-validation mapped
+onto UNSURE_BELOW (DieSet.result_from_proba). Sets made by older versions (polar templates,
+FaceModel below) are refused with a message to calibrate again. Run time needs OpenCV and numpy
+only (OpenCV 5 wheels have no cv2.ml module).
 """
 
 from __future__ import annotations
