@@ -111,3 +111,16 @@ def test_missing_header_is_refused(tmp_path):
     (tmp_path / "labels.csv").write_text("file,value\na.png,3\n")
     with pytest.raises(CalibrationError, match="must have a header image,die_type,value,x,y,w,h,colour"):
         read_labels(tmp_path / "labels.csv", tmp_path)
+
+
+def test_a_set_from_an_older_version_asks_to_recalibrate(user_data):
+    from dicetower.vision.faces import DieSetError
+
+    old = user_data / "die_sets" / "old_templates"
+    old.mkdir(parents=True)
+    (old / "set.json").write_text(json.dumps({"format": 1, "name": "old_templates", "classes": [
+        {"die_type": "d6", "value": 1}, {"die_type": "d6", "value": 2}], "meta": {}}))
+    (old / "model.npz").write_bytes(b"")
+    forget_die_set("old_templates")
+    with pytest.raises(DieSetError, match="older version of `dicetower calibrate`.*calibrate it again"):
+        load_die_set("old_templates")
