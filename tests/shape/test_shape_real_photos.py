@@ -52,10 +52,15 @@ def fickett_sample(die_type: str, step: int) -> list:
 
 
 def test_fickett_tiles_types():
-    right, n = {}, {}
+    # measured on this sample: d4 11/11, d6 6/6, d8 0/7 (read d20), d12 6/11, d20 13/17; 15 of 16 sure right
+    right, n, sure, sure_right = {}, {}, 0, 0
     for t in ("d4", "d6", "d8", "d12", "d20"):
         tiles = fickett_sample(t, 40)
+        results = [die_type_by_shape(tile) for tile in tiles]
         n[t] = len(tiles)
-        right[t] = sum(die_type_by_shape(tile).die_type == t for tile in tiles)
-    assert right["d4"] >= 0.9 * n["d4"], (right, n)
-    assert sum(right.values()) >= 0.45 * sum(n.values()), (right, n)
+        right[t] = sum(r.die_type == t for r in results)
+        sure += sum(not r.unsure for r in results)
+        sure_right += sum(not r.unsure and r.die_type == t for r in results)
+    assert right["d4"] >= 0.9 * n["d4"] and right["d6"] >= n["d6"] - 1, (right, n)
+    assert sum(right.values()) >= 0.6 * sum(n.values()), (right, n)
+    assert sure_right >= sure - 1, (sure_right, sure)
