@@ -636,7 +636,7 @@ def accuracy_figures(proba: np.ndarray, y: np.ndarray) -> dict:
             "confusion": conf_m.tolist()}
 
 
-def build_model(per_type: int = 150, out: Path | None = None, seed: int = SEED,
+def build_model(per_type: int = 100, out: Path | None = None, seed: int = SEED,
                 data: Path | None = None, folds: int = 5) -> ShapeModel:
     """Build the shipped shape model and save it to out (default model_path()).
 
@@ -691,7 +691,7 @@ def main() -> None:
     import json
 
     ap = argparse.ArgumentParser(description="Build the die-type-by-shape model (models/standard/shape.npz).")
-    ap.add_argument("--per-type", type=int, default=150, help="synthetic renders per die type (default 150)")
+    ap.add_argument("--per-type", type=int, default=100, help="synthetic renders per die type (default 100)")
     ap.add_argument("--out", type=Path, default=None, help="output file (default models/standard/shape.npz)")
     args = ap.parse_args()
     model = build_model(args.per_type, args.out)
