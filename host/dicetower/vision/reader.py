@@ -143,10 +143,11 @@ class DiceReader:
                          and max(f.box[2:]) < MARKS_OF_A_DIE * max(b.box[2:])] for b in bodies}
         marked = {id(f) for fs in marks.values() for f in fs}
         pip_dice = [f for f in faces if id(f) not in marked]
+        sure = [f for f in pip_dice if f.confidence >= UNSURE_BELOW]  # a glint is no die to size others by
         beside = None
-        if pip_dice:
-            ground = np.median([ground_colour(image, _grown(f.box, 0.3)) for f in pip_dice], axis=0)
-            beside = (float(np.median([max(f.box[2:]) for f in pip_dice])), ground)
+        if sure:
+            ground = np.median([ground_colour(image, _grown(f.box, 0.3)) for f in sure], axis=0)
+            beside = (float(np.median([max(f.box[2:]) for f in sure])), ground)
         kept: list[DieBody] = []
         for body in bodies:
             if any(_overlaps(body.box, _grown(f.box, 0.5)) for f in pip_dice):
@@ -208,9 +209,9 @@ def ground_colour(image: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarr
 def is_die_like(image: np.ndarray, body: DieBody, beside: tuple[float, np.ndarray] | None = None) -> bool:
     """Whether a body found without a reference frame is a die, judged apart from which face it shows:
     whole in the frame (not cut by its border), compact (find_die_bodies already asks it), of a colour
-    that is not the ground's (ground_share <= GROUND_SHARE_MAX). When pip dice lie in the same frame,
-    beside = (their faces' median box side px, the median Lab colour around them): the body must also
-    be of a size plausible next to them, lie on the same ground, and be rarer on it
+    that is not the ground's (ground_share <= GROUND_SHARE_MAX). When pip dice lie in the same frame
+    (read sure), beside = (their faces' median box side px, the median Lab colour around them): the
+    body must also be of a size plausible next to them, lie on the same ground, and be rarer on it
     (GROUND_SHARE_BESIDE_PIP_DICE). image: HxWx3 uint8 BGR, the frame body was found in."""
     if body.cut or body.ground_share > GROUND_SHARE_MAX:
         return False
