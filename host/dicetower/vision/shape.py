@@ -97,11 +97,12 @@ def _square(crop: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray, np.n
     """Pad crop (border replicated) and mask (zeros) to a square, the die kept centred."""
     h, w = crop.shape[:2]
     d = abs(h - w)
-    pad = (0, 0, d // 2, d - d // 2) if h > w else (d // 2, d - d // 2, 0, 0)
+    top, bottom, left, right = (0, 0, d // 2, d - d // 2) if h > w else (d // 2, d - d // 2, 0, 0)
     if d == 0:
         return crop, mask
-    sq = cv2.copyMakeBorder(crop, *pad, cv2.BORDER_REPLICATE)
-    return sq, None if mask is None else cv2.copyMakeBorder(mask, *pad, cv2.BORDER_CONSTANT, value=0)
+    sq = cv2.copyMakeBorder(crop, top, bottom, left, right, cv2.BORDER_REPLICATE)
+    return sq, (None if mask is None else
+                cv2.copyMakeBorder(mask, top, bottom, left, right, cv2.BORDER_CONSTANT, value=0))
 
 
 def segment(sq: np.ndarray, refine: bool = True) -> np.ndarray:
@@ -198,11 +199,11 @@ def _grabcut(sq: np.ndarray, mask: np.ndarray) -> np.ndarray:
     bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
     cv2.setRNGSeed(0)
     try:
-        cv2.grabCut(sq, gc, None, bgd, fgd, 3, cv2.GC_INIT_WITH_MASK)
+        cv2.grabCut(sq, gc, (0, 0, 0, 0), bgd, fgd, 3, cv2.GC_INIT_WITH_MASK)
     except cv2.error:
         return mask
-    refined = np.where((gc == cv2.GC_FGD) | (gc == cv2.GC_PR_FGD), 255, 0).astype(np.uint8)
-    refined = cv2.morphologyEx(refined, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    found = np.where((gc == cv2.GC_FGD) | (gc == cv2.GC_PR_FGD), 255, 0).astype(np.uint8)
+    refined = cv2.morphologyEx(found, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
     out = _central_component(refined)
     return out if out.sum() > 0.5 * mask.sum() else mask
 
@@ -434,6 +435,7 @@ class ShapeModel:
         return softmax(self.logits(x) / self.temperature)
 
     def save(self, path: Path) -> None:
+        """Write the model as a compressed .npz (arrays, temperature, feature version, meta as JSON)."""
         import json
 
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -443,7 +445,7 @@ class ShapeModel:
 
     @classmethod
     def load(cls, path: Path) -> "ShapeModel":
-        """Raises ShapeModelError when path is missing, unreadable or of another feature version."""
+        """The model saved at path. Raises ShapeModelError when path is missing, unreadable or of another feature version."""
         import json
 
         hint = "run `make models` (python -m dicetower.vision.shape) to build it"
@@ -492,7 +494,8 @@ def die_type_by_shape(crop_bgr: np.ndarray, mask: np.ndarray | None = None,
     around it preferred. mask: HxW array (nonzero = die, e.g. detect.DieBody.mask) or None to
     segment the die here. model: None for the shipped model (models/standard/shape.npz).
     Returns ShapeResult; result.unsure (confidence < UNSURE_BELOW) means the caller flags the die.
-    A crop under MIN_SIDE px, or one where no die stands out, gets confidence 0 (uniform proba).
+    A crop under MIN_SIDE px gets confidence 0; one where no die stands out of the tray gets
+    confidence 0 and a uniform proba (die_type then means nothing: the die is unsure).
     Raises ValueError for a crop that is not HxWx3 uint8 or a mask of another size, ShapeModelError
     when the model has not been built (`make models`)."""
     model = model or load_model()
