@@ -27,7 +27,7 @@ vectors per face) with the a*b* colour of the up face and body (ruby/gold/silver
 white/yellow/red bodies); softmax of the scores over a temperature fitted on the calibration's
 cross-validation (Guo et al. 2017), and a per-set threshold from the same cross-validation mapped
 onto UNSURE_BELOW (DieSet.result_from_proba). Sets made by older versions (polar templates,
-FaceModel below) are refused with a message to calibrate again. Run time needs OpenCV and numpy
+the old FaceModel) are refused with a message to calibrate again. Run time needs OpenCV and numpy
 only (OpenCV 5 wheels have no cv2.ml module).
 """
 
@@ -56,16 +56,7 @@ FORMAT_VERSION = 1
 FEWSHOT_MODEL = "fewshot"  # set.json "model" of a calibrated set (vision/fewshot.py)
 NUMERALS_MODEL = "numerals"  # set.json "model" of a set read by read_numbered (the standard set)
 
-SIDE = 96  # px: crops are squared and resized to SIDE x SIDE before description
 MIN_SIDE = 12  # px: a crop with a shorter side cannot be read with confidence
-ANGLES = 48  # polar sampling of a die: angle steps of 7.5 degrees
-#: polar bands (inner radius, outer radius as fractions of the die's enclosing circle, rows, weight):
-#: the up face's marks, and the outline with the neighbouring faces (the die's shape)
-POLAR_BANDS = ((0.0, 0.5, 16, 0.75), (0.5, 1.1, 8, 0.25))
-RADII = sum(b[2] for b in POLAR_BANDS)
-INK = 32  # px side of the up face's ink image (second stage)
-CANDIDATES = 24  # templates re-checked in the second stage
-POLAR_WEIGHT = 0.25  # share of the polar stage in a re-checked template's score
 
 
 class DieSetError(LookupError):
@@ -156,77 +147,8 @@ def silhouette(sq: np.ndarray) -> np.ndarray:
     return out
 
 
-def ink_mask(grey: np.ndarray, region: np.ndarray) -> np.ndarray:
-    """The marks (numerals, pips, symbols) inside `region` (uint8 mask) of a grey crop: Otsu's
-    threshold over the region's pixels, the minority side taken as ink, so that dark-on-light and
-    light-on-dark dice give the same mask. Returns uint8 0/255 of grey's shape."""
-    values = grey[region > 0]
-    if values.size < 16 or int(values.max()) - int(values.min()) < 12:
-        return np.zeros_like(grey)
-    t, _ = cv2.threshold(values.reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    bright = (grey > t) & (region > 0)
-    dark = (grey <= t) & (region > 0)
-    ink = bright if bright.sum() < dark.sum() else dark
-    return ink.astype(np.uint8) * 255
-
-
-@dataclass
-class Descriptor:
-    """A die crop described for matching.
-
-    polar: RADII x ANGLES float32, polar samples around the die's centre: first the up face's ink
-    (ink_mask) out to half the die's radius, then the die's silhouette from 0.5 to 1.1 radius (its
-    outline, i.e. its shape); each band zero-mean and scaled to its weight: a turn of the die is a
-    cyclic shift along the angle axis.
-    colour: (6,) float32, mean Lab / 100 of the up face (inner disc) and of the whole die.
-    ink: INK x INK float32, the up face's ink (blurred), centred on the die, upright as photographed."""
-
-    polar: np.ndarray
-    colour: np.ndarray
-    ink: np.ndarray
-
-
-def describe(crop: np.ndarray) -> Descriptor:
-    """Describe a die crop (HxWx3 uint8 BGR). Raises ValueError on a bad crop."""
-    small = cv2.resize(square(crop), (SIDE, SIDE), interpolation=cv2.INTER_AREA)
-    mask = silhouette(small)
-    pts = cv2.findNonZero(mask)
-    edge = np.concatenate([mask[0], mask[-1], mask[:, 0], mask[:, -1]])
-    if pts is None or len(pts) < 0.05 * mask.size or np.mean(edge > 0) > 0.1:
-        # no outline, or the die is cut by the crop's edges: the crop is the die
-        centre, radius = ((SIDE - 1) / 2, (SIDE - 1) / 2), SIDE / 2
-    else:  # centroid of the silhouette (steadier than its enclosing circle), radius of its area
-        m = cv2.moments(mask, binaryImage=True)
-        centre = (m["m10"] / m["m00"], m["m01"] / m["m00"])
-        radius = max(np.sqrt(m["m00"] / np.pi) * 1.1, SIDE * 0.2)
-    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    face = np.zeros_like(mask)
-    cv2.circle(face, (int(round(centre[0])), int(round(centre[1]))), int(radius * POLAR_BANDS[0][1]), 255, -1)
-    ink = ink_mask(grey, face)
-    blocks = []
-    for (r0, r1, rows, weight), img in zip(POLAR_BANDS, (ink, mask)):
-        img = cv2.GaussianBlur(img.astype(np.float32) / 255, (0, 0), 3.0)
-        full = cv2.warpPolar(img, (int(round(rows * r1 / (r1 - r0))), ANGLES), centre, radius * r1,
-                             cv2.WARP_POLAR_LINEAR + cv2.INTER_LINEAR + cv2.WARP_FILL_OUTLIERS).T
-        band = full[full.shape[0] - rows:]
-        band = band - band.mean()
-        blocks.append(band * (np.sqrt(weight) / (np.linalg.norm(band) + 1e-6)))
-    polar = np.vstack(blocks)
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32) / 100
-    inner = np.zeros_like(mask)
-    cv2.circle(inner, (int(centre[0]), int(centre[1])), int(radius * 0.45), 255, -1)
-    die = mask if pts is not None else np.full_like(mask, 255)
-    colour = np.concatenate([cv2.mean(lab, inner)[:3], cv2.mean(lab, die)[:3]]).astype(np.float32)
-    # the up face's ink, centred on the die and scaled to its radius, for the second stage
-    half = radius * POLAR_BANDS[0][1]
-    k = INK / (2 * half)
-    shift = np.float32([[k, 0, INK / 2 - k * centre[0]], [0, k, INK / 2 - k * centre[1]]])
-    ink_img = cv2.warpAffine(cv2.GaussianBlur(ink.astype(np.float32) / 255, (0, 0), 1.0), shift, (INK, INK))
-    return Descriptor(np.ascontiguousarray(polar, np.float32), colour, ink_img)
-
-
 # ---------------------------------------------------------------------------------------------
-# the matcher
+# confidence
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -245,81 +167,6 @@ def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
         return -np.mean(np.log(p[np.arange(len(y)), y] + 1e-12))
 
     return float(np.exp(minimize_scalar(nll, bounds=(-8, 3), method="bounded").x))
-
-
-@dataclass
-class FaceModel:
-    """Rotation-invariant nearest-template matcher.
-
-    polars: N x RADII x ANGLES float16 templates (Descriptor.polar of labelled crops), colours:
-    N x 6 float32, labels: N class indices, n_classes, inks: N x INK x INK float16 up-face ink
-    images, colour_weight: weight of the Lab distance, temperature: class scores are divided by it
-    before the softmax.
-    Stage 1: every template's best normalised circular cross-correlation with the query over all
-    ANGLES turns (FFT along the angle axis), which also gives the turn. Stage 2: the CANDIDATES
-    best templates are compared pixel by pixel with the query's ink turned by that angle (NCC,
-    +-3 px). Score = POLAR_WEIGHT x stage 1 + (1 - POLAR_WEIGHT) x stage 2 - colour_weight x Lab
-    distance; a class's score is its best template's."""
-
-    polars: np.ndarray
-    colours: np.ndarray
-    labels: np.ndarray
-    n_classes: int
-    inks: np.ndarray
-    colour_weight: float = 1.0
-    temperature: float = 0.05
-    _fft: np.ndarray | None = field(default=None, repr=False)
-
-    def template_scores(self, d: Descriptor) -> np.ndarray:
-        """(N,) score of every template against a query descriptor."""
-        if self._fft is None:
-            self._fft = np.conj(np.fft.rfft(self.polars.astype(np.float32), axis=2))
-        q = np.fft.rfft(d.polar, axis=1)
-        corr_all = np.fft.irfft(np.einsum("nra,ra->na", self._fft, q), n=ANGLES, axis=1)
-        shifts = corr_all.argmax(axis=1)
-        corr = corr_all.max(axis=1)
-        # second stage: the CANDIDATES best templates compared pixel by pixel, the query's ink
-        # turned by the polar stage's angle, best over +-3 px shifts (normalised cross-correlation);
-        # templates not re-checked count an NCC of 0
-        ncc = np.zeros_like(corr)
-        pad = cv2.copyMakeBorder(d.ink, 3, 3, 3, 3, cv2.BORDER_CONSTANT, value=0)
-        for i in np.argsort(-corr)[:CANDIDATES]:
-            m = cv2.getRotationMatrix2D(((INK + 5) / 2, (INK + 5) / 2), 360.0 * shifts[i] / ANGLES, 1.0)
-            turned = cv2.warpAffine(pad, m, pad.shape[::-1])
-            ncc[i] = cv2.matchTemplate(turned, self.inks[i].astype(np.float32), cv2.TM_CCOEFF_NORMED).max()
-        score = POLAR_WEIGHT * corr + (1 - POLAR_WEIGHT) * ncc
-        return score - self.colour_weight * np.linalg.norm(self.colours - d.colour, axis=1)
-
-    def logits(self, d: Descriptor) -> np.ndarray:
-        """(C,) class scores of a query (before the temperature); -2 for a class with no template."""
-        scores = self.template_scores(d)
-        out = np.full(self.n_classes, -2.0, np.float32)
-        np.maximum.at(out, self.labels, scores.astype(np.float32))
-        return out
-
-    def save(self, path: Path) -> None:
-        np.savez_compressed(path, polars=self.polars.astype(np.float16), inks=self.inks.astype(np.float16),
-                            colours=self.colours,
-                            labels=self.labels, n_classes=self.n_classes,
-                            colour_weight=self.colour_weight, temperature=self.temperature)
-
-    @classmethod
-    def load(cls, path: Path) -> "FaceModel":
-        with np.load(path) as z:
-            return cls(z["polars"], z["colours"], z["labels"], int(z["n_classes"]), z["inks"],
-                       float(z["colour_weight"]), float(z["temperature"]))
-
-
-def fit_model(descriptors: list[Descriptor], y: np.ndarray, n_classes: int,
-              colour_weight: float = 1.0) -> FaceModel:
-    """A FaceModel holding the descriptors of labelled crops (y: class index per descriptor) as
-    templates. The temperature is left at its default (see fit_temperature).
-    Raises ValueError when there are no descriptors."""
-    if not descriptors:
-        raise ValueError("need at least one labelled crop")
-    return FaceModel(np.array([d.polar for d in descriptors], np.float16),
-                     np.array([d.colour for d in descriptors], np.float32), np.asarray(y, np.int32),
-                     n_classes, np.array([d.ink for d in descriptors], np.float16), colour_weight)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -372,8 +219,8 @@ class DieSet:
         directory.mkdir(parents=True, exist_ok=True)
         if self.model is not None:
             self.model.save(directory / MODEL_FILE)
-        doc = {"format": FORMAT_VERSION, "name": self.name, **({"model": FEWSHOT_MODEL} if self.model else {}),
-               **({"model": NUMERALS_MODEL} if self.model is None else {}),
+        doc = {"format": FORMAT_VERSION, "name": self.name,
+               "model": NUMERALS_MODEL if self.model is None else FEWSHOT_MODEL,
                "classes": [c.to_json() for c in self.classes], "meta": self.meta}
         (directory / SET_FILE).write_text(json.dumps(doc, indent=1) + "\n")
         self.path = directory
