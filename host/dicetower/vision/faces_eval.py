@@ -27,6 +27,7 @@ import numpy as np
 from dicetower.paths import shared_dir
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision.calibrate import LabelledCrop, calibrate
+from dicetower.vision.camera import load_image
 from dicetower.vision.faces import FaceClass, load_die_set
 
 
@@ -48,7 +49,9 @@ def fickett_tiles(root: Path, die_type: str, clean: bool = True, step: int = 1) 
             if r["die_type"] == die_type and meta[(r["image"], r["x"], r["y"])]["main_cluster"] == "1"
             and meta[(r["image"], r["x"], r["y"])]["representative_tile"] != "1"]
     for r in rows[::step]:
-        img = images.setdefault(r["image"], cv2.imread(str(root / r["image"])))
+        if r["image"] not in images:  # each montage read once, not once per tile
+            images[r["image"]] = load_image(root / r["image"])
+        img = images[r["image"]]
         x, y, w, h = (int(r[k]) for k in "xywh")
         tile = img[y:y + h, x:x + w]
         out.append(LabelledCrop(remove_overlay(tile) if clean else tile, FaceClass(die_type, int(r["value"])),
