@@ -331,7 +331,7 @@ def export(net, out: Path, temperature: float, meta: dict) -> Path:
     return path
 
 
-def build_numerals(n: int = 50000, epochs: int = 12, out: Path | None = None, seed: int = SEED,
+def build_numerals(n: int = 80000, epochs: int = 18, out: Path | None = None, seed: int = SEED,
                    log=print, cache: Path | None = None) -> dict:
     """Render n training patches (seed) and 2000 held-out ones (seed + 1), train, fit the
     temperature on the held-out renders, export to out (default models/standard). cache: an .npz
@@ -375,8 +375,8 @@ def build_numerals(n: int = 50000, epochs: int = 12, out: Path | None = None, se
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=50000, help="training renders (default 50000)")
-    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--n", type=int, default=80000, help="training renders (default 80000)")
+    ap.add_argument("--epochs", type=int, default=18)
     ap.add_argument("--cache", type=Path, default=None, help="keep the rendered patches in this .npz")
     ap.add_argument("--out", type=Path, default=None, help="output folder (default models/standard)")
     args = ap.parse_args()
