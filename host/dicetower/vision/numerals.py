@@ -75,16 +75,6 @@ def numeral_classes() -> list[str]:
     return load_net().classes
 
 
-def _square(crop: np.ndarray) -> np.ndarray:
-    h, w = crop.shape[:2]
-    d = abs(h - w)
-    if h > w:
-        return cv2.copyMakeBorder(crop, 0, 0, d // 2, d - d // 2, cv2.BORDER_REPLICATE)
-    if w > h:
-        return cv2.copyMakeBorder(crop, d // 2, d - d // 2, 0, 0, cv2.BORDER_REPLICATE)
-    return crop
-
-
 def face_patch(crop_bgr: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """The up face's central region of a die crop, as the numeral net reads it.
 
@@ -96,7 +86,7 @@ def face_patch(crop_bgr: np.ndarray, mask: np.ndarray | None = None) -> np.ndarr
     percentiles of its central disc and turned so the marks are bright (the minority tail, by the sign
     of the skewness): light-on-dark and dark-on-light dice give alike patches.
     Raises ValueError when crop_bgr is not a non-empty HxWx3 uint8 image or mask's shape differs."""
-    from dicetower.vision.faces import silhouette
+    from dicetower.vision.faces import silhouette, square
 
     if not isinstance(crop_bgr, np.ndarray) or crop_bgr.ndim != 3 or crop_bgr.shape[2] != 3 \
             or min(crop_bgr.shape[:2]) < 1 or crop_bgr.dtype != np.uint8:
@@ -104,13 +94,13 @@ def face_patch(crop_bgr: np.ndarray, mask: np.ndarray | None = None) -> np.ndarr
                          f"{getattr(crop_bgr, 'shape', None)} {getattr(crop_bgr, 'dtype', '')}")
     if mask is not None and mask.shape[:2] != crop_bgr.shape[:2]:
         raise ValueError(f"mask shape {mask.shape} differs from the crop's {crop_bgr.shape[:2]}")
-    sq = _square(crop_bgr)
+    sq = square(crop_bgr)
     scale = WORK / sq.shape[0]
     small = cv2.resize(sq, (WORK, WORK), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
     if mask is None:
         m = silhouette(small)
     else:
-        m = cv2.resize(_square(np.dstack([mask] * 3))[..., 0], (WORK, WORK), interpolation=cv2.INTER_NEAREST)
+        m = cv2.resize(square(np.dstack([mask] * 3))[..., 0], (WORK, WORK), interpolation=cv2.INTER_NEAREST)
         m = (m > 0).astype(np.uint8) * 255
     area = float(np.count_nonzero(m))
     edge = np.concatenate([m[0], m[-1], m[:, 0], m[:, -1]])
