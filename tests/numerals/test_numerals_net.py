@@ -11,7 +11,7 @@ import pytest
 from dicetower.paths import models_dir, shared_dir
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision import synth
-from dicetower.vision.numerals import (ONNX_FILE, PATCH, embed, face_patch, load_net, numeral_classes,
+from dicetower.vision.numerals import (ONNX_FILE, PATCH, face_patch, load_net, numeral_classes,
                                        numeral_proba, value_proba)
 
 
@@ -26,16 +26,6 @@ def test_model_ships_loads_in_cv2_dnn_and_is_under_5_mb():
     p = numeral_proba([np.zeros((PATCH, PATCH), np.uint8), np.full((PATCH, PATCH), 200, np.uint8)])
     assert p.shape == (2, len(classes)) and p.dtype == np.float32
     assert np.allclose(p.sum(axis=1), 1.0, atol=1e-4)
-
-
-def test_embedding_is_l2_normalised_and_tells_faces_apart():
-    rng = np.random.default_rng(5)
-    spec = synth.standard_spec("d20", rng)
-    crops = [synth.render_crop(spec, v, rng, 96)[0] for v in (3, 3, 17)]
-    e = embed([face_patch(c) for c in crops])
-    assert e.shape[0] == 3 and e.dtype == np.float32
-    assert np.allclose(np.linalg.norm(e, axis=1), 1.0, atol=1e-4)
-    assert e[0] @ e[1] > e[0] @ e[2]  # the same face in two rolls is nearer than another face
 
 
 def test_rendered_numerals_read_right_at_any_rotation():

@@ -6,7 +6,7 @@ the die's size and turned to ROTATIONS angles about that centre (plus a few ligh
 variants), and each turned patch is described by a colour histogram of oriented gradients
 (hog_features, numpy: the OpenCV 5 wheels have no cv2.HOGDescriptor; unsigned gradients, so
 light-on-dark and dark-on-light marks look alike). The numeral CNN's embedding
-(numerals.embed) was measured in its place and read fickett d8 worse (0.86 against 0.96 from 3
+(its "embedding" output) was measured in its place and read fickett d8 worse (0.86 against 0.96 from 3
 tiles per face), so HOG stays. The bank of feature vectors is the model: a query crop is described once, upright
 as photographed, and each class scores the mean cosine similarity of its K_NEAREST nearest bank
 vectors (the face found at any rotation, since the bank holds every turn), minus COLOUR_WEIGHT x

@@ -1,16 +1,16 @@
 """The numeral classifier of the standard die set: a small CNN (trained on synthetic renders only,
 see train_numerals.py) run with OpenCV's dnn module from models/standard/numerals.onnx.
 
-    from dicetower.vision.numerals import face_patch, numeral_proba, embed, numeral_classes
+    from dicetower.vision.numerals import face_patch, numeral_proba, numeral_classes
     patch = face_patch(crop_bgr)            # PxP uint8: the up face's central region, grey, ink bright
     proba = numeral_proba([patch])          # 1xK float32 over numeral_classes()
-    feats = embed([patch])                  # 1xD float32, L2-normalised (few-shot calibration)
 
 Classes (numeral_classes()): "0".."20" (numerals as printed; "0" is the d10's 10, GEN-D02), "d4:1"..
 "d4:4" (a d4 seen from above: its value printed three times around the top vertex), "blank" (no mark:
 a plain face, the tray) and symbol classes "sym:<name>" (letters, stars, suits, arrows, crosses, pip
-patterns) that the standard set never reports as values; they make the embedding generalise to custom
-faces and give marks that are not numerals somewhere to go.
+patterns) that the standard set never reports as values; they give marks that are not numerals
+somewhere to go. (The net also exports its penultimate features as "embedding"; calibration measured
+them against HOG and kept HOG, see fewshot.py, so the run time does not read them.)
 The confidence is the softmax of the logits divided by a temperature fitted on held-out synthetic
 renders (Guo et al. 2017), averaged over the patch turned by 0, 90, 180 and 270 degrees (the net is
 trained on every rotation). Run time needs OpenCV and numpy only.
@@ -129,9 +129,9 @@ def face_patch(crop_bgr: np.ndarray, mask: np.ndarray | None = None) -> np.ndarr
     return (out.clip(0, 1) * 255).astype(np.uint8)
 
 
-def _forward(patches: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, NumeralNet]:
-    """Logits (4N x K) and embeddings (4N x D) of the patches turned by 0, 90, 180, 270 degrees
-    (row 4i + j: patch i turned j quarter turns)."""
+def _forward(patches: list[np.ndarray]) -> tuple[np.ndarray, NumeralNet]:
+    """Logits (4N x K) of the patches turned by 0, 90, 180, 270 degrees (row 4i + j: patch i turned
+    j quarter turns)."""
     nn = load_net()
     if not len(patches):
         raise ValueError("no patches given")
@@ -143,8 +143,8 @@ def _forward(patches: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, Numeral
     blob = (np.stack(turned).astype(np.float32)[:, None] / 255.0 - 0.5) / 0.25
     with _LOCK:
         nn.net.setInput(blob)
-        logits, emb = nn.net.forward(["logits", "embedding"])
-    return logits.reshape(len(turned), -1), emb.reshape(len(turned), -1), nn
+        logits = nn.net.forward("logits")
+    return logits.reshape(len(turned), -1), nn
 
 
 def numeral_proba(patches: list[np.ndarray]) -> np.ndarray:
@@ -152,20 +152,11 @@ def numeral_proba(patches: list[np.ndarray]) -> np.ndarray:
     N face patches (PATCH x PATCH uint8, from face_patch): softmax(logits / temperature) averaged
     over the four quarter turns of each patch. Raises ValueError for a patch of the wrong shape or
     an empty list, FileNotFoundError when the model is not built."""
-    logits, _, nn = _forward(patches)
+    logits, nn = _forward(patches)
     z = logits / nn.temperature
     e = np.exp(z - z.max(axis=1, keepdims=True))
     p = e / e.sum(axis=1, keepdims=True)
     return p.reshape(len(patches), 4, -1).mean(axis=1).astype(np.float32)
-
-
-def embed(patches: list[np.ndarray]) -> np.ndarray:
-    """Penultimate features (N x D float32, each row L2-normalised) of N face patches (PATCH x PATCH
-    uint8, from face_patch), averaged over the four quarter turns: a rotation-tolerant description
-    of a face's marks for few-shot dice sets. Raises as numeral_proba."""
-    _, emb, _ = _forward(patches)
-    e = emb.reshape(len(patches), 4, -1).mean(axis=1)
-    return (e / (np.linalg.norm(e, axis=1, keepdims=True) + 1e-9)).astype(np.float32)
 
 
 #: Faces of each numbered die type the standard set reads: value -> the numeral classes showing it.
