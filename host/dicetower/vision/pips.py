@@ -211,16 +211,18 @@ def find_pips(response: np.ndarray, gray: np.ndarray, min_contrast: float = 25.0
     """Pip candidates in a pip_response map (of gray, HxW uint8): Otsu threshold (never below
     min_contrast), then elliptical, compact blobs that sit on a plain face (surround_snr >= MIN_SNR).
     A blob that is no ellipse (pips merged by blur or close spacing) is split at a higher threshold
-    (_split_blob) and its pieces tested again. Returns (pips, threshold used)."""
+    (_split_blob) and its pieces tested again; a piece that is a pip itself stays whole unless it falls
+    apart into two or more pips. Returns (pips, threshold used)."""
     thr, _ = cv2.threshold(response, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     thr = max(float(thr), min_contrast)
     mask = (response > thr).astype(np.uint8)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    todo = [(c, thr, 0, i) for i, c in enumerate(contours)]
-    pips: list[Pip] = []
-    while todo:
-        c, level, depth, blob_id = todo.pop()
+
+    def pips_of(c: np.ndarray, level: float, depth: int, blob_id: int) -> list[Pip]:
         pip, splittable = _blob_pip(c, response, gray)
+        if pip is not None:
+            pip.blob = blob_id
+        found: list[Pip] = []
         pieces: list[np.ndarray] = []
         if splittable and depth < MAX_SPLIT_DEPTH:
             x, y, w, h = cv2.boundingRect(c)
@@ -229,10 +231,12 @@ def find_pips(response: np.ndarray, gray: np.ndarray, min_contrast: float = 25.0
             pieces, split_at = _split_blob(response[y:y + h, x:x + w], blob, level)
             for piece in pieces:
                 outer, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x, y))
-                todo += [(o, split_at, depth + 1, blob_id) for o in outer]
-        if pip is not None and not pieces:
-            pip.blob = blob_id
-            pips.append(pip)
+                found += [q for o in outer for q in pips_of(o, split_at, depth + 1, blob_id)]
+        if pip is not None and (not pieces or (depth > 0 and len(found) < 2)):
+            return [pip]  # a piece of merged pips that does not fall apart into pips is one pip (smeared)
+        return found
+
+    pips = [pip for i, c in enumerate(contours) for pip in pips_of(c, thr, 0, i)]
     unique: list[Pip] = []
     for pip in pips:  # a blob reached along two splitting paths is one pip
         if all(abs(pip.x - q.x) + abs(pip.y - q.y) > 1.0 for q in unique):
@@ -611,11 +615,13 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
     return out
 
 
-def face_roughness(group: list[Pip], gray: np.ndarray) -> float:
+def face_roughness(group: list[Pip], gray: np.ndarray, polarity: str) -> float:
     """How far the face around a few pips (1..3) is from plain: the 90th percentile of the grey-level
     deviations from the median over the face around them (out to the face's edge, on the face, i.e.
     foreshortened like the pips; the pips themselves left out), as a fraction of the pips' contrast. A die face measures ~0.02; the dots of glyphs, specks on a mottled
-    die or spots on a dome measure 0.05 and more."""
+    die or spots on a dome measure 0.05 and more. polarity: "dark" or "light" pips; a face that is not
+    lighter than dark pips (darker than light pips) is no face of theirs: inf (the hole in a light
+    glyph on a black key)."""
     ref = max(group, key=lambda p: p.area)
     major = _mean([p.diameter / math.sqrt(max(p.roundness, 0.1)) for p in group])
     roundness = max(_roundness(group), 0.1)
@@ -662,7 +668,9 @@ def face_roughness(group: list[Pip], gray: np.ndarray) -> float:
     if ring.size < 8 or pips.size == 0:
         return math.inf
     med = float(np.median(ring))
-    contrast = abs(med - float(np.median(pips)))
+    contrast = (med - float(np.median(pips))) * (1.0 if polarity == "dark" else -1.0)
+    if contrast <= 0.0:
+        return math.inf
     # the light falling across the face (a plane of grey levels) is no mark on it
     design = np.column_stack([xx[region] - cx, yy[region] - cy, np.ones(ring.size)])
     plane, *_ = np.linalg.lstsq(design, ring, rcond=None)
@@ -708,8 +716,10 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
     parts = [part for g in groups for part in split_group(g, thr)]
     groups = [g for g, _ in parts]
     # a side face only hides groups beside a top face: a group that is itself some die's side face
-    # does not make a neighbouring die's top face a side face (dice touching in a row)
-    side_of = [[h for h in groups if h is not g and _is_side_face(g, h)] for g in groups]
+    # does not make a neighbouring die's top face a side face (dice touching in a row); nor does a group
+    # of weak pips alone, which is read as no face at all (a glyph, a smear)
+    faces_possible = [h for h in groups if any(p.snr >= MIN_SNR for p in h)]
+    side_of = [[h for h in faces_possible if h is not g and _is_side_face(g, h)] for g in groups]
     sides = [bool(s) for s in side_of]
     for _ in range(4):  # settle which groups are top faces (a chain of touching dice settles in a few rounds)
         tops = {id(h) for h, side in zip(groups, sides) if not side}
@@ -717,7 +727,7 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
         if now == sides:
             break
         sides = now
-    parts = _pair_far_pips([part for part, side in zip(parts, sides) if not side], pips, gray, response, thr)
+    parts = _pair_far_pips([part for part, side in zip(parts, sides) if not side], pips, gray, polarity, response, thr)
     faces: list[PipFace] = []
     for g, ambiguous in parts:
         n = len(g)
@@ -731,7 +741,7 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
         if weak and (n < 4 or n - weak < 2):
             conf = min(conf, AMBIGUOUS_CAP)  # too little layout to vouch for a weak pip
         if n <= 3:  # few pips are weak evidence of a die: the face around them must be plain
-            roughness = face_roughness(g, gray)
+            roughness = face_roughness(g, gray, polarity)
             if roughness > (2 * PLAIN_FACE if n == 1 else NO_FACE):
                 continue  # no plain die face: a speck on a patterned die, a glyph's dots, keys, a spot on glass
             conf *= math.exp(-((max(0.0, roughness - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
@@ -762,13 +772,13 @@ def _centre_marked(group: list[Pip], response: np.ndarray, thr: float) -> bool:
     return disc_mean(cx, cy) > level + CENTRE_FRACTION * thr
 
 
-def _pair_far_pips(parts: list[tuple[list[Pip], bool]], pips: list[Pip], gray: np.ndarray,
+def _pair_far_pips(parts: list[tuple[list[Pip], bool]], pips: list[Pip], gray: np.ndarray, polarity: str,
                    response: np.ndarray, thr: float) -> list[tuple[list[Pip], bool]]:
     """Top faces of one pip that are the two pips of a 2 with small pips (farther apart than
     LINK_DIAMETERS, up to TWO_DIAMETERS): alike in size and shape, on a plain face (face_roughness
     at most twice PLAIN_FACE) with clean die body between them (no seam, no other pip near the
     segment). Nearest pairs first. parts: (face pips, ambiguous) of the top faces; pips: every pip
-    found in gray (HxW uint8) with response and thr. Returns parts with such pairs joined."""
+    found in gray (HxW uint8, pips of polarity "dark" or "light") with response and thr. Returns parts with such pairs joined."""
     lone = [i for i, (g, _) in enumerate(parts) if len(g) == 1]
     pairs = []
     for i, j in itertools.combinations(lone, 2):
@@ -782,7 +792,7 @@ def _pair_far_pips(parts: list[tuple[list[Pip], bool]], pips: list[Pip], gray: n
         mx, my = (a.x + b.x) / 2, (a.y + b.y) / 2
         if any(p is not a and p is not b and math.hypot(p.x - mx, p.y - my) < d / 2 + p.diameter for p in pips):
             continue
-        if face_roughness([a, b], gray) > 2 * PLAIN_FACE:
+        if face_roughness([a, b], gray, polarity) > 2 * PLAIN_FACE:
             continue
         pairs.append((d, i, j))
     used: set[int] = set()
