@@ -510,11 +510,15 @@ def _face_up(solid: Polyhedron, die_type: str, fi: int, verts: np.ndarray) -> np
 
 
 def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size: int,
-                      tilt_deg: float = 8.0, spin_deg: float | None = None
+                      tilt_deg: float = 8.0, spin_deg: float | None = None, info: dict | None = None
                       ) -> tuple[np.ndarray, np.ndarray]:
     """The die alone: (colour HxWx3 float BGR, alpha HxW float 0..1) on a size x size patch,
     the die spanning about 80% of it. spin_deg None: any rotation about the optical axis;
-    a number s: the up face's marks read upright, give or take s degrees."""
+    a number s: the up face's marks read upright, give or take s degrees.
+    info: a dict that, when given, receives how legible the mark that is read is (before camera
+    effects): "mark_px", its area in px (the up face's mark; a d4's three marks of its top
+    vertex), and "mark_contrast", the mean grey-level difference between its ink and the face
+    under it (0 when it has no mark)."""
     solid = polyhedron(spec.die_type)
     numbers = _face_numbers(spec.die_type) if spec.die_type != "stone" else list(range(1, 7))
     if spec.die_type == "d4":
@@ -558,6 +562,7 @@ def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size:
         body = body * (1 - mix) + np.array(spec.swirl, np.float32) * mix
     ink = np.array(spec.ink, np.float32)
     order = np.argsort(solid.centroids @ r.T[:, 2])  # far faces first
+    up_fi, read_px, read_diff = fi, 0.0, 0.0
     for fi in order:
         n = normals[fi]
         view = np.array([0, 0, dist]) - verts[list(solid.faces[fi])].mean(0)
@@ -581,6 +586,7 @@ def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size:
         inr = float(np.min([np.linalg.norm(np.cross(fverts[(k + 1) % len(fverts)] - fverts[k], centre - fverts[k]))
                             / np.linalg.norm(fverts[(k + 1) % len(fverts)] - fverts[k]) for k in range(len(fverts))]))
         marks = np.zeros((size, size), np.float32)
+        read = np.zeros((size, size), np.float32)  # the marks that are read (info)
         if spec.die_type == "d4":
             placements = []
             for vi in solid.faces[fi]:
@@ -599,9 +605,18 @@ def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size:
             src = np.float32([[0, 0], [CANVAS, 0], [CANVAS, CANVAS], [0, CANVAS]])
             hmat = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
             canvas = _face_canvas(spec, int(val))
-            marks = np.maximum(marks, cv2.warpPerspective(canvas, hmat, (size, size)).astype(np.float32) / 255)
+            warped = cv2.warpPerspective(canvas, hmat, (size, size)).astype(np.float32) / 255
+            marks = np.maximum(marks, warped)
+            if info is not None and (val == value if spec.die_type == "d4" else fi == up_fi):
+                read = np.maximum(read, warped)
         marks *= mask.astype(np.float32) / 255
         ink_img = ink * (0.6 + 0.4 * shade)
+        if info is not None and read.any():
+            read *= mask.astype(np.float32) / 255
+            grey = np.array([0.114, 0.587, 0.299], np.float32)
+            diff = np.abs((face_img - ink_img) @ grey)
+            read_px += float(read.sum())
+            read_diff += float((read * diff).sum())
         face_img = face_img * (1 - marks[..., None]) + ink_img * marks[..., None]
         m = mask.astype(np.float32)[..., None] / 255
         img = img * (1 - m) + face_img * m
@@ -609,6 +624,9 @@ def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size:
     # a soft rim darkening so edges read like a rounded solid
     edge = cv2.GaussianBlur(alpha, (0, 0), size / 60)
     img *= (0.75 + 0.25 * edge)[..., None]
+    if info is not None:
+        info["mark_px"] = read_px
+        info["mark_contrast"] = read_diff / read_px if read_px > 0 else 0.0
     return img, alpha
 
 
