@@ -71,6 +71,8 @@ WEAK_SNR = 4.0  # surround_snr of a weak pip (a pip crowded by its face's other 
 PIXEL_BLUR = 0.6  # blur_ratio of sharp pips (99th percentile of sure 4s and 5s on matteop65)
 MAX_BLUR = 2.5  # blur_ratio of a pip smeared over 2.5 times its width: still read, if its face is seen squarely
 SQUARE_FACE = 0.8  # face roundness (layout_fit) from which a face is seen squarely
+PIP_SOLIDITY = 0.8  # a pip blob's area over its convex hull's at least (cables, grain and merged pips: less)
+PIECE_SOLIDITY = 0.75  # the same for a pip cut from merged pips (the watershed's cut is ragged)
 SPLIT_STEP = 1.2  # threshold step when splitting merged pips apart (x the previous threshold)
 MAX_SPLIT_DEPTH = 3  # splits of splits at most (a 6 merged into one blob: columns, then pips)
 
@@ -149,10 +151,12 @@ def surround_snr(gray: np.ndarray, x: float, y: float, radius: float) -> float:
     return float(abs(med - float(np.median(inner))) / (spread + 1.0))
 
 
-def _blob_pip(c: np.ndarray, response: np.ndarray, gray: np.ndarray) -> tuple[Pip | None, bool]:
+def _blob_pip(c: np.ndarray, response: np.ndarray, gray: np.ndarray, piece: bool = False) -> tuple[Pip | None, bool]:
     """The pip a blob makes (c: its outer contour, Nx1x2 int px of response; weak when its
     surround_snr is under MIN_SNR), and whether the blob is worth splitting (whole, large enough and
-    not a clean pip: pips merged by blur or close spacing). Returns (pip or None, splittable)."""
+    not a clean pip: pips merged by blur or close spacing). piece: the blob was cut from merged pips
+    by a watershed, whose ragged cut lowers its solidity (down to PIECE_SOLIDITY, not PIP_SOLIDITY).
+    Returns (pip or None, splittable)."""
     area = cv2.contourArea(c)
     if area < MIN_PIP_AREA_PX or len(c) < 5:
         return None, False
@@ -166,7 +170,7 @@ def _blob_pip(c: np.ndarray, response: np.ndarray, gray: np.ndarray) -> tuple[Pi
     ellipse_area = math.pi * major * minor / 4.0
     solidity = area / max(cv2.contourArea(cv2.convexHull(c)), 1e-6)
     # a pip fills its fitted ellipse and is convex; cables, grain, creases and merged pips do not
-    if solidity < 0.8 or not 0.6 < area / max(ellipse_area, 1e-6) < 1.4:
+    if solidity < (PIECE_SOLIDITY if piece else PIP_SOLIDITY) or not 0.6 < area / max(ellipse_area, 1e-6) < 1.4:
         return None, area >= 2 * MIN_PIP_AREA_PX
     blob = np.zeros((bh, bw), np.uint8)
     cv2.drawContours(blob, [c], -1, 1, -1, offset=(-x, -y))
@@ -219,7 +223,7 @@ def find_pips(response: np.ndarray, gray: np.ndarray, min_contrast: float = 25.0
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
 
     def pips_of(c: np.ndarray, level: float, depth: int, blob_id: int) -> list[Pip]:
-        pip, splittable = _blob_pip(c, response, gray)
+        pip, splittable = _blob_pip(c, response, gray, piece=depth > 0)
         if pip is not None:
             pip.blob = blob_id
         found: list[Pip] = []
@@ -445,11 +449,17 @@ def _six_orders(pts: np.ndarray):
 
 def face_confidence(group: list[Pip], thr: float) -> float:
     """0..1: layout fit x agreement of the pips' foreshortening with the face's x pip size consistency
-    x contrast margin over the threshold."""
+    (pips split apart from one blob counted at their mean size) x contrast margin over the threshold."""
     err, face_shape = layout_fit(group)
     if not math.isfinite(err):
         return 0.0
-    areas = np.array([p.area for p in group])
+    # pips split apart from one blob share its area: the watershed cut between merged pips is no
+    # measure of their sizes
+    blob_area: dict[int, list[float]] = {}
+    for p in group:
+        if p.blob >= 0:
+            blob_area.setdefault(p.blob, []).append(p.area)
+    areas = np.array([_mean(blob_area[p.blob]) if p.blob >= 0 else p.area for p in group])
     cv = float(areas.std() / areas.mean()) if len(group) > 1 else 0.0
     q_layout = math.exp(-((err / 0.35) ** 2))
     q_shape = 1.0
