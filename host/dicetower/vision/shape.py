@@ -12,8 +12,8 @@ How it works:
 1. Silhouette. The crop is padded to a square and the die separated from the tray: the Lab
    distance of every pixel from the median colour of the crop's border ring, lightness losses
    counted at half weight (a shadow darkens the tray but keeps its hue), Otsu's threshold, the
-   component nearest the centre, holes filled, then refined by GrabCut. A mask from the detector
-   (detect.DieBody.mask) is used instead when given. When the die is small in the crop (a whole
+   component nearest the centre, holes filled, then refined by GrabCut (on a 56 px copy). A mask
+   from the detector (detect.DieBody.mask) is used instead when given. When the die is small in the crop (a whole
    photo) the crop is cut again around it, so that every die is described at the same scale.
 2. Shape of the outline (rotation and scale invariant): the convex hull's radius r(theta) around
    its centroid, sampled at 90 angles, and the magnitudes of its Fourier harmonics 1..12 over the
@@ -30,7 +30,8 @@ How it works:
    probabilities. Its temperature is fitted on out-of-fold logits by likelihood (Guo et al. 2017),
    then raised until the held-out readings that come out sure (confidence >= UNSURE_BELOW) are
    right at least 99 % of the time, on real photos and on renders alike: a sure type can be
-   trusted, and a die the model hesitates on is flagged.
+   trusted, and a die the model hesitates on is flagged. The look-alikes d8, d12 and d20 are never
+   sure by shape alone (temper_lookalikes): their numeral decides (faces.joint_reading).
 
 The model (models/standard/shape.npz) is built by `python -m dicetower.vision.shape` (build_model()) from
 synthetic renders (synth.render_shape_crop) and the CC0 photos of ../shared/datasets/lurig_dietype
@@ -55,6 +56,7 @@ MODEL_PATH_PARTS = ("standard", "shape.npz")
 FEATURE_VERSION = 2
 
 SIDE = 128  # px: the die is described on a SIDE x SIDE square
+GRABCUT_SIDE = 56  # px: GrabCut refines the silhouette on a copy this small
 MIN_SIDE = 12  # px: a crop with a shorter side gets confidence 0 (too small to see a shape)
 HARMONICS = 12  # Fourier harmonics of the outline's radius
 RAY_ANGLES = 90  # samples of the outline's radius
@@ -67,6 +69,8 @@ TRAY_TEXTURE = 6.0  # local gradient energy above this many times the tray's is 
 MIN_TEXTURE = 25.0  # and above this (mean Sobel magnitude): soft shadow edges stay tray
 TEXTURE_WINDOW = 20  # the texture is averaged over 1/TEXTURE_WINDOW of the crop's side
 SEGMENT_BINS = ((0.25, 0.5), (0.5, 0.8), (0.8, 1.2), (1.2, 3.0))  # segment lengths over the die's radius
+LOOKALIKES = ("d8", "d12", "d20")  # near-round from above; their shares are tempered (temper_lookalikes)
+LOOKALIKE_RATIO = 3.0  # the most one look-alike may be favoured over another by shape alone
 DP_EPS = (0.02, 0.035, 0.05, 0.07, 0.1)  # polygon-fit tolerances, fraction of the hull's perimeter
 
 
@@ -185,7 +189,16 @@ def _central_component(mask: np.ndarray) -> np.ndarray:
 
 def _grabcut(sq: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """GrabCut refinement of a rough die mask: its eroded core is sure die, a dilated ring around it
-    maybe tray, the rest sure tray. Returns the filled central component of the result."""
+    maybe tray, the rest sure tray. GrabCut runs on a GRABCUT_SIDE px copy (its cost grows with the
+    pixel count: 55 ms at 128 px), its mask scaled back. Returns the filled central component of the
+    result."""
+    s = sq.shape[0]
+    if s > GRABCUT_SIDE:
+        small = _grabcut(cv2.resize(sq, (GRABCUT_SIDE, GRABCUT_SIDE), interpolation=cv2.INTER_AREA),
+                         np.where(cv2.resize(mask, (GRABCUT_SIDE, GRABCUT_SIDE), interpolation=cv2.INTER_AREA) >= 128,
+                                  255, 0).astype(np.uint8))
+        back = cv2.resize(small, (s, s), interpolation=cv2.INTER_LINEAR)
+        return _central_component(np.where(back >= 128, 255, 0).astype(np.uint8))
     r = max(2, int(np.sqrt(mask.sum() / 255 / np.pi) * 0.25))
     se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
     core = cv2.erode(mask, se)
@@ -412,6 +425,26 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
+def temper_lookalikes(proba: np.ndarray) -> np.ndarray:
+    """Probabilities (N x C over DIE_TYPES, rows summing to 1) with the share of each of LOOKALIKES
+    within their summed probability pulled toward equal, so that no look-alike gets more than
+    LOOKALIKE_RATIO times another's: P'(t) = a P(t) + (1 - a) P(group) / 3, a = (R - 1) / (R + 2).
+
+    Why: seen from above, d8, d12 and d20 all show a near-round outline of triangles or pentagons.
+    The renders tell them apart by face edges that real dice (rounded, marbled, dark-inked edges) do
+    not show alike, and no real d12 photo may be trained on (lurig_dietype has none), so the shape
+    step cannot vouch for one of them against the others: on fickett_poly_tiles (evaluation only) it
+    was sure of d20 on 8 to 79 of 136 d12 tiles, depending on the training run. With R = 3 a
+    look-alike's probability stays at or below 0.6 (unsure) and the numeral decides between them
+    (faces.joint_reading: a 13..20 is only on a d20). The sum over the group is unchanged."""
+    proba = np.array(proba, np.float64, ndmin=2)
+    idx = [DIE_TYPES.index(t) for t in LOOKALIKES]
+    a = (LOOKALIKE_RATIO - 1) / (LOOKALIKE_RATIO + 2)
+    group = proba[:, idx].sum(axis=1, keepdims=True)
+    proba[:, idx] = a * proba[:, idx] + (1 - a) * group / len(idx)
+    return proba
+
+
 @dataclass
 class ShapeModel:
     """Multinomial logistic regression on standardised shape features.
@@ -431,8 +464,9 @@ class ShapeModel:
         return ((np.atleast_2d(x) - self.mean) / self.scale) @ self.weights + self.bias
 
     def proba(self, x: np.ndarray) -> np.ndarray:
-        """N x C calibrated class probabilities of N feature rows."""
-        return softmax(self.logits(x) / self.temperature)
+        """N x C calibrated class probabilities of N feature rows, look-alikes tempered
+        (temper_lookalikes)."""
+        return temper_lookalikes(softmax(self.logits(x) / self.temperature))
 
     def save(self, path: Path) -> None:
         """Write the model as a compressed .npz (arrays, temperature, feature version, meta as JSON)."""
@@ -639,7 +673,7 @@ def accuracy_figures(proba: np.ndarray, y: np.ndarray) -> dict:
             "confusion": conf_m.tolist()}
 
 
-def build_model(per_type: int = 100, out: Path | None = None, seed: int = SEED,
+def build_model(per_type: int = 300, out: Path | None = None, seed: int = SEED,
                 data: Path | None = None, folds: int = 5) -> ShapeModel:
     """Build the shipped shape model and save it to out (default model_path()).
 
@@ -694,7 +728,7 @@ def main() -> None:
     import json
 
     ap = argparse.ArgumentParser(description="Build the die-type-by-shape model (models/standard/shape.npz).")
-    ap.add_argument("--per-type", type=int, default=100, help="synthetic renders per die type (default 100)")
+    ap.add_argument("--per-type", type=int, default=300, help="synthetic renders per die type (default 300)")
     ap.add_argument("--out", type=Path, default=None, help="output file (default models/standard/shape.npz)")
     args = ap.parse_args()
     model = build_model(args.per_type, args.out)
