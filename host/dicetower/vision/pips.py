@@ -6,7 +6,9 @@ Otsu's on each frame, and every distance is measured in pip diameters or pip pit
 
 Pips (find_pips): compact elliptical blobs on a plain surround. Pips merged into one blob by blur or
 close spacing are split apart at a higher threshold (_split_blob); a pip crowded by its neighbours
-or by blur (a weak pip, surround SNR 4..8) is read only beside strong ones.
+or by blur (a weak pip, surround SNR 4..8) is read only beside strong ones, and a blurred pip whose
+halo fills its surround (a faint pip, SNR 2..4) only on a face of 4 to 6 pips whose layout vouches for
+it (_layout_face), which vouches for weak pips too.
 
 How a face is told from its neighbours: pips of one face share one size and one foreshortening, lie
 within ~4 pip diameters of each other and have clean die body between them (group_faces); a tangle
@@ -68,6 +70,9 @@ PLAIN_FACE = 0.05
 NO_FACE = 0.3
 MIN_SNR = 8.0  # surround_snr below this: not a pip on a plain die face on its own (a weak pip)
 WEAK_SNR = 4.0  # surround_snr of a weak pip (a pip crowded by its face's other pips or by blur) at least
+#: surround_snr of a faint pip at least (a blurred pip whose halo fills its ring): kept only on a face of
+#: 4..6 pips that fits a d6 layout (_layout_face)
+FAINT_SNR = 2.0
 PIXEL_BLUR = 0.6  # blur_ratio of sharp pips (99th percentile of sure 4s and 5s on matteop65)
 MAX_BLUR = 2.5  # blur_ratio of a pip smeared over 2.5 times its width: still read, if its face is seen squarely
 SQUARE_FACE = 0.8  # face roundness (layout_fit) from which a face is seen squarely
@@ -177,7 +182,7 @@ def _blob_pip(c: np.ndarray, response: np.ndarray, gray: np.ndarray, piece: bool
     contrast = float(response[y:y + bh, x:x + bw][blob > 0].mean())
     snr = surround_snr(gray, cx, cy, major / 2.0)
     splittable = snr < MIN_SNR and area >= 2 * MIN_PIP_AREA_PX  # merged pips have no plain ring around them
-    if snr < WEAK_SNR:
+    if snr < FAINT_SNR:
         return None, splittable
     major_angle = angle if w >= h else angle + 90.0
     return Pip(float(cx), float(cy), float(area), float(minor / major), float(major_angle % 180.0), contrast,
@@ -215,7 +220,7 @@ def find_pips(response: np.ndarray, gray: np.ndarray, min_contrast: float = 25.0
     """Pip candidates in a pip_response map (of gray, HxW uint8): Otsu threshold (never below
     min_contrast), then elliptical, compact blobs that sit on a plain face (surround_snr >= MIN_SNR).
     A blob that is no ellipse (pips merged by blur or close spacing) is split at a higher threshold
-    (_split_blob) and its pieces tested again; a piece that is a pip itself stays whole unless it falls
+    (_split_blob) and its pieces tested again; a blob that is a pip itself stays whole unless it falls
     apart into two or more pips. Returns (pips, threshold used)."""
     thr, _ = cv2.threshold(response, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     thr = max(float(thr), min_contrast)
@@ -236,8 +241,8 @@ def find_pips(response: np.ndarray, gray: np.ndarray, min_contrast: float = 25.0
             for piece in pieces:
                 outer, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x, y))
                 found += [q for o in outer for q in pips_of(o, split_at, depth + 1, blob_id)]
-        if pip is not None and (not pieces or (depth > 0 and len(found) < 2)):
-            return [pip]  # a piece of merged pips that does not fall apart into pips is one pip (smeared)
+        if pip is not None and len(found) < 2:
+            return [pip]  # a blob that does not fall apart into pips is one pip (smeared, or its halo blurred)
         return found
 
     pips = [pip for i, c in enumerate(contours) for pip in pips_of(c, thr, 0, i)]
@@ -723,6 +728,10 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
     pips, thr = find_pips(response, gray)
     pips = [p for p in pips if p.diameter < kernel_px]
     groups = merge_halves(group_faces(pips, response, thr), thr)
+    faint = {id(p) for g in groups if not _layout_face(g, gray, polarity, thr) for p in g if p.snr < WEAK_SNR}
+    if faint:  # faint pips off a face of 4..6 pips in a d6 layout are no pips: group the others again without them
+        pips = [p for p in pips if id(p) not in faint]
+        groups = merge_halves(group_faces(pips, response, thr), thr)
     parts = [part for g in groups for part in split_group(g, thr)]
     groups = [g for g, _ in parts]
     # a side face only hides groups beside a top face: a group that is itself some die's side face
@@ -746,10 +755,11 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
         if 1 < n <= 3 and len({p.blob for p in g}) == 1:
             continue  # a 2's or 3's pips lie apart on the face: one blob split in pieces is a mark, a letter
         weak = sum(p.snr < MIN_SNR for p in g)
-        if weak == n:
-            continue  # weak pips are read only beside strong ones
-        if weak and (n < 4 or n - weak < 2):
-            conf = min(conf, AMBIGUOUS_CAP)  # too little layout to vouch for a weak pip
+        if weak and not _layout_face(g, gray, polarity, thr):  # a face of 4..6 pips in a d6 layout vouches for them
+            if weak == n or any(p.snr < WEAK_SNR for p in g):
+                continue  # weak pips are read only beside strong ones
+            if n < 4 or n - weak < 2:
+                conf = min(conf, AMBIGUOUS_CAP)  # too little layout to vouch for a weak pip
         if n <= 3:  # few pips are weak evidence of a die: the face around them must be plain
             roughness = face_roughness(g, gray, polarity)
             if roughness > (2 * PLAIN_FACE if n == 1 else NO_FACE):
@@ -760,6 +770,16 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g)))
     _flag_cocked(faces)
     return _drop_odd_lone_pips(faces)
+
+
+def _layout_face(group: list[Pip], gray: np.ndarray, polarity: str, thr: float, sure: float = 0.8) -> bool:
+    """True when 4..6 pips make a d6 face by their layout alone, however blurred each one is: it fits
+    with face_confidence >= sure (layout, foreshortening, pip sizes, contrast) and the face around
+    them is lighter than dark pips, darker than light ones (face_roughness is finite; gray: HxW
+    uint8). Such a face vouches for pips whose own surround a blur has filled (weak and faint pips):
+    four to six blobs in a d6 lattice, alike in size and shape, are no accident of grain or glyphs."""
+    return (4 <= len(group) <= 6 and face_confidence(group, thr) >= sure
+            and face_roughness(group, gray, polarity) < math.inf)
 
 
 def _centre_marked(group: list[Pip], response: np.ndarray, thr: float) -> bool:
