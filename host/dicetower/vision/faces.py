@@ -302,25 +302,65 @@ def read_numbered(crop: np.ndarray, mask: np.ndarray | None = None) -> FaceResul
     """The standard set's reading of a numbered die (d4, d6, d8, d10, d12, d20).
 
     crop: HxWx3 uint8 BGR, one die, any rotation; mask: HxW uint8 (non-zero = the die, from the
-    detector) or None (the die's silhouette is found in the crop). The die type comes from its shape
-    (shape.die_type_by_shape: P(type)) and the value from the up face's numeral (numerals.py's CNN
-    on numerals.face_patch: P(value | type) = the net's probability of the classes printing that
-    value on that type, not renormalised, so a face showing no numeral of that die keeps it low).
-    The reading is the (type, value) of highest P(type) x P(value | type); that product is its
-    confidence, P(type) its type_confidence. A crop under MIN_SIDE px gets confidence 0.
-    Raises ValueError for a crop that is not a non-empty HxWx3 uint8 image, FileNotFoundError when
-    the shipped models are not built (`make models`)."""
+    detector) or None (the die's silhouette is found in the crop). The die type's probabilities come
+    from its shape (shape.die_type_by_shape), the numeral's from the CNN of numerals.py (on
+    numerals.face_patch), and joint_reading combines them. A crop under MIN_SIDE px gets
+    confidence 0. Raises ValueError for a crop that is not a non-empty HxWx3 uint8 image,
+    FileNotFoundError / shape.ShapeModelError when the shipped models are not built (`make models`)."""
     from dicetower.vision import numerals, shape
 
     square(crop)  # the crop's checks and message
     if min(crop.shape[:2]) < MIN_SIDE:
         return FaceResult("d6", None, 0.0, type_confidence=0.0)
     types = shape.die_type_by_shape(crop, mask).proba
-    proba = numerals.numeral_proba([numerals.face_patch(crop, mask)])[0]
-    joint = {(t, v): p_type * p_value for t, p_type in types.items()
-             for v, p_value in numerals.values_from_proba(proba, t).items()}
-    die_type, value = max(joint, key=joint.__getitem__)
-    return FaceResult(die_type, value, float(joint[die_type, value]), type_confidence=float(types[die_type]))
+    return joint_reading(types, numerals.numeral_proba([numerals.face_patch(crop, mask)])[0])
+
+
+def joint_reading(type_proba: dict[str, float], numeral_proba: np.ndarray) -> FaceResult:
+    """The (die type, value) a numbered die shows, from its shape and its numeral together.
+
+    type_proba: {die type: P_shape(type)} over d4, d6, d8, d10, d12, d20 (shape.ShapeResult.proba);
+    numeral_proba: (K,) the numeral net's class probabilities of the up face (numerals.numeral_proba,
+    classes numerals.numeral_classes()). P(type, value) is P_shape(type) x P_num(the classes printing
+    that value on that type, numerals.DIE_FACES), renormalised over every (type, value) pair and
+    "no numeral" (the blank and symbol classes, whatever the type), so the numeral informs the type:
+    a 13..20 exists only on a d20, 9..12 on a d12 or d20, the d4 classes only on a d4, and a face
+    showing no numeral leaves every pair unlikely. The reading is the most probable pair; its
+    probability is the confidence, the type's summed probability the type_confidence.
+    When shape and numeral disagree the die is unsure: if the shape alone is sure of another type
+    (P_shape >= UNSURE_BELOW) or the net alone is sure of a numeral the reading does not print, the
+    confidence is lowered to the smaller of P_shape(type) and P_num(value | type), which is then
+    below UNSURE_BELOW (issue 4: a reading is flagged, never silently guessed; RULES.md GEN-D01).
+    Raises ValueError when numeral_proba's length differs from the net's classes or type_proba
+    names a type the net does not read."""
+    from dicetower.vision import numerals
+
+    classes = numerals.numeral_classes()
+    numeral_proba = np.asarray(numeral_proba, np.float64)
+    if numeral_proba.shape != (len(classes),):
+        raise ValueError(f"numeral_proba must have one probability per numeral class ({len(classes)}), "
+                         f"got shape {numeral_proba.shape}")
+    unknown = set(type_proba) - set(numerals.DIE_FACES)
+    if unknown:
+        raise ValueError(f"type_proba names die types the numeral net does not read: {sorted(unknown)}")
+    index = {c: i for i, c in enumerate(classes)}
+    face_classes = {c for faces in numerals.DIE_FACES.values() for cs in faces.values() for c in cs}
+    no_numeral = float(sum(p for c, p in zip(classes, numeral_proba) if c not in face_classes))
+    support = {(t, v): float(sum(numeral_proba[index[c]] for c in cs))
+               for t in type_proba for v, cs in numerals.DIE_FACES[t].items()}
+    score = {(t, v): float(type_proba[t]) * p for (t, v), p in support.items()}
+    total = sum(score.values()) + no_numeral
+    if total <= 0:
+        return FaceResult("d6", None, 0.0, type_confidence=0.0)
+    die_type, value = max(score, key=score.__getitem__)
+    confidence = score[die_type, value] / total
+    type_confidence = sum(p for (t, _), p in score.items() if t == die_type) / total
+    shape_top = max(type_proba, key=type_proba.__getitem__)
+    numeral_top = classes[int(np.argmax(numeral_proba))]
+    if (type_proba[shape_top] >= UNSURE_BELOW and shape_top != die_type) or (
+            numeral_proba.max() >= UNSURE_BELOW and numeral_top not in numerals.DIE_FACES[die_type][value]):
+        confidence = min(confidence, float(type_proba[die_type]), support[die_type, value])
+    return FaceResult(die_type, value, float(confidence), type_confidence=float(type_confidence))
 
 
 def classify_crop(crop_bgr: np.ndarray, die_set: str | None = None, mask: np.ndarray | None = None) -> FaceResult:
