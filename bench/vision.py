@@ -5,19 +5,25 @@ readings given as sure, and ms per image (median, p95), through the code path of
 tile is cut out by its labels.csv box and saved as its own image first (here only, never in the
 reader), so each tile is read as a one-die photo. A photo labelled without a box but with a body colour
 (realdice_d20) counts its die as detected only when a die of that colour is read (scoring.match): a
-box mostly of floor is no detection."""
+box mostly of floor is no detection. Such a source also gets a tight-box rate (tight_box): the share of
+its photos whose die is found with a box of IoU >= 0.5 (the PASCAL VOC criterion) with the reference
+box, the bounding box of the largest region of the labelled colour (colour.colour_mask, gaps closed
+by a 7 px disc): the die is the only thing of its colour in those photos (realdice: the one blue d20)."""
 
 from __future__ import annotations
 
+import math
 import statistics
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from dicetower import paths
 from dicetower.vision.camera import load_image
+from dicetower.vision.colour import HUE_NAMES, colour_mask
 from dicetower.vision.cli import read_image_file
 from dicetower.vision.reader import DiceReader
 from dicetower.vision.scoring import load_labels, match
@@ -55,9 +61,29 @@ def bench_source(name: str, reader: DiceReader, type_only: bool = False, only: s
         return _figures(reader, labelled_images(folder, Path(tmp) if name in TILED else None, only), type_only)
 
 
+def reference_box(image: np.ndarray, colour: str) -> tuple[int, int, int, int] | None:
+    """The bounding box (x, y, w, h px) of the largest region of a chromatic colour in image (HxWx3
+    uint8 BGR), gaps closed by a 7 px disc; None when the colour is absent."""
+    se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
+    mask = cv2.morphologyEx(colour_mask(image, colour).astype(np.uint8) * 255, cv2.MORPH_CLOSE, se)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+    if n < 2:
+        return None
+    k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    return tuple(int(v) for v in stats[k, :4])  # type: ignore[return-value]
+
+
+def iou(a: tuple[int, ...], b: tuple[int, ...]) -> float:
+    """Intersection over union of boxes (x, y, w, h)."""
+    iw = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    ih = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    return iw * ih / max(1, a[2] * a[3] + b[2] * b[3] - iw * ih)
+
+
 def _figures(reader: DiceReader, images: Iterator[tuple[str, list[dict[str, str]]]], type_only: bool) -> dict[str, float]:
     """bench_source's figures over (image path, labels) pairs."""
-    labelled = detected = correct = n_dice = unsure = sure = sure_correct = 0
+    labelled = detected = correct = n_dice = unsure = sure = sure_correct = boxed = tight = 0
+    chromatic = {n for _, n in HUE_NAMES}
     ms: list[float] = []
     for image, labels in images:
         result = read_image_file(reader, image)
@@ -70,6 +96,10 @@ def _figures(reader: DiceReader, images: Iterator[tuple[str, list[dict[str, str]
         unsure += sum(d["unsure"] for d in dice)
         for lab, die in match(labels, dice):
             labelled += 1
+            if not lab["x"] and lab["colour"] in chromatic:
+                ref = reference_box(load_image(image), lab["colour"])
+                boxed += 1
+                tight += die is not None and ref is not None and iou(die["box"], ref) >= 0.5
             if die is None:
                 continue
             detected += 1
@@ -84,6 +114,7 @@ def _figures(reader: DiceReader, images: Iterator[tuple[str, list[dict[str, str]
         "recall": detected / max(labelled, 1), "precision": detected / max(n_dice, 1),
         "value_acc": correct / max(detected, 1), "per_die_acc": correct / max(labelled, 1),
         "unsure_rate": unsure / max(n_dice, 1), "sure_acc": sure_correct / max(sure, 1),
+        "tight_box": tight / boxed if boxed else float("nan"),
         "ms_median": statistics.median(ms) if ms else float("nan"),
         "ms_p95": ms_sorted[min(len(ms_sorted) - 1, int(0.95 * len(ms_sorted)))] if ms else float("nan"),
     }
@@ -96,7 +127,7 @@ def main() -> int:
         print(f"no datasets at {datasets}: set DICETOWER_SHARED or put the shared folder beside the repo")
         return 0
     reader = DiceReader()
-    print("source                    imgs  dice  recall  precis  val_acc  per_die  unsure  sure_acc  ms_med  ms_p95")
+    print("source                    imgs  dice  recall  precis  val_acc  per_die  unsure  sure_acc  ms_med  ms_p95  tight")
     rows = [(name, numbered, "") for name, numbered in SOURCES]
     rows.insert(1, ("matteop65_table_d6", False, "/Valid/"))  # the upstream validation split alone
     for name, numbered, only in rows:
@@ -109,7 +140,7 @@ def main() -> int:
         f = bench_source(name, reader, type_only=name == "lurig_dietype", only=only)
         print(f"{label:<25} {f['images']:>4} {f['labelled']:>5}  {f['recall']:.4f}  {f['precision']:.4f}  "
               f"{f['value_acc']:.4f}   {f['per_die_acc']:.4f}  {f['unsure_rate']:.4f}  {f['sure_acc']:.4f}  "
-              f"{f['ms_median']:6.1f}  {f['ms_p95']:6.1f}")
+              f"{f['ms_median']:6.1f}  {f['ms_p95']:6.1f}  " + ("" if math.isnan(f["tight_box"]) else f"{f['tight_box']:.3f}"))
     bench_12mp(reader)
     return 0
 

@@ -65,13 +65,21 @@ def _plausible_polarity(dark: list[PipFace], light: list[PipFace]) -> list[PipFa
     return [f for f in dark + light if len(f.pips) > 1 or f.polarity == main]
 
 
-def find_pip_faces(image: np.ndarray) -> list[PipFace]:
+#: A pip's diameter is at most this fraction of its die's side (standard d6 about 0.19, big-pip dice
+#: 0.25): only a die whose side at the analysis scale exceeds KERNEL_PX / PIP_OF_DIE may have pips larger
+#: than the pip filter.
+PIP_OF_DIE = 0.25
+
+
+def find_pip_faces(image: np.ndarray, close_ups: bool = True) -> list[PipFace]:
     """Top faces of the pip dice in a frame. image: HxWx3 uint8 BGR, any size. Boxes and pips in frame
     px. Dark and light pips are both looked for; where both readings claim one die, the more confident
-    stays. When nothing is found at the analysis scale, smaller scales are tried (close-up photos,
-    where pips are larger than the pip filter)."""
+    stays. When nothing is found at the analysis scale and close_ups is True, smaller scales are
+    tried (close-up photos, where pips are larger than the pip filter); pass close_ups=False when no
+    die in the frame can be that large (may_hold_close_up): the pip search is most of a numbered
+    scene's time."""
     gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    for long_side in ANALYSIS_SCALES:
+    for long_side in ANALYSIS_SCALES if close_ups else ANALYSIS_SCALES[:1]:
         s = analysis_scale(gray_full.shape, long_side)
         gray = gray_full if s == 1.0 else cv2.resize(gray_full, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
         k = KERNEL_PX
@@ -84,6 +92,15 @@ def find_pip_faces(image: np.ndarray) -> list[PipFace]:
         if kept:
             return [_scaled_face(f, 1.0 / s) for f in kept]
     return []
+
+
+def may_hold_close_up(image_shape: tuple[int, ...], bodies: list["DieBody"]) -> bool:
+    """Whether a frame of shape (H, W[, C]) in which find_die_bodies found bodies may hold a die whose
+    pips exceed the pip filter at the analysis scale (find_pip_faces' close_ups): True when no body
+    was found (a close-up fills the frame and has no table around it) or one is longer than
+    KERNEL_PX / PIP_OF_DIE analysis px (its pips, or the pips found as bodies, may be that large)."""
+    limit = KERNEL_PX / PIP_OF_DIE / analysis_scale(image_shape)
+    return not bodies or any(max(b.box[2:]) > limit for b in bodies)
 
 
 @dataclass
@@ -190,47 +207,75 @@ GROUND_LAB = 20.0
 GROUND_SHARE_RARE = 1.0
 
 
-#: A close-up die differs from the ground in its frame's corners by at least this (median Lab L1
-#: distance): dice filling real photos and roller tiles measured 55 and more (5th percentile), the
-#: light gradient across a bare wooden table 22.
-CLOSE_UP_CONTRAST = 2 * GROUND_LAB
+#: A close-up's die: at least this share of its hull is unlike the ground (fickett roller tiles measured
+#: 0.5 and more in 99 %; a cable or a shadow crossing a bare table 0.3..0.4).
+CLOSE_UP_UNLIKE = 0.35
+#: A close-up's die is busier than the ground in the frame's corners: its mean gradient at least this
+#: many times theirs (tiles and lurig photos 2.7 and more in 99 %; a faint line on a wall 2.3).
+CLOSE_UP_BUSY = 2.5
+#: A close-up's die touches the frame's border along at most this share of it (round-ish: tiles 0.31 at
+#: most, lurig crops 0.25; a laptop's edge crossing the frame 0.46..0.5).
+CLOSE_UP_TOUCH = 0.35
+#: A close-up's die is centred: its box's centre lies within this share of the frame's side from the
+#: frame's centre (tiles 0.16 at most, lurig crops 0.23).
+CLOSE_UP_OFF_CENTRE = 0.25
 
 
 def find_close_up(image: np.ndarray) -> DieBody | None:
     """The one die of a close-up, a die filling most of the frame and touching its border, where
     find_die_bodies (which takes the border for the table) finds none; None when the frame is no
-    close-up. image: HxWx3 uint8 BGR. The ground is the colour of the frame's corners, which a die
-    (round-ish, centred) leaves free: at least 3 of the 4 corner patches (a tenth of the short side)
-    must agree within GROUND_LAB. The die is the blob of pixels unlike the ground (Otsu on the Lab L1
-    distance, gaps closed, holes filled) holding the frame's centre, compact (fills >= 0.5 of its box,
-    aspect <= 1.6), at least half the short side across and unlike the ground by at least
-    CLOSE_UP_CONTRAST (median). Box (x, y, w, h) and mask in frame px."""
+    close-up. image: HxWx3 uint8 BGR, read at 160 px. The ground is the colour of the frame's
+    corners, which a die (round-ish, centred) leaves mostly free: the largest set of corner patches
+    (a tenth of the short side) that agree within GROUND_LAB, at least 2 of the 4. The die is the
+    convex hull of the marks unlike the ground (Lab L1 distance over Otsu's threshold and GROUND_LAB,
+    gaps closed) whose centres lie in the frame's middle (a die's faces may have the ground's colour:
+    only its edges, numerals and swirls stand out, and its hull holds them all). The hull must be at
+    least half the short side across, aspect <= 1.6, centred (CLOSE_UP_OFF_CENTRE), touch the border
+    little (CLOSE_UP_TOUCH), be mostly unlike the ground (CLOSE_UP_UNLIKE) and busier than it
+    (CLOSE_UP_BUSY): a cable, a laptop's edge or a light gradient on a bare table is no die.
+    Box (x, y, w, h) and mask (the hull) in frame px."""
     s = analysis_scale(image.shape, 160)
     small = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else image
     lab = cv2.cvtColor(cv2.GaussianBlur(small, (3, 3), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
     h, w = lab.shape[:2]
     c = max(2, min(h, w) // 10)
-    corners = [np.median(p.reshape(-1, 3), axis=0) for p in (lab[:c, :c], lab[:c, -c:], lab[-c:, :c], lab[-c:, -c:])]
-    ground = np.median(corners, axis=0)
-    if sum(float(np.abs(m - ground).sum()) < GROUND_LAB for m in corners) < 3:
+    patches = [(slice(0, c), slice(0, c)), (slice(0, c), slice(w - c, w)), (slice(h - c, h), slice(0, c)),
+               (slice(h - c, h), slice(w - c, w))]
+    corners = [np.median(lab[p].reshape(-1, 3), axis=0) for p in patches]
+    agree = max(([j for j, n in enumerate(corners) if float(np.abs(n - m).sum()) < GROUND_LAB] for m in corners), key=len)
+    if len(agree) < 2:
         return None
-    dist = cv2.transform(cv2.absdiff(lab, np.full(lab.shape, ground, np.float32)), np.ones((1, 3), np.float32))
-    _, mask = cv2.threshold(np.clip(dist, 0, 255).astype(np.uint8), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
-    k = labels[h // 2, w // 2]
-    if k == 0:
+    ground = np.median([corners[j] for j in agree], axis=0)
+    dist = np.clip(cv2.transform(cv2.absdiff(lab, np.full(lab.shape, ground, np.float32)), np.ones((1, 3), np.float32)),
+                   0, 255).astype(np.uint8)
+    otsu, _ = cv2.threshold(dist, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    unlike = dist > max(float(otsu), GROUND_LAB)
+    mask = cv2.morphologyEx(unlike.astype(np.uint8) * 255, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    n, labels, stats, centres = cv2.connectedComponentsWithStats(mask)
+    middle = [k for k in range(1, n) if stats[k, 4] >= 0.01 * h * w
+              and abs(centres[k][0] - w / 2) < 0.3 * w and abs(centres[k][1] - h / 2) < 0.3 * h]
+    if not middle:
         return None
-    x, y, bw, bh, _ = stats[k]
-    comp = (labels[y:y + bh, x:x + bw] == k).astype(np.uint8) * 255
-    contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    cv2.drawContours(comp, contours, -1, 255, -1)
-    if (max(bw, bh) < 0.5 * min(h, w) or cv2.countNonZero(comp) < 0.5 * bw * bh or max(bw, bh) > 1.6 * min(bw, bh)
-            or float(np.median(dist[y:y + bh, x:x + bw][comp > 0])) < CLOSE_UP_CONTRAST):
+    hull = cv2.convexHull(cv2.findNonZero(np.isin(labels, middle).astype(np.uint8)))
+    x, y, bw, bh = cv2.boundingRect(hull)
+    die = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(die, hull, 255)
+    inside = die > 0
+    ground_px = np.zeros((h, w), bool)
+    for j in agree:
+        ground_px[patches[j]] = True
+    ground_px &= ~inside
+    grey = lab[..., 0]
+    gradient = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
+    touch = float((np.concatenate([die[0], die[-1], die[:, 0], die[:, -1]]) > 0).mean())
+    off_centre = max(abs(x + bw / 2 - w / 2) / w, abs(y + bh / 2 - h / 2) / h)
+    if (max(bw, bh) < 0.5 * min(h, w) or max(bw, bh) > 1.6 * min(bw, bh) or off_centre > CLOSE_UP_OFF_CENTRE
+            or touch > CLOSE_UP_TOUCH or float(unlike[inside].mean()) < CLOSE_UP_UNLIKE or not ground_px.any()
+            or float(gradient[inside].mean()) < CLOSE_UP_BUSY * float(gradient[ground_px].mean())):
         return None
     f = 1.0 / s
     box = (int(x * f), int(y * f), max(1, int(round(bw * f))), max(1, int(round(bh * f))))
-    return DieBody(box, cv2.resize(comp, (box[2], box[3]), interpolation=cv2.INTER_NEAREST))
+    return DieBody(box, cv2.resize(die[y:y + bh, x:x + bw], (box[2], box[3]), interpolation=cv2.INTER_NEAREST))
 
 
 class _Ground:
@@ -383,4 +428,5 @@ def _split_touching(comp: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
     return pieces if min(sides) * 2 >= max(sides) else whole
 
 
-__all__ = ["DieBody", "Pip", "PipFace", "analysis_scale", "find_close_up", "find_die_bodies", "find_pip_faces"]
+__all__ = ["DieBody", "Pip", "PipFace", "analysis_scale", "find_close_up", "find_die_bodies", "find_pip_faces",
+           "may_hold_close_up"]

@@ -14,7 +14,8 @@ import numpy as np
 from dicetower.readings import UNSURE_BELOW, DieReading
 
 from .colour import colour_name
-from .detect import DieBody, PipFace, analysis_scale, find_close_up, find_die_bodies, find_pip_faces
+from .detect import (DieBody, PipFace, analysis_scale, find_close_up, find_die_bodies, find_pip_faces,
+                     may_hold_close_up)
 
 Classifier = Callable[..., Any]
 
@@ -119,10 +120,14 @@ class DiceReader:
 
     def _read(self, image: np.ndarray, reference: np.ndarray | None) -> list[DieReading]:
         """read() on a frame at most READ_LONG_SIDE px long (reference: the empty tray at that size)."""
-        faces = [] if self.die_set is not None else find_pip_faces(image)
         bodies: list[DieBody] = []
-        if self.classify is not None:
-            faces, bodies = self._numbered_bodies(image, faces, reference)
+        if self.classify is None:
+            faces = find_pip_faces(image)
+        else:
+            # bodies first: the pip search looks at smaller scales only when a die may need them
+            found = find_die_bodies(image, reference)
+            faces = [] if self.die_set is not None else find_pip_faces(image, may_hold_close_up(image.shape, found))
+            faces, bodies = self._numbered_bodies(image, faces, found)
             if not faces and not bodies and reference is None:
                 close_up = find_close_up(image)  # one die filling the frame: no table around it to see
                 bodies = [] if close_up is None else [close_up]
@@ -132,13 +137,13 @@ class DiceReader:
         return readings + [self._classified(image, body) for body in bodies]
 
     def _numbered_bodies(self, image: np.ndarray, faces: list[PipFace],
-                         reference: np.ndarray | None) -> tuple[list[PipFace], list[DieBody]]:
-        """The pip faces that are pip dice and the die bodies to read with the face classifier.
+                         bodies: list[DieBody]) -> tuple[list[PipFace], list[DieBody]]:
+        """The pip faces that are pip dice and the die bodies (of detect.find_die_bodies) to read with the
+        face classifier.
         A body's part already read as a pip face (its sides, its shadow) is not read again; but "pips"
         much smaller than a die-like body holding them (MARKS_OF_A_DIE: a numeral's holes, speckles)
         are marks on that die, not a pip die, and give way to it when the pip reader is unsure of them
         (a sure face stays: a d6 showing 1 has one pip far smaller than its body)."""
-        bodies = find_die_bodies(image, reference)
         marks = {id(b): [f for f in faces if f.confidence < UNSURE_BELOW and _inside(f.box, b.box)
                          and max(f.box[2:]) < MARKS_OF_A_DIE * max(b.box[2:])] for b in bodies}
         marked = {id(f) for fs in marks.values() for f in fs}
@@ -152,7 +157,7 @@ class DiceReader:
         for body in bodies:
             if any(_overlaps(body.box, _grown(f.box, 0.5)) for f in pip_dice):
                 continue  # part of a pip die (its sides, its shadow) already read by its pips
-            if self.die_set is None and reference is None and not is_die_like(image, body, beside):
+            if self.die_set is None and self.reference is None and not is_die_like(image, body, beside):
                 continue
             kept.append(body)
         given_way = {id(f) for b in kept for f in marks[id(b)]}
