@@ -72,7 +72,7 @@ MIN_SNR = 8.0  # surround_snr below this: not a pip on a plain die face on its o
 WEAK_SNR = 4.0  # surround_snr of a weak pip (a pip crowded by its face's other pips or by blur) at least
 #: surround_snr of a faint pip at least (a blurred pip whose halo fills its ring): kept only on a face of
 #: 4..6 pips that fits a d6 layout (_layout_face)
-FAINT_SNR = 2.0
+FAINT_SNR = 2.0  # grain, creases and glyph pieces score about 2 (measured on lurig wood photos)
 PIXEL_BLUR = 0.6  # blur_ratio of sharp pips (99th percentile of sure 4s and 5s on matteop65)
 MAX_BLUR = 2.5  # blur_ratio of a pip smeared over 2.5 times its width: still read, if its face is seen squarely
 SQUARE_FACE = 0.8  # face roundness (layout_fit) from which a face is seen squarely
@@ -752,8 +752,8 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
         n = len(g)
         value = n if n in D6_LAYOUTS else None
         conf = face_confidence(g, thr) if value is not None else 0.0
-        if 1 < n <= 3 and len({p.blob for p in g}) == 1:
-            continue  # a 2's or 3's pips lie apart on the face: one blob split in pieces is a mark, a letter
+        if n > 1 and len({p.blob for p in g}) == 1:
+            continue  # a face's pips are not all one blob split in pieces: that is a mark, a numeral, a letter
         weak = sum(p.snr < MIN_SNR for p in g)
         if weak and not _layout_face(g, gray, polarity, thr):  # a face of 4..6 pips in a d6 layout vouches for them
             if weak == n or any(p.snr < WEAK_SNR for p in g):
