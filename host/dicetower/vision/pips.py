@@ -54,7 +54,7 @@ MIN_PIP_AREA_PX = 6.0  # smaller blobs are noise at the analysis scale
 PERPENDICULAR_FACES = 1.3
 SIDE_REACH_DIAMETERS = 5.0  # a die's side faces lie within about one face side (~5 pip diameters) of its top face
 MAX_SPLIT_PIPS = 9  # pips searched at once when splitting a tangle (time grows as C(n, 6))
-CENTRE_FRACTION = 0.5  # a 2's or 4's centre with pip response above this fraction of the threshold: a faint pip
+CENTRE_FRACTION = 0.5  # a 2's or 4's centre (a 4's side's middle) with pip response above this fraction of the threshold: a faint pip
 FACE_MARGIN = 0.6  # a face's pips lie within its layout's square grown by this many pitches (pip edge + slack)
 NEAR_FACE = 2.5  # pitches from a face's centre within which a frontal pip left out puts its reading in doubt
 AMBIGUOUS_CAP = 0.6  # confidence cap of a face split from pips that could also be its own
@@ -783,10 +783,12 @@ def _layout_face(group: list[Pip], gray: np.ndarray, polarity: str, thr: float, 
 
 
 def _centre_marked(group: list[Pip], response: np.ndarray, thr: float) -> bool:
-    """True when the centre of a 2's or 4's pattern holds a faint pip (a 3 or a 5 whose centre pip was
-    not found): the mean pip response (HxW uint8) over a disc of 0.3 pip diameters there exceeds the
-    face's own level (the same disc half-way from the centre to each pip, plain body on every d6
-    layout) by CENTRE_FRACTION of the pip threshold thr."""
+    """True when a 2's or 4's pattern holds a faint pip where a fuller face has one: the centre of a 2
+    or 4 (a 3 or a 5 whose centre pip was not found), or the middle of a 4's side (a 6 whose columns a
+    motion blur smeared into bars, their middle pips lost in them). Marked: the mean pip response
+    (HxW uint8) over a disc of 0.3 pip diameters there exceeds the face's own level (the same disc
+    half-way from the centre to each pip, plain body on every d6 layout) by CENTRE_FRACTION of the pip
+    threshold thr."""
     cx, cy = _centre(group)
     r = max(0.3 * _mean([p.diameter for p in group]), 1.0)
     h, w = response.shape
@@ -799,7 +801,11 @@ def _centre_marked(group: list[Pip], response: np.ndarray, thr: float) -> bool:
         return float(disc.mean()) if disc.size else 0.0
 
     level = float(np.median([disc_mean((cx + p.x) / 2, (cy + p.y) / 2) for p in group]))
-    return disc_mean(cx, cy) > level + CENTRE_FRACTION * thr
+    spots = [(cx, cy)]
+    if len(group) == 4:
+        _, m = _layout_map(np.array([[p.x, p.y] for p in group]))
+        spots += [tuple(np.array([u, v, 1.0]) @ m) for u, v in ((-1, 0), (1, 0), (0, -1), (0, 1))]
+    return any(disc_mean(x, y) > level + CENTRE_FRACTION * thr for x, y in spots)
 
 
 def _pair_far_pips(parts: list[tuple[list[Pip], bool]], pips: list[Pip], gray: np.ndarray, polarity: str,
