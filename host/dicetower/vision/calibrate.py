@@ -33,8 +33,8 @@ import numpy as np
 
 from dicetower.paths import user_data_dir
 from dicetower.readings import UNSURE_BELOW
-from dicetower.vision.faces import DieSet, FaceClass, fit_temperature, forget_die_set, softmax
-from dicetower.vision.fewshot import FewShotModel, fit_fewshot
+from dicetower.vision.faces import DieSet, FaceClass, forget_die_set, softmax
+from dicetower.vision.fewshot import FewShotModel, fit_fewshot, prior_loglik, standard_values
 
 AUGMENT = 1  # light/blur/centring variants per labelled crop, each at every turn (fewshot.ROTATIONS)
 SEED = 7
@@ -78,12 +78,14 @@ def parse_face(die_type: str, value: str, colour: str, where: str) -> FaceClass:
 
 
 def find_die_crop(image: np.ndarray) -> np.ndarray | None:
-    """The single die of a photo (HxWx3 uint8 BGR): the largest body detect.find_die_bodies
-    finds that is at least 15% of the image's short side, with a 10% margin; None when there is none."""
+    """The single die of a photo (HxWx3 uint8 BGR), found as `dicetower read` finds dice: the
+    largest body of detect.find_die_bodies that reader.is_die_like accepts (whole in the frame, of a
+    colour rarer than the ground's), with a 10% margin; None when there is none (the photo is then
+    taken to be a close-up of the die). A realdice d20 in its dome is ~60 px of a 480 px frame."""
     from dicetower.vision.detect import find_die_bodies
+    from dicetower.vision.reader import is_die_like
 
-    short = min(image.shape[:2])
-    bodies = [b for b in find_die_bodies(image) if min(b.box[2:]) >= 0.15 * short]
+    bodies = [b for b in find_die_bodies(image) if is_die_like(image, b)]
     if not bodies:
         return None
     x, y, w, h = max(bodies, key=lambda b: b.box[2] * b.box[3]).box
@@ -197,7 +199,14 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     """Cross-validate, then train the die set `name` on all samples and save it to out_dir
     (default user_data_dir()/die_sets/<name>). Each face needs at least 2 labelled photos
     (one to learn from while the other is tested); folds = min(folds, fewest photos of a face).
-    Raises CalibrationError when a face has fewer than 2 photos or the set has one face."""
+
+    The cross-validated readings give: the mark temperature (fit_temperature, labels smoothed by
+    Laplace's rule: N right readings vouch for an error rate of 1/(N+2), not 0), the few-shot
+    temperature of marks plus colour (smoothed likewise), whether the standard reader's prior helps
+    and its weight (PRIOR_WEIGHTS, least log-loss; the prior keeps its own calibration, from the
+    standard reader's held-out renders), the threshold (choose_threshold) and the faces that may
+    be read sure (sure_faces_of). Raises CalibrationError when a face has fewer than 2 photos or the set
+    has one face."""
     classes = sorted({s.face for s in samples}, key=lambda c: (c.die_type, c.value or 0, c.key))
     if len(classes) < 2:
         raise CalibrationError("a die set needs at least 2 different faces to tell apart")
@@ -212,28 +221,64 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     fold = np.array(_folds(samples, k))
     rng = np.random.default_rng(seed)
     n = len(classes)
+    marks = _marks(classes)
     y_all = np.array([classes.index(s.face) for s in samples])
-    oof_logits, oof_y = [], []
+    reader, die_type, readings = _standard_readings(samples, classes)
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    oof_y, values_of, oof_readings = [], [], []
     for f in range(k):
         train = [i for i in range(len(samples)) if fold[i] != f]
         test = [i for i in range(len(samples)) if fold[i] == f]
         if not test:
             continue
-        model = fit_fewshot([samples[i].crop for i in train], y_all[train], n, rng, n_aug)
+        model = fit_fewshot([samples[i].crop for i in train], y_all[train], n, rng, n_aug, marks=marks)
+        values = readable_values(classes, y_all[train], [readings[i] for i in train]) if reader else None
         for i in test:
-            oof_logits.append(model.logits(samples[i].crop))
+            m, c, _ = model.evidence(samples[i].crop)  # no prior yet: the reading is readings[i]
+            prior = prior_loglik(readings[i], values) if values is not None else np.zeros(n, np.float32)
+            parts.append((m, c, prior))
             oof_y.append(y_all[i])
-    oof_logits_a, oof_y_a = np.array(oof_logits), np.array(oof_y)
-    temperature = fit_temperature(oof_logits_a, oof_y_a)
-    proba = softmax(oof_logits_a / temperature)
-    threshold = choose_threshold(proba.max(axis=1), proba.argmax(axis=1) == oof_y_a,
-                                 floor=max(MIN_THRESHOLD, 1 - 1 / len(oof_y_a)))
-    model = fit_fewshot([s.crop for s in samples], y_all, n, rng, n_aug)
-    model.temperature, model.threshold = temperature, threshold
+            values_of.append(values)
+            oof_readings.append(readings[i] if reader else None)
+    y = np.array(oof_y)
+    mark_s = np.array([p[0] for p in parts])
+    colour_s, prior_s = np.array([p[1] for p in parts]), np.array([p[2] for p in parts])
+    mark_temperature = fit_temperature(mark_s, marks[y])
+    z_fewshot = mark_s[:, marks] / mark_temperature + colour_s
+    temperature = fit_temperature(z_fewshot, y)
+    best = None
+    for w in PRIOR_WEIGHTS if reader else (0.0,):
+        z = z_fewshot / temperature + w * prior_s
+        nll = -float(np.mean(np.log(softmax(z)[np.arange(len(y)), y] + 1e-12)))
+        if best is None or nll < best[0] - 1e-6:
+            best = (nll, w, z)
+    _, prior_weight, z = best
+    proba = softmax(z)
+    predicted = proba.argmax(axis=1)
+    check = FewShotModel(np.zeros((0, 1)), np.zeros(0, np.int32), n, np.zeros(1), np.zeros((1, 1)), marks,
+                         np.zeros((n, 4)), np.ones(4), prior_reader=reader)
+    backed = np.ones(len(y), bool)
+    for i, (values, reading) in enumerate(zip(values_of, oof_readings)):
+        check.prior_value = values
+        backed[i] = check.backed(proba[i], reading)
+    # the threshold from the readings the standard reader backs (the others are unsure whatever their p)
+    threshold = choose_threshold(proba.max(axis=1)[backed], (proba.argmax(axis=1) == y)[backed],
+                                 floor=max(MIN_THRESHOLD, 1 - 1 / len(y))) if backed.any() else 1.0
+    check.threshold = threshold
+    for i, (values, reading) in enumerate(zip(values_of, oof_readings)):
+        check.prior_value = values
+        proba[i] = check.corroborated(proba[i], reading)
+    sure_faces = sure_faces_of(y, predicted, n)
+    model = fit_fewshot([s.crop for s in samples], y_all, n, rng, n_aug, marks=marks)
+    model.mark_temperature, model.fewshot_temperature, model.threshold = mark_temperature, temperature, threshold
+    model.sure_faces = sure_faces
+    if reader:
+        model.prior_reader, model.die_type, model.prior_weight = reader, die_type, prior_weight
+        model.prior_value = readable_values(classes, y_all, readings)
     ds = DieSet(name, classes, model)
     conf = np.zeros((n, n), int)
     preds = []
-    for t, p in zip(oof_y_a, proba):
+    for t, p in zip(y, proba):
         r = ds.result_from_proba(p)
         j = classes.index(FaceClass(r.die_type, r.value, tuple(r.symbols), r.face_colour))
         conf[t, j] += 1
@@ -243,12 +288,106 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     report = CalibrationReport(classes, float(correct.mean()), conf, k, float(1 - sure.mean()),
                                float(correct[sure].mean()) if sure.any() else 0.0, len(preds), preds,
                                temperature, threshold)
+    prior_faces = ([classes[i].key for i in range(n) if model.prior_value[i] >= 0]
+                   if model.prior_value is not None else [])
     ds.meta = {"calibrated_from": len(samples), "cv_accuracy": round(report.accuracy, 4),
                "cv_unsure_rate": round(report.unsure_rate, 4), "cv_sure_accuracy": round(report.sure_accuracy, 4),
-               "folds": k, "augment": n_aug, "temperature": round(temperature, 5), "threshold": round(threshold, 5)}
+               "folds": k, "augment": n_aug, "temperature": round(temperature, 5), "threshold": round(threshold, 5),
+               "mark_temperature": round(mark_temperature, 5), "prior_reader": model.prior_reader,
+               "prior_weight": prior_weight, "faces_read_by_prior": prior_faces,
+               "faces_never_sure": [classes[i].key for i in range(n) if not sure_faces[i]]}
     ds.save(out_dir or user_data_dir() / "die_sets" / name)
     forget_die_set(name)
     return ds, report
+
+
+#: weights of the standard reader's log-probabilities tried in cross-validation (0: no prior)
+PRIOR_WEIGHTS = (0.0, 0.5, 1.0)
+
+
+def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
+    """Temperature T minimising the log-loss of softmax(logits / T) (N x C logits, y: N true class
+    indices; Guo et al. 2017) against labels smoothed by Laplace's rule of succession: the true
+    class 1 - 1/(N+2), the rest shared by the other classes. N right readings cannot vouch for an
+    error rate under about 1/N, so the fitted confidence of a set learned from few photos stays
+    below certainty however well its cross-validation went."""
+    from scipy.optimize import minimize_scalar
+
+    n, c = logits.shape
+    eps = 1.0 / (n + 2)
+    target = np.full((n, c), eps / max(c - 1, 1))
+    target[np.arange(n), y] = 1 - eps
+
+    def loss(log_t: float) -> float:
+        z = logits / np.exp(log_t)
+        z = z - z.max(axis=1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        return -float(np.mean(np.sum(target * logp, axis=1)))
+
+    return float(np.exp(minimize_scalar(loss, bounds=(-8, 3), method="bounded").x))
+
+
+def sure_faces_of(y: np.ndarray, predicted: np.ndarray, n_classes: int) -> np.ndarray:
+    """(C,) bool: the faces that may be read sure, from the cross-validated readings (y true,
+    predicted: N class indices): a face none of whose readings was wrong and that no other face's
+    reading was taken for. A face the cross-validation confused once is never given as sure."""
+    ok = np.ones(n_classes, bool)
+    for t, p in zip(y, predicted):
+        if t != p:
+            ok[t] = ok[p] = False
+    return ok
+
+
+def _marks(classes: list[FaceClass]) -> np.ndarray:
+    """(C,) mark index of each class: its die type, value and symbols (the face's marks, whatever
+    its colour: Alkemy's white, yellow and red 3 share their photos' marks)."""
+    keys = sorted({(c.die_type, c.value or 0, c.symbols) for c in classes})
+    return np.array([keys.index((c.die_type, c.value or 0, c.symbols)) for c in classes], np.int32)
+
+
+def _standard_readings(samples: list[LabelledCrop], classes: list[FaceClass]
+                       ) -> tuple[str, str, list[dict[int, float]]]:
+    """The standard reader that reads the most labelled photos as their value: ("numerals" or
+    "pips", die type, its reading of every sample), or ("", "", []) when the set mixes die types,
+    its die type has no standard reader, the numeral net is not built, or no face is read."""
+    die_types = {c.die_type for c in classes}
+    if len(die_types) != 1:
+        return "", "", []
+    die_type = die_types.pop()
+    from dicetower.vision.numerals import DIE_FACES
+
+    candidates = (["numerals"] if die_type in DIE_FACES else []) + (["pips"] if die_type == "d6" else [])
+    best: tuple[int, str, list[dict[int, float]]] = (0, "", [])
+    y = np.array([classes.index(s.face) for s in samples])
+    for reader in candidates:
+        try:
+            readings = [standard_values(s.crop, die_type, reader) for s in samples]
+        except FileNotFoundError:
+            continue
+        values = readable_values(classes, y, readings)
+        agree = sum(1 for i in range(len(samples)) if values[y[i]] >= 0)
+        if agree > best[0]:
+            best = (agree, reader, readings)
+    return (best[1], die_type, best[2]) if best[1] else ("", "", [])
+
+
+def readable_values(classes: list[FaceClass], y: np.ndarray, readings: list[dict[int, float]]) -> np.ndarray:
+    """(C,) the value a standard reader reads for each class, -1 for a face it cannot read.
+    A face (a value without symbols) is readable when the reader's most probable value is its
+    value, at probability >= 0.5, in at least two thirds of its labelled photos, and no photo of a
+    face with another value (or symbols) is read as that value at probability >= 0.5."""
+    out = np.full(len(classes), -1, np.int32)
+    top = [max(r.items(), key=lambda kv: kv[1]) if r else (None, 0.0) for r in readings]
+    for j, c in enumerate(classes):
+        if c.value is None or c.symbols:
+            continue
+        mine = [top[i] for i in range(len(y)) if y[i] == j]
+        hits = sum(1 for v, p in mine if v == c.value and p >= 0.5)
+        taken = any(top[i][0] == c.value and top[i][1] >= 0.5 for i in range(len(y))
+                    if classes[y[i]].value != c.value or classes[y[i]].symbols)
+        if mine and hits >= 2 * len(mine) / 3 and not taken:
+            out[j] = c.value
+    return out
 
 
 def choose_threshold(p_max: np.ndarray, correct: np.ndarray, target: float = SURE_TARGET,

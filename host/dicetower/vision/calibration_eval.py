@@ -95,18 +95,76 @@ def synthetic_rows(per_face: int, test_per_face: int = 10) -> list[str]:
             for name, dice in SYNTHETIC_SETS.items()]
 
 
+def realdice_rows(per_face: int) -> list[str]:
+    """realdice_d20 (real, ../shared at run time only) through the product's path: `dicetower
+    calibrate --from-labels` on the first `per_face` photos of every value (labels without a box:
+    read_labels finds the die), then every other photo read whole by DiceReader(die_set) as
+    `dicetower read --die-set NAME` does; a photo counts as read right when its most confident
+    die has the labelled value (none found: wrong and unsure)."""
+    import csv
+
+    from dicetower.vision.calibrate import read_labels
+    from dicetower.vision.cli import read_image_file
+    from dicetower.vision.faces import forget_die_set
+    from dicetower.vision.reader import DiceReader
+
+    root = shared_dir() / "datasets" / "realdice_d20"
+    if not root.is_dir():
+        return [f"calibration: {root} not found; no realdice figures"]
+    rows = list(csv.DictReader((root / "labels.csv").open(newline="")))
+    seen: dict[str, int] = {}
+    learn_images = set()
+    for r in rows:
+        seen[r["value"]] = seen.get(r["value"], 0) + 1
+        if seen[r["value"]] <= per_face:
+            learn_images.add(r["image"])
+    learn = read_labels(root / "labels.csv", root, keep=lambda r: r["image"] in learn_images)
+    name = f"realdice_eval_{per_face}"
+    with tempfile.TemporaryDirectory() as tmp:
+        import os
+
+        old = os.environ.get("XDG_DATA_HOME")
+        os.environ["XDG_DATA_HOME"] = tmp
+        try:
+            ds, report = calibrate(learn, name)
+            reader = DiceReader(name)
+            right, sure, found = [], [], []
+            for r in rows:
+                if r["image"] in learn_images:
+                    continue
+                dice = read_image_file(reader, str(root / r["image"])).get("dice", [])
+                best = max(dice, key=lambda d: d["confidence"]) if dice else None
+                found.append(best is not None)
+                right.append(best is not None and best["value"] == int(r["value"]))
+                sure.append(best is not None and not best["unsure"])
+        finally:
+            forget_die_set(name)
+            if old is None:
+                os.environ.pop("XDG_DATA_HOME", None)
+            else:
+                os.environ["XDG_DATA_HOME"] = old
+    ok, s = np.array(right), np.array(sure)
+    sure_acc = f"{ok[s].mean():.3f}" if s.any() else "n/a"
+    return [f"{'realdice d20, %d/face (whole photos)' % per_face:<34} learned {len(learn):3d} read {len(ok):4d}  "
+            f"accuracy {ok.mean():.3f}  unsure {1 - s.mean():.3f}  sure accuracy {sure_acc} "
+            f"({int((~ok & s).sum())} sure wrong; no die in {len(found) - sum(found)})  "
+            f"| cv accuracy {report.accuracy:.3f} unsure {report.unsure_rate:.3f} "
+            f"sure {report.sure_accuracy:.3f} threshold {report.threshold:.3f}"]
+
+
+SOURCES = {"fickett": fickett_rows, "synthetic": synthetic_rows, "realdice": realdice_rows}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--per-face", type=int, nargs="+", default=[3, 5], help="labelled photos per face learned")
-    ap.add_argument("--only", choices=["fickett", "synthetic"], default=None)
+    ap.add_argument("--only", choices=list(SOURCES), default=None)
     args = ap.parse_args()
     for k in args.per_face:
-        if args.only != "synthetic":
-            for row in fickett_rows(k):
-                print(row, flush=True)
-        if args.only != "fickett":
-            for row in synthetic_rows(k):
-                print(row, flush=True)
+        for source, rows in SOURCES.items():
+            if args.only in (None, source):
+                for row in rows(k):
+                    print(row, flush=True)
 
 
 if __name__ == "__main__":

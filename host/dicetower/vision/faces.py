@@ -195,7 +195,7 @@ class DieSet:
         if self.model is None:
             result = read_numbered(crop, mask)
         else:
-            result = self.result_from_proba(softmax(self.logits(crop)[None] / self.model.temperature)[0])
+            result = self.result_from_proba(self.model.proba(crop))
         if min(crop.shape[:2]) < MIN_SIDE:
             result.confidence = 0.0
         return result
@@ -210,7 +210,7 @@ class DieSet:
         die_type = max(types, key=types.__getitem__)
         best = max((i for i, c in enumerate(self.classes) if c.die_type == die_type), key=lambda i: proba[i])
         c = self.classes[best]
-        p = float(proba[best]) if self.model is None else self.model.confidence(float(proba[best]))
+        p = float(proba[best]) if self.model is None else self.model.confidence(float(proba[best]), best)
         return FaceResult(c.die_type, c.value, p, list(c.symbols), c.face_colour,
                           types[die_type])
 

@@ -7,13 +7,25 @@ variants), and each turned patch is described by a colour histogram of oriented 
 (hog_features, numpy: the OpenCV 5 wheels have no cv2.HOGDescriptor; unsigned gradients, so
 light-on-dark and dark-on-light marks look alike). The numeral CNN's embedding
 (its "embedding" output) was measured in its place and read fickett d8 worse (0.86 against 0.96 from 3
-tiles per face), so HOG stays. The bank of feature vectors is the model: a query crop is described once, upright
-as photographed, and each class scores the mean cosine similarity of its K_NEAREST nearest bank
-vectors (the face found at any rotation, since the bank holds every turn), minus COLOUR_WEIGHT x
-the Lab distance between the query's and the class's up-face and body colours (Alkemy's white,
-yellow and red bodies; Throwing Stones' ruby, gold and silver faces; a*b* only, weighted by how
-well colour separates the set's faces, class_colours). Softmax of the class scores
-divided by a temperature fitted on cross-validated predictions gives the confidence.
+tiles per face), so HOG stays. The bank of feature vectors is the model: a query crop is described
+once, upright as photographed, and each mark (a face's value and symbols, whatever its colour)
+scores the mean cosine similarity of its K_NEAREST nearest bank vectors (the face found at any
+rotation, since the bank holds every turn), divided by a mark temperature.
+
+Three sources of evidence are added as log-likelihoods (issue 4 items 3-5):
+- the marks (HOG, above), learned from every colour of the set at once (Alkemy's white, yellow and
+  red 3 pool their photos);
+- the colour (colour_loglik): a Gaussian over the a*b* of the up face and of the body per face
+  (Alkemy's white, yellow, red bodies; Throwing Stones' ruby, gold, silver faces; even the faces of
+  one swirled die differ: fickett's copper/steel d4 reads 0.79 with it, 0.66 without), with a
+  spread pooled over the set's photos, weighted by how well colour tells the faces apart (Fisher's
+  ratio F, weight F / (1 + F): near 0 for a die whose faces all look alike in colour);
+- the standard readers as a prior (standard_values): when the set's faces are ordinary numerals or
+  pips that the numeral net or the pip reader reads as their labelled value in the calibration
+  photos, those faces get the reader's log-probability of their value, and the faces it cannot
+  read (a logo, symbols) share the log-probability of "none of these values".
+Softmax of the sum divided by a temperature fitted on cross-validated predictions gives the
+confidence (calibrate.py).
 
 Run time: OpenCV and numpy only.
 """
@@ -36,8 +48,10 @@ ROTATIONS = 36   # turns of every labelled crop in the bank (10 degrees apart)
 K_NEAREST = 3    # bank vectors averaged per class
 PCA_SAMPLE = 600   # bank vectors the principal axes are computed from
 DIMS = 160       # principal components kept of the bank's feature vectors (storage: N x DIMS float16)
-COLOUR_WEIGHT = 0.5  # most weight of the a*b* distance (Lab / 100) against the cosine similarity
 CHROMA = [1, 2, 4, 5]  # a*, b* of the up face and of the body: lightness follows the light, hue the die
+COLOUR_SD_MIN = 0.02  # Lab / 100: the colour spread is never taken below 2 Lab units
+COLOUR_D2_CAP = 50.0  # squared standardised colour distance counted at most (7 sd: a colour is either it or not)
+PRIOR_FLOOR = 1e-3  # least probability a standard reader's reading is given (one misread cannot veto a face)
 
 CELL = 6         # px: HOG cell side
 BINS = 9         # HOG orientation bins over 0-180 degrees (unsigned gradients)
@@ -141,79 +155,199 @@ def features(batch: np.ndarray, kind: str = "hog") -> np.ndarray:
 
 @dataclass
 class FewShotModel:
-    """Nearest-neighbour model over rotation-augmented feature vectors.
+    """Nearest-neighbour model over rotation-augmented feature vectors, with colour and a standard
+    reader as further evidence (module doc).
 
     bank: N x DIMS float16 feature vectors projected on the principal axes `basis` (D x DIMS
-    float32, around `mean` (D,)) and L2-normalised, labels: (N,) class index per vector,
-    colours: C x 6 float32 mean Lab / 100 (up face, body) per class, n_classes: C, feature: the
-    feature kind ("hog"), temperature: class scores are divided by it before the softmax,
-    threshold: the set's confidence below which a reading is unsure (chosen by cross-validation).
+    float32, around `mean` (D,)) and L2-normalised; labels: (N,) mark index per vector; n_classes: C;
+    marks: (C,) mark index of each class (classes that differ only in colour share a mark);
+    colour_means: C x 4 float32 a*b* (Lab / 100) of the up face and body per class; colour_sd: (4,)
+    spread pooled within classes (Lab / 100); colour_weight: 0..1 (colour_model);
+    mark_temperature: the mark scores (cosine similarities) are divided by it;
+    prior_reader: "numerals", "pips" or "" (no prior); die_type: the die the prior reads;
+    prior_value: (C,) the value the reader reads for each class, -1 for a face it cannot read;
+    prior_weight: weight of the prior's log-probabilities; feature: "hog";
+    fewshot_temperature: marks plus colour are divided by it before the prior is added;
+    threshold: the set's
+    probability below which a reading is unsure; sure_faces: (C,) bool, the faces that may be read
+    sure at all (calibrate.py: their cross-validated readings were all right).
     """
 
     bank: np.ndarray
     labels: np.ndarray
-    colours: np.ndarray
     n_classes: int
     mean: np.ndarray
     basis: np.ndarray
+    marks: np.ndarray
+    colour_means: np.ndarray
+    colour_sd: np.ndarray
+    colour_weight: float = 0.0
     feature: str = "hog"
-    temperature: float = 0.05
+    mark_temperature: float = 1.0
+    prior_reader: str = ""
+    die_type: str = ""
+    prior_value: np.ndarray | None = None
+    prior_weight: float = 0.0
+    fewshot_temperature: float = 0.05
     threshold: float = 0.8
+    sure_faces: np.ndarray | None = None
     k_nearest: int = K_NEAREST
-    colour_weight: float = COLOUR_WEIGHT
     _bank32: np.ndarray | None = field(default=None, repr=False)
 
-    def confidence(self, p: float) -> float:
-        """The reported confidence (0..1) of a reading whose face has probability p (0..1): p mapped
-        piecewise linearly so that the set's threshold falls on UNSURE_BELOW, so a reading is unsure
-        (FaceResult.unsure, GEN-D01) exactly when p < threshold; order and the ends 0, 1 are kept."""
+    def confidence(self, p: float, face: int | None = None) -> float:
+        """The reported confidence (0..1) of a reading whose face (class index, or None) has
+        probability p (0..1): p mapped piecewise linearly so that the set's threshold falls on
+        UNSURE_BELOW, so a reading is unsure (FaceResult.unsure, GEN-D01) exactly when
+        p < threshold; order and the ends 0, 1 are kept. A face that may not be read sure
+        (sure_faces) is capped just under UNSURE_BELOW."""
         t = min(max(self.threshold, 1e-6), 1 - 1e-6)
         if p < t:
             return UNSURE_BELOW * p / t
+        if face is not None and self.sure_faces is not None and not self.sure_faces[face]:
+            return UNSURE_BELOW * 0.999
         return UNSURE_BELOW + (1 - UNSURE_BELOW) * (p - t) / (1 - t)
 
     def proba(self, crop: np.ndarray) -> np.ndarray:
-        """(C,) class probabilities of one crop: softmax(logits / temperature)."""
-        return softmax(self.logits(crop)[None] / self.temperature)[0]
+        """(C,) class probabilities of one crop (HxWx3 uint8 BGR, any rotation): softmax of
+        logits(), then corroborated() with the standard reader's reading when the set has a prior."""
+        marks, colour, values = self.evidence(crop)
+        p = softmax(self.combine(marks, colour, self.prior_loglik(values))[None])[0]
+        return self.corroborated(p, values)
 
     def logits(self, crop: np.ndarray) -> np.ndarray:
-        """(C,) class scores of one crop (HxWx3 uint8 BGR, any rotation), before the temperature."""
+        """(C,) class scores of one crop (HxWx3 uint8 BGR, any rotation), whose softmax gives the
+        probabilities before corroboration: see combine()."""
+        marks, colour, values = self.evidence(crop)
+        return self.combine(marks, colour, self.prior_loglik(values))
+
+    def combine(self, marks: np.ndarray, colour: np.ndarray, prior: np.ndarray) -> np.ndarray:
+        """Class scores (C,) from evidence(): (mark scores / mark_temperature + colour
+        log-likelihood) / fewshot_temperature + prior_weight x prior (prior_loglik)."""
+        return (marks[self.marks] / self.mark_temperature + colour) / self.fewshot_temperature \
+            + self.prior_weight * prior
+
+    def corroborated(self, p: np.ndarray, values: dict[int, float] | None) -> np.ndarray:
+        """Class probabilities p (C,) kept as they are when the standard reader's reading `values`
+        ({value: probability}, standard_values) backs the most probable class: P(its value) >= 0.5
+        for a face the reader reads, P(none of the readable values) >= 0.5 for one it cannot (a
+        logo). Otherwise (the two readers disagree, or the reader sees nothing) that class's
+        probability is capped just under the set's threshold: the reading is unsure, never a few-shot
+        guess from 3-5 photos given as sure against the standard reader. No prior: p unchanged."""
+        if self.backed(p, values):
+            return p
+        out = p.copy()
+        j = int(np.argmax(p))
+        out[j] = min(out[j], self.threshold * 0.999)
+        return out
+
+    def backed(self, p: np.ndarray, values: dict[int, float] | None) -> bool:
+        """Whether the standard reader's reading `values` backs the most probable class of p (C,)
+        (corroborated()); True without a prior."""
+        if not self.prior_reader or self.prior_value is None or values is None:
+            return True
+        j = int(np.argmax(p))
+        readable = {int(v) for v in self.prior_value if v >= 0}
+        v = int(self.prior_value[j])
+        return (values.get(v, 0.0) if v >= 0 else 1.0 - sum(values.get(r, 0.0) for r in readable)) >= 0.5
+
+    def evidence(self, crop: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[int, float] | None]:
+        """What a crop shows: mark scores (M,) (mean cosine similarity of the nearest bank vectors),
+        colour log-likelihood per class (C,), and the standard reader's reading ({value:
+        probability}, standard_values; None without a prior)."""
         c = centre_die(crop)
-        return self.logits_of(self.project(features(patches(c, [0.0]), self.feature))[0], c.colour)
+        q = project(features(patches(c, [0.0]), self.feature), self.mean, self.basis)[0]
+        values = standard_values(crop, self.die_type, self.prior_reader) if self.prior_reader else None
+        return self.mark_scores(q), self.colour_loglik(c.colour), values
 
-    def project(self, f: np.ndarray) -> np.ndarray:
-        """N x D feature vectors -> N x DIMS, on the principal axes, L2-normalised."""
-        return project(f, self.mean, self.basis)
-
-    def logits_of(self, q: np.ndarray, colour: np.ndarray) -> np.ndarray:
-        """(C,) class scores of a projected feature vector q (DIMS,) and a colour (6,)."""
+    def mark_scores(self, q: np.ndarray) -> np.ndarray:
+        """(M,) mark scores of a projected feature vector q (DIMS,): mean of the k nearest cosine
+        similarities of each mark's bank vectors (-2 for a mark with no vector)."""
         if self._bank32 is None:
             self._bank32 = self.bank.astype(np.float32)
         sims = self._bank32 @ q
-        out = np.full(self.n_classes, -2.0, np.float32)
-        for j in range(self.n_classes):
+        out = np.full(int(self.marks.max()) + 1, -2.0, np.float32)
+        for j in range(len(out)):
             s = sims[self.labels == j]
             if s.size:
                 k = min(self.k_nearest, s.size)
                 out[j] = np.partition(s, s.size - k)[s.size - k:].mean()
-        return out - self.colour_weight * np.linalg.norm((self.colours - colour)[:, CHROMA], axis=1)
+        return out
+
+    def colour_loglik(self, colour: np.ndarray) -> np.ndarray:
+        """(C,) Gaussian log-likelihood (up to a constant) of a crop's colour (6,) Lab / 100 under
+        each class, times colour_weight; squared standardised distances capped at COLOUR_D2_CAP."""
+        d2 = np.sum(((colour[CHROMA] - self.colour_means) / self.colour_sd) ** 2, axis=1)
+        return (-0.5 * self.colour_weight * np.minimum(d2, COLOUR_D2_CAP)).astype(np.float32)
+
+    def prior_loglik(self, values: dict[int, float] | None) -> np.ndarray:
+        """(C,) log-probability the standard reader's reading `values` gives each class
+        (prior_loglik below); zeros without a prior."""
+        if values is None or self.prior_value is None:
+            return np.zeros(self.n_classes, np.float32)
+        return prior_loglik(values, self.prior_value)
 
     def save(self, path: Path) -> None:
         """Write the model to an .npz file (bank as float16)."""
         np.savez_compressed(path, kind="fewshot", bank=self.bank.astype(np.float16), labels=self.labels,
-                            colours=self.colours, n_classes=self.n_classes, mean=self.mean,
-                            basis=self.basis.astype(np.float16), feature=self.feature,
-                            temperature=self.temperature, threshold=self.threshold,
-                            k_nearest=self.k_nearest, colour_weight=self.colour_weight)
+                            n_classes=self.n_classes, mean=self.mean, basis=self.basis.astype(np.float16),
+                            marks=self.marks, colour_means=self.colour_means, colour_sd=self.colour_sd,
+                            colour_weight=self.colour_weight, feature=self.feature,
+                            mark_temperature=self.mark_temperature,
+                            fewshot_temperature=self.fewshot_temperature, prior_reader=self.prior_reader,
+                            die_type=self.die_type,
+                            prior_value=np.full(self.n_classes, -1) if self.prior_value is None else self.prior_value,
+                            prior_weight=self.prior_weight,
+                            threshold=self.threshold,
+                            sure_faces=np.ones(self.n_classes, bool) if self.sure_faces is None else self.sure_faces,
+                            k_nearest=self.k_nearest)
 
     @classmethod
     def load(cls, path: Path) -> "FewShotModel":
-        """Read a model written by save(). Raises OSError, KeyError or ValueError on a bad file."""
+        """Read a model written by save(). Raises OSError, KeyError or ValueError on a bad file
+        (KeyError for a model saved by an older version: calibrate again)."""
         with np.load(path) as z:
-            return cls(z["bank"], z["labels"].astype(np.int32), z["colours"].astype(np.float32),
-                       int(z["n_classes"]), z["mean"].astype(np.float32), z["basis"].astype(np.float32),
-                       str(z["feature"]), float(z["temperature"]), float(z["threshold"]),
-                       int(z["k_nearest"]), float(z["colour_weight"]))
+            return cls(z["bank"], z["labels"].astype(np.int32), int(z["n_classes"]), z["mean"].astype(np.float32),
+                       z["basis"].astype(np.float32), z["marks"].astype(np.int32),
+                       z["colour_means"].astype(np.float32), z["colour_sd"].astype(np.float32),
+                       float(z["colour_weight"]), str(z["feature"]),
+                       float(z["mark_temperature"]), str(z["prior_reader"]), str(z["die_type"]),
+                       z["prior_value"].astype(np.int32), float(z["prior_weight"]),
+                       float(z["fewshot_temperature"]),
+                       float(z["threshold"]), z["sure_faces"].astype(bool), int(z["k_nearest"]))
+
+
+def standard_values(crop: np.ndarray, die_type: str, reader: str) -> dict[int, float]:
+    """What a standard reader makes of a die crop (HxWx3 uint8 BGR): {value: probability} over the
+    faces of a die_type die, not summing to 1 (the rest: none of them). reader "numerals": the
+    numeral net (numerals.value_proba on numerals.face_patch); "pips": the pip reader
+    (detect.find_pip_faces on the crop), its most confident face's value with its confidence, {}
+    when it finds no face. Raises ValueError for an unknown reader or a die type it cannot read,
+    FileNotFoundError when the numeral net is not built (`make models`)."""
+    if reader == "numerals":
+        from dicetower.vision import numerals
+
+        return numerals.value_proba(numerals.face_patch(crop), die_type)
+    if reader == "pips":
+        if die_type != "d6":
+            raise ValueError(f"the pip reader reads d6, not {die_type!r}")
+        from dicetower.vision.detect import find_pip_faces
+
+        found = find_pip_faces(crop)
+        if not found:
+            return {}
+        best = max(found, key=lambda f: f.confidence)
+        return {int(best.value): float(best.confidence)} if best.value is not None else {}
+    raise ValueError(f"unknown standard reader {reader!r}; known: numerals, pips")
+
+
+def prior_loglik(values: dict[int, float], prior_value: np.ndarray) -> np.ndarray:
+    """(C,) log-probability of each class under a standard reading `values` ({value: probability},
+    standard_values): log P(value) for a class whose prior_value is a value (>= 0), log P(none of
+    the classes' values) for a class it cannot read (-1); floored at PRIOR_FLOOR."""
+    readable = {int(v) for v in prior_value if v >= 0}
+    none = 1.0 - sum(values.get(v, 0.0) for v in readable)
+    p = np.array([values.get(int(v), 0.0) if v >= 0 else none for v in prior_value], np.float64)
+    return np.log(np.maximum(p, PRIOR_FLOOR)).astype(np.float32)
 
 
 def augmented_vectors(crop: np.ndarray, rng: np.random.Generator, n_aug: int, feature: str = "hog",
@@ -239,40 +373,43 @@ def augmented_vectors(crop: np.ndarray, rng: np.random.Generator, n_aug: int, fe
 
 
 def fit_fewshot(crops: list[np.ndarray], y: np.ndarray, n_classes: int, rng: np.random.Generator,
-                n_aug: int = 1, feature: str = "hog") -> FewShotModel:
-    """A FewShotModel from labelled crops (HxWx3 uint8 BGR) with class indices y; class colours
-    are the mean of their crops' colours. Raises ValueError when there are no crops."""
+                n_aug: int = 1, feature: str = "hog", marks: np.ndarray | None = None) -> FewShotModel:
+    """A FewShotModel from labelled crops (HxWx3 uint8 BGR) with class indices y (N,).
+    marks: (C,) mark index per class (default: every class its own mark). The prior and the
+    temperatures are set by calibrate.py. Raises ValueError when there are no crops."""
     if not crops:
         raise ValueError("need at least one labelled crop")
+    y = np.asarray(y)
+    marks = np.arange(n_classes) if marks is None else np.asarray(marks, np.int32)
     bank, labels, crop_colours = [], [], []
     for crop, label in zip(crops, y):
         v, colour = augmented_vectors(crop, rng, n_aug, feature)
         bank.append(v)
-        labels.append(np.full(len(v), label, np.int32))
+        labels.append(np.full(len(v), marks[label], np.int32))
         crop_colours.append(colour)
-    colours, weight = class_colours(np.array(crop_colours), np.asarray(y), n_classes)
+    means, sd, weight = colour_model(np.array(crop_colours), y, n_classes)
     bank_a = np.concatenate(bank)
     mean, basis = principal_axes(bank_a, DIMS, rng)
-    return FewShotModel(project(bank_a, mean, basis).astype(np.float16), np.concatenate(labels), colours,
-                        n_classes, mean, basis, feature, colour_weight=weight)
+    return FewShotModel(project(bank_a, mean, basis).astype(np.float16), np.concatenate(labels), n_classes,
+                        mean, basis, marks, means, sd, weight, feature)
 
 
-def class_colours(colours: np.ndarray, y: np.ndarray, n_classes: int) -> tuple[np.ndarray, float]:
-    """Mean colour (C x 6) of each class from its crops' colours (N x 6, y: N class indices), and
-    the weight of colour in the class scores: COLOUR_WEIGHT x F / (1 + F), F the ratio of the
-    between-class to the within-class variance of a*b* (Fisher): near COLOUR_WEIGHT when the faces
-    differ in colour (Alkemy's bodies, Throwing Stones' faces), near 0 when colour tells them not
-    apart (every face of one die), so light changes do not sway the reading."""
-    means = np.zeros((n_classes, colours.shape[1]), np.float32)
+def colour_model(colours: np.ndarray, y: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """Mean a*b* (C x 4, Lab / 100, up face and body) of each class from its crops' colours (N x 6,
+    y: N class indices), the spread (4,) pooled within classes (never under COLOUR_SD_MIN), and the
+    colour's weight F / (1 + F), F Fisher's ratio of the between-class to the within-class variance:
+    near 1 when the faces differ in colour, near 0 when colour tells them not apart, so light
+    changes do not sway the reading. A class without crops keeps a mean of 0."""
+    chroma = colours[:, CHROMA]
+    means = np.zeros((n_classes, len(CHROMA)), np.float32)
     for j in range(n_classes):
         if np.any(y == j):
-            means[j] = colours[y == j].mean(axis=0)
-    chroma = colours[:, CHROMA]
-    within = float(np.mean(np.sum((chroma - means[y][:, CHROMA]) ** 2, axis=1)))
+            means[j] = chroma[y == j].mean(axis=0)
+    sd = np.maximum(np.sqrt(np.mean((chroma - means[y]) ** 2, axis=0)), COLOUR_SD_MIN).astype(np.float32)
     present = np.unique(y)
-    between = float(np.mean(np.sum((means[present][:, CHROMA] - chroma.mean(axis=0)) ** 2, axis=1)))
-    f = between / (within + 1e-6)
-    return means, COLOUR_WEIGHT * f / (1 + f)
+    between = float(np.mean(np.sum((means[present] - chroma.mean(axis=0)) ** 2, axis=1)))
+    f = between / (float(np.sum(sd ** 2)) + 1e-9)
+    return means, sd, f / (1 + f)
 
 
 def principal_axes(x: np.ndarray, dims: int, rng: np.random.Generator, sample: int = PCA_SAMPLE
