@@ -24,9 +24,10 @@ How a calibrated set reads: its model is vision/fewshot.py's FewShotModel (set.j
 "fewshot"): the die centred on its silhouette (silhouette() below), described by a colour histogram
 of oriented gradients, matched against its labelled photos learned at every turn (k nearest bank
 vectors per face) with the a*b* colour of the up face and body (ruby/gold/silver faces, Alkemy's
-white/yellow/red bodies); softmax of the scores over a temperature fitted on the calibration's
-cross-validation (Guo et al. 2017), and a per-set threshold from the same cross-validation mapped
-onto UNSURE_BELOW (DieSet.result_from_proba). Sets made by older versions (polar templates,
+white/yellow/red bodies), and the standard readers (numeral net, pip reader) as a prior for the
+faces they read (FewShotModel.proba: a reading they do not back is unsure); temperatures fitted on
+the calibration's cross-validation (Guo et al. 2017), and a per-set threshold from the same
+cross-validation mapped onto UNSURE_BELOW (DieSet.result_from_proba). Sets made by older versions (polar templates,
 the old FaceModel) are refused with a message to calibrate again. Run time needs OpenCV and numpy
 only (OpenCV 5 wheels have no cv2.ml module).
 """
@@ -157,17 +158,6 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
-    """Temperature T minimising the negative log-likelihood of softmax(logits / T) on held-out
-    logits (N x C) with true labels y (Guo et al. 2017, 'temperature scaling')."""
-    from scipy.optimize import minimize_scalar
-
-    def nll(log_t):
-        p = softmax(logits / np.exp(log_t))
-        return -np.mean(np.log(p[np.arange(len(y)), y] + 1e-12))
-
-    return float(np.exp(minimize_scalar(nll, bounds=(-8, 3), method="bounded").x))
-
 
 # ---------------------------------------------------------------------------------------------
 # die sets
@@ -183,10 +173,6 @@ class DieSet:
     model: FewShotModel | None  # None: read by read_numbered (the standard set)
     path: Path | None = None
     meta: dict = field(default_factory=dict)
-
-    def logits(self, crop: np.ndarray) -> np.ndarray:
-        """(C,) class scores of one crop (HxWx3 uint8 BGR, any rotation), before the temperature."""
-        return self.model.logits(crop)
 
     def classify(self, crop: np.ndarray, mask: np.ndarray | None = None) -> FaceResult:
         """Classify one die crop (HxWx3 uint8 BGR, any rotation; mask: HxW uint8 die mask or None,
