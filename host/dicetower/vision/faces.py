@@ -158,7 +158,6 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-
 # ---------------------------------------------------------------------------------------------
 # die sets
 
