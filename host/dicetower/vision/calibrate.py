@@ -246,13 +246,12 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     mark_temperature = fit_temperature(mark_s, marks[y])
     z_fewshot = mark_s[:, marks] / mark_temperature + colour_s
     temperature = fit_temperature(z_fewshot, y)
-    best = None
-    for w in PRIOR_WEIGHTS if reader else (0.0,):
-        z = z_fewshot / temperature + w * prior_s
-        nll = -float(np.mean(np.log(softmax(z)[np.arange(len(y)), y] + 1e-12)))
-        if best is None or nll < best[0] - 1e-6:
-            best = (nll, w, z)
-    _, prior_weight, z = best
+
+    def log_loss(w: float) -> float:
+        return -float(np.mean(np.log(softmax(z_fewshot / temperature + w * prior_s)[np.arange(len(y)), y] + 1e-12)))
+
+    prior_weight = min(PRIOR_WEIGHTS if reader else (0.0,), key=lambda w: (round(log_loss(w), 6), w))
+    z = z_fewshot / temperature + prior_weight * prior_s
     proba = softmax(z)
     predicted = proba.argmax(axis=1)
     check = FewShotModel(np.zeros((0, 1)), np.zeros(0, np.int32), n, np.zeros(1), np.zeros((1, 1)), marks,
@@ -311,7 +310,7 @@ def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
     class 1 - 1/(N+2), the rest shared by the other classes. N right readings cannot vouch for an
     error rate under about 1/N, so the fitted confidence of a set learned from few photos stays
     below certainty however well its cross-validation went."""
-    from scipy.optimize import minimize_scalar
+    from scipy.optimize import minimize_scalar  # type: ignore[import-untyped]
 
     n, c = logits.shape
     eps = 1.0 / (n + 2)
