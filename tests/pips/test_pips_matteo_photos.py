@@ -16,8 +16,8 @@ MATTEO = paths.shared_dir() / "datasets" / "matteop65_table_d6"
 needs_shared = pytest.mark.skipif(not MATTEO.is_dir(), reason=f"labelled photos not found at {MATTEO}")
 
 #: Train photos where dice move: pips smeared along the motion, merged into bars or crowded by their
-#: neighbours. Measured: 44 of 55 dice read right (31 before pips were split and weak pips read),
-#: none wrong and sure.
+#: neighbours. Measured: 47 of 55 dice read right (31 before pips were split and weak pips read, 44
+#: before faint pips were read on a face their layout vouches for), none wrong and sure.
 BLURRED = ["four_50", "six_42", "six_43", "six_44", "six_45", "six_46", "six_47", "six_49", "two_23",
            "two_47", "three_29", "three_36"]
 #: Valid/valid_56's label "4" boxes a die whose top face shows 1 (label error, seen in the photo).
@@ -60,7 +60,7 @@ def test_valid_split_every_die_read_and_sure():
 def test_motion_blurred_dice_read_and_never_wrong_when_sure():
     s = _score([f"images/Train/{name}.jpg" for name in BLURRED])
     assert s["dice"] == 55
-    assert s["right"] >= 43, s
+    assert s["right"] >= 46, s
     assert s["wrong_sure"] == 0, s
 
 
@@ -69,6 +69,10 @@ def test_motion_blurred_dice_read_and_never_wrong_when_sure():
     ("images/Train/six_49.jpg", (370, 153)),  # sharp, pips of each column touching: split apart
     ("images/Train/six_46.jpg", (430, 230)),  # columns smeared into bars by motion
     ("images/Train/six_47.jpg", (372, 180)),  # a row's pips crowded by their neighbours (weak pips)
+    ("images/Train/six_42.jpg", (530, 338)),  # rows smeared into bars, one piece with a ragged cut
+    ("images/Train/six_44.jpg", (522, 342)),  # rows smeared into bars cut into pieces of unequal size
+    ("images/Train/six_45.jpg", (417, 145)),  # every pip's surround filled by blur (faint pips)
+    ("images/Train/six_46.jpg", (250, 194)),  # sharp, beside the blurred text of a USB stick
 ])
 def test_six_with_merged_or_crowded_pips_reads_six(image, centre):
     gray = cv2.cvtColor(cv2.imread(str(MATTEO / image)), cv2.COLOR_BGR2GRAY)
@@ -106,3 +110,9 @@ def test_an_oblique_side_face_is_no_extra_die():
     dice = _read(image)
     matched = [die for _, die in match(load_labels(MATTEO)[image], dice) if die is not None]
     assert [d for d in dice if d["sure"] and d not in matched] == []
+
+
+@needs_shared
+def test_the_hole_of_a_glyph_on_a_black_key_is_no_die():
+    """Train/four_9: a laptop key's light glyph rings a dark hole, a pip on no light face."""
+    assert [d for d in _read("images/Train/four_9.jpg") if d["box"][0] < 60 and d["box"][1] < 60] == []
