@@ -30,3 +30,26 @@ def test_fickett_d8_from_three_tiles_per_face(tmp_path):
     assert sum(right) / len(test) >= 0.9, (sum(right), len(test))  # measured 0.96 over all 248 held out
     assert sum(sure) >= len(test) / 2  # most readings are given as sure ...
     assert all(ok for ok, s in zip(right, sure) if s)  # ... and those are all right
+
+
+REALDICE = shared_dir() / "datasets" / "realdice_d20"
+
+
+@pytest.mark.skipif(not REALDICE.is_dir(), reason=f"{REALDICE} not found (the shared real photos)")
+def test_labels_without_a_box_find_the_small_die_as_the_reader_does():
+    """realdice labels give no box: the blue d20 (~60 px in a 640x480 dome photo, under the old 15 %
+    size floor) is cut out, not the whole photo."""
+    import cv2
+
+    from dicetower.vision.calibrate import read_labels
+
+    firsts = {}
+    crops = read_labels(REALDICE / "labels.csv", REALDICE,
+                        keep=lambda r: firsts.setdefault(r["value"], r["image"]) == r["image"])
+    assert len(crops) == 20
+    small = [c for c in crops if max(c.crop.shape[:2]) < 160]
+    assert len(small) >= 16, [c.crop.shape for c in crops]  # measured 19 of 20
+    for c in small:
+        hsv = cv2.cvtColor(c.crop, cv2.COLOR_BGR2HSV)
+        blue = (hsv[..., 0] > 95) & (hsv[..., 0] < 130) & (hsv[..., 1] > 80)
+        assert blue.mean() > 0.1, c.group  # a good part of the crop is the blue die (whole photo: ~1 %)

@@ -9,11 +9,14 @@ reading: an integer value and/or symbol ids separated by '|' or spaces ("6", "lo
 ignored (a body description such as "copper/steel swirl, white numerals").
 
 The set's model is fewshot.FewShotModel (every labelled crop learned at every turn, with light,
-blur and centring variants; hue kept, since face colours matter). It is cross-validated with folds
+blur and centring variants; colour per face; the standard numeral net or pip reader as a prior for
+the faces it reads as labelled, so a logo d6 learns only its logo). It is cross-validated with folds
 that keep each photo together (a photo is never in its own test fold); the out-of-fold predictions
-give the confidence temperature (Guo et al. 2017) and the set's threshold (choose_threshold: the
-readings given as sure reach SURE_TARGET in cross-validation); then the model is learned from every
-photo and saved.
+give the temperatures (Guo et al. 2017, smoothed by Laplace's rule so that N right readings never
+claim certainty), the prior's weight, and the set's threshold (choose_threshold: the readings given
+as sure reach SURE_TARGET in cross-validation, never below 1 - 1/N). A face the cross-validation
+confused is never given as sure, nor a reading the standard reader does not back. Then the model
+is learned from every photo and saved.
 
 Guided, with the tower's camera: guided_calibration() tells the player which face to set in the
 tray, takes the frame, finds the die, shows progress and stops when every face has its shots
