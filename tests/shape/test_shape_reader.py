@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from dicetower.vision import synth
-from dicetower.vision.shape import (DIE_TYPES, ShapeModelError, ShapeResult, die_type_by_shape, die_view,
-                                    load_model, model_path)
+from dicetower.readings import UNSURE_BELOW
+from dicetower.vision.shape import (DIE_TYPES, LOOKALIKE_RATIO, LOOKALIKES, ShapeModelError, ShapeResult,
+                                    die_type_by_shape, die_view, load_model, model_path, temper_lookalikes)
 
 pytestmark = pytest.mark.skipif(not model_path().is_file(), reason="shape model not built (`make models`)")
 
@@ -72,3 +73,21 @@ def test_a_mask_of_the_wrong_size_raises():
 def test_a_missing_model_says_how_to_build_it(tmp_path):
     with pytest.raises(ShapeModelError, match="make models"):
         load_model(tmp_path / "shape.npz")
+
+
+def test_look_alikes_are_never_sure_by_shape_alone():
+    rng = np.random.default_rng(11)
+    look = [DIE_TYPES.index(t) for t in LOOKALIKES]
+    for _ in range(50):
+        p = rng.dirichlet(np.full(len(DIE_TYPES), 0.2), size=1)
+        q = temper_lookalikes(p)
+        assert q.sum() == pytest.approx(1.0)
+        assert q[0, look].sum() == pytest.approx(p[0, look].sum())  # the group keeps its probability
+        others = [k for k in range(len(DIE_TYPES)) if k not in look]
+        assert np.allclose(q[0, others], p[0, others])  # d4, d6, d10 untouched
+        assert q[0, look].max() <= LOOKALIKE_RATIO * q[0, look].min() + 1e-9
+        assert q[0, look].max() < UNSURE_BELOW
+    # a render of a d20 seen from above: its type by shape alone is unsure
+    crop, _, _ = synth.render_shape_crop(synth.standard_spec("d20", rng), rng, 120, tilt_deg=5.0)
+    r = die_type_by_shape(crop)
+    assert r.unsure and r.proba["d20"] <= 0.6 + 1e-6

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dicetower import paths
-from dicetower.vision.shape import (DIE_TYPES, LURIG, die_type_by_shape, lurig_photos, lurig_split,
+from dicetower.vision.shape import (DIE_TYPES, LOOKALIKES, LURIG, die_type_by_shape, lurig_photos, lurig_split,
                                     model_path)
 
 DATA = paths.shared_dir() / "datasets"
@@ -25,8 +25,8 @@ def test_lurig_heldout_photos():
     assert len(results) == 25
     right = [r.die_type == t for r, t in results]
     sure_right = [r.die_type == t for r, t in results if not r.unsure]
-    assert sum(right) >= 17, f"{sum(right)}/25 right"
-    assert sum(sure_right) >= len(sure_right) - 1, f"{sum(sure_right)}/{len(sure_right)} sure right"
+    assert sum(right) >= 20, f"{sum(right)}/25 right"  # measured 22 (0.88)
+    assert all(sure_right), f"{sum(sure_right)}/{len(sure_right)} sure right"
 
 
 def fickett_sample(die_type: str, step: int) -> list:
@@ -52,7 +52,8 @@ def fickett_sample(die_type: str, step: int) -> list:
 
 
 def test_fickett_tiles_types():
-    # measured on this sample: d4 11/11, d6 6/6, d8 0/7 (read d20), d12 6/11, d20 13/17; 15 of 16 sure right
+    # measured on this sample: d4 11/11, d6 6/6, d8 0/7 (read d20), d12 4/11, d20 14/17; 2 sure, both
+    # right; no d8, d12 or d20 is sure by shape alone (shape.temper_lookalikes)
     right, n, sure, sure_right = {}, {}, 0, 0
     for t in ("d4", "d6", "d8", "d12", "d20"):
         tiles = fickett_sample(t, 40)
@@ -61,6 +62,7 @@ def test_fickett_tiles_types():
         right[t] = sum(r.die_type == t for r in results)
         sure += sum(not r.unsure for r in results)
         sure_right += sum(not r.unsure and r.die_type == t for r in results)
+        assert not any(r.die_type in LOOKALIKES and not r.unsure for r in results), t
     assert right["d4"] >= 0.9 * n["d4"] and right["d6"] >= n["d6"] - 1, (right, n)
     assert sum(right.values()) >= 0.6 * sum(n.values()), (right, n)
-    assert sure_right >= sure - 1, (sure_right, sure)
+    assert sure_right == sure, (sure_right, sure)  # no sure wrong type
