@@ -88,7 +88,8 @@ class Pip:
     angle: direction of the ellipse's major axis (degrees, image x towards y); contrast: 0..255
     response of the pip against its surround; blob: index of the blob at the frame's pip threshold
     that the pip was found in (pips split apart from one blob share it; -1 when unknown); snr: its
-    surround_snr (below MIN_SNR a weak pip, only read as part of a face with strong pips)."""
+    surround_snr (below MIN_SNR a weak pip, only read as part of a face with strong pips or of a face
+    its layout vouches for; below WEAK_SNR a faint pip, only read on such a face: _layout_face)."""
 
     x: float
     y: float
@@ -158,7 +159,7 @@ def surround_snr(gray: np.ndarray, x: float, y: float, radius: float) -> float:
 
 def _blob_pip(c: np.ndarray, response: np.ndarray, gray: np.ndarray, piece: bool = False) -> tuple[Pip | None, bool]:
     """The pip a blob makes (c: its outer contour, Nx1x2 int px of response; weak when its
-    surround_snr is under MIN_SNR), and whether the blob is worth splitting (whole, large enough and
+    surround_snr is under MIN_SNR, faint under WEAK_SNR, none under FAINT_SNR), and whether the blob is worth splitting (whole, large enough and
     not a clean pip: pips merged by blur or close spacing). piece: the blob was cut from merged pips
     by a watershed, whose ragged cut lowers its solidity (down to PIECE_SOLIDITY, not PIP_SOLIDITY).
     Returns (pip or None, splittable)."""
@@ -218,7 +219,8 @@ def _split_blob(response: np.ndarray, mask: np.ndarray, level: float) -> tuple[l
 
 def find_pips(response: np.ndarray, gray: np.ndarray, min_contrast: float = 25.0) -> tuple[list[Pip], float]:
     """Pip candidates in a pip_response map (of gray, HxW uint8): Otsu threshold (never below
-    min_contrast), then elliptical, compact blobs that sit on a plain face (surround_snr >= MIN_SNR).
+    min_contrast), then elliptical, compact blobs on a plain surround (surround_snr >= MIN_SNR; weak
+    and faint ones down to FAINT_SNR are kept with their snr, for read_faces to weigh).
     A blob that is no ellipse (pips merged by blur or close spacing) is split at a higher threshold
     (_split_blob) and its pieces tested again; a blob that is a pip itself stays whole unless it falls
     apart into two or more pips. Returns (pips, threshold used)."""
@@ -631,7 +633,7 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
 
 
 def face_roughness(group: list[Pip], gray: np.ndarray, polarity: str) -> float:
-    """How far the face around a few pips (1..3) is from plain: the 90th percentile of the grey-level
+    """How far the face around a few pips (1..3; any 2..6 in a d6 layout) is from plain: the 90th percentile of the grey-level
     deviations from the median over the face around them (out to the face's edge, on the face, i.e.
     foreshortened like the pips; the pips themselves left out), as a fraction of the pips' contrast. A die face measures ~0.02; the dots of glyphs, specks on a mottled
     die or spots on a dome measure 0.05 and more. polarity: "dark" or "light" pips; a face that is not
