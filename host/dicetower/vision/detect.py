@@ -211,8 +211,8 @@ GROUND_SHARE_RARE = 1.0
 #: 0.5 and more in 99 %; a cable or a shadow crossing a bare table 0.3..0.4).
 CLOSE_UP_UNLIKE = 0.35
 #: A close-up's die is busier than the ground in the frame's corners: its mean gradient at least this
-#: many times theirs (tiles and lurig photos 2.7 and more in 99 %; a faint line on a wall 2.3).
-CLOSE_UP_BUSY = 2.5
+#: many times theirs (tiles 2.7 and more in 99 %, lurig dice on wood grain 2.1..2.4).
+CLOSE_UP_BUSY = 2.0
 #: A close-up's die touches the frame's border along at most this share of it (round-ish: tiles 0.31 at
 #: most, lurig crops 0.25; a laptop's edge crossing the frame 0.46..0.5).
 CLOSE_UP_TOUCH = 0.35
