@@ -76,12 +76,15 @@ def _no_dark_pips(patch: np.ndarray) -> bool:
 
 def test_smaller_pip_scales_only_when_a_die_may_need_them():
     """Pips larger than the pip filter (KERNEL_PX) are only on dice longer than KERNEL_PX / PIP_OF_DIE
-    analysis px; with no body found at all, the frame may be a close-up."""
+    analysis px, whole in the frame; with no body found at all, the frame may be a close-up."""
     mask = np.full((30, 30), 255, np.uint8)
     small = DieBody((10, 10, 30, 30), mask)
     assert not may_hold_close_up((480, 640, 3), [small])
     assert may_hold_close_up((480, 640, 3), [small, DieBody((100, 100, 120, 110), np.full((110, 120), 255, np.uint8))])
     assert may_hold_close_up((480, 640, 3), [])
+    # a large blob cut by the frame's border (a dice dome's floor) is no die to look closer at
+    floor = DieBody((0, 200, 300, 280), np.full((280, 300), 255, np.uint8), cut=True)
+    assert not may_hold_close_up((480, 640, 3), [small, floor])
     # a 12 MP frame is analysed at 640 px: a 300 px die there is under 50 analysis px
     assert not may_hold_close_up((3000, 4000, 3), [DieBody((0, 0, 300, 300), np.full((300, 300), 255, np.uint8))])
 

@@ -97,10 +97,12 @@ def find_pip_faces(image: np.ndarray, close_ups: bool = True) -> list[PipFace]:
 def may_hold_close_up(image_shape: tuple[int, ...], bodies: list["DieBody"]) -> bool:
     """Whether a frame of shape (H, W[, C]) in which find_die_bodies found bodies may hold a die whose
     pips exceed the pip filter at the analysis scale (find_pip_faces' close_ups): True when no body
-    was found (a close-up fills the frame and has no table around it) or one is longer than
-    KERNEL_PX / PIP_OF_DIE analysis px (its pips, or the pips found as bodies, may be that large)."""
+    was found (a close-up fills the frame and has no table around it) or one whole in the frame (not
+    cut by its border: a dice dome's floor or a tray seen in part is no die, and a die cut off is not
+    read) is longer than KERNEL_PX / PIP_OF_DIE analysis px (its pips, or the pips found as bodies,
+    may be that large)."""
     limit = KERNEL_PX / PIP_OF_DIE / analysis_scale(image_shape)
-    return not bodies or any(max(b.box[2:]) > limit for b in bodies)
+    return not bodies or any(max(b.box[2:]) > limit and not b.cut for b in bodies)
 
 
 @dataclass
