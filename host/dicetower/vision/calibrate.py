@@ -270,7 +270,7 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     for i, (values, reading) in enumerate(zip(values_of, oof_readings)):
         check.prior_value = values
         proba[i] = check.corroborated(proba[i], reading)
-    sure_faces = sure_faces_of(y, predicted, n)
+    sure_faces = sure_faces_of(y[backed], predicted[backed], n)  # a mistake the reader caught bans nothing
     model = fit_fewshot([s.crop for s in samples], y_all, n, rng, n_aug, marks=marks)
     model.mark_temperature, model.fewshot_temperature, model.threshold = mark_temperature, temperature, threshold
     model.sure_faces = sure_faces
@@ -331,8 +331,9 @@ def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
 
 def sure_faces_of(y: np.ndarray, predicted: np.ndarray, n_classes: int) -> np.ndarray:
     """(C,) bool: the faces that may be read sure, from the cross-validated readings (y true,
-    predicted: N class indices): a face none of whose readings was wrong and that no other face's
-    reading was taken for. A face the cross-validation confused once is never given as sure."""
+    predicted: N class indices; calibrate passes those the standard reader backs, since the reader
+    catches the others at read time too): a face none of whose readings was wrong and that no other
+    face's reading was taken for. A face the cross-validation confused once is never given as sure."""
     ok = np.ones(n_classes, bool)
     for t, p in zip(y, predicted):
         if t != p:
