@@ -6,18 +6,26 @@ reads photos it was not learned from. `python -m dicetower.vision.calibration_ev
   other main-cluster tile is read;
 - synthetic sets (synth.py; the test photos are fresh renders from another seed): a d6 whose 6 is a
   logo (Alkemy yellow), Alkemy's white / yellow / red d6 together (body colour), and a Throwing
-  Stones stone (face symbols and colours, TS-D01).
+  Stones stone (face symbols and colours, TS-D01);
+- realdice_d20 (real, ../shared at run time only): `--only realdice`, through the product's path
+  (labels without a box, whole photos read by DiceReader with the calibrated set).
 Each row: accuracy, unsure rate (below the set's cross-validated threshold), accuracy of the sure
 readings, and the calibration's own cross-validated figures.
 
-Measured at commit time (accuracy / unsure / accuracy when sure), k labelled photos per face:
-    fickett d4   k=3 0.785/0.205/0.865   k=5 0.867/0.709/1.000
-    fickett d6   k=3 0.995/0.011/0.995   k=5 0.994/0.006/0.994
-    fickett d8   k=3 0.940/0.214/1.000   k=5 0.978/0.034/1.000
-    fickett d12  k=3 0.882/0.728/1.000   k=5 0.928/0.382/1.000
-    fickett d20  k=3 0.776/0.785/1.000   k=5 0.895/0.552/1.000
-    synthetic, k=4: logo d6 0.733/0.617/0.957, Alkemy 3 colours 0.739/1.000/-, stone 1.000/0.000/1.000
-(the polar templates before, k=5: d4 0.666, d6 0.971, d8 0.823, d12 0.805, d20 0.622; logo d6 0.42)
+Measured (accuracy / unsure / accuracy when sure), k labelled photos per face, with the standard
+readers' prior, colour per face and the honest thresholds (calibrate.py):
+    fickett d4   k=3 0.897/0.583/1.000   (before: 0.785/0.205/0.865, 54 sure wrong of 400)
+    fickett d6   k=3 0.989/0.134/0.994   (before: 0.995/0.011/0.995; the one sure wrong tile shows a 3
+                                          labelled 2)
+    fickett d8   k=3 0.968/0.302/1.000   (before: 0.940/0.214/1.000)
+    fickett d12  k=3 0.949/0.610/1.000   (before: 0.882/0.728/1.000)
+    fickett d20  k=3 0.832/0.895/1.000   (before: 0.776/0.785/1.000)
+    synthetic logo d6  k=3 1.000/0.333/1.000  k=4 1.000/0.000/1.000  (before, k=4: 0.733/0.617/0.957)
+    synthetic Alkemy white+yellow+red  k=3 0.983/1.000/-  k=4 0.989/0.317/1.000  (before, k=4: 0.739/1.000/-)
+    synthetic stone  k=3 0.900/0.567/1.000  k=4 0.950/0.500/1.000  (before, k=4: 1.000/0.000/1.000)
+    realdice d20 (whole photos, the die found by the reader)  k=3 0.040/1.000/-  k=5 0.050/1.000/-
+(fickett k=5 before: d4 0.867/0.709/1.000, d6 0.994/0.006/0.994, d8 0.978/0.034/1.000,
+d12 0.928/0.382/1.000, d20 0.895/0.552/1.000.)
 """
 
 from __future__ import annotations
