@@ -21,6 +21,7 @@ def test_model_ships_loads_in_cv2_dnn_and_is_under_5_mb():
     assert path.stat().st_size < 5_000_000
     net = load_net()
     assert net.meta["trained_on"].startswith("synthetic")
+    assert list(net.net.getUnconnectedOutLayersNames()) == ["logits"]  # no unused outputs
     classes = numeral_classes()
     assert {str(v) for v in range(21)} <= set(classes) and "blank" in classes
     p = numeral_proba([np.zeros((PATCH, PATCH), np.uint8), np.full((PATCH, PATCH), 200, np.uint8)])

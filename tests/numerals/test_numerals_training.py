@@ -14,7 +14,45 @@ def test_data_generator_is_deterministic_for_a_seed():
     assert a.shape == (8, tn.PATCH, tn.PATCH) and a.dtype == np.uint8
     assert np.array_equal(a, b) and np.array_equal(ya, yb)
     assert not np.array_equal(a, c)
-    assert list(ya) == list(range(8))  # classes drawn in turn
+    assert list(ya) == list(tn.SCHEDULE[:8])  # classes drawn in turn
+
+
+def test_schedule_draws_numerals_more_often_than_symbols():
+    counts = np.bincount(tn.SCHEDULE, minlength=len(tn.CLASSES))
+    assert set(counts) >= {1, 3} and counts.min() >= 1  # every class, numerals thrice
+    assert all(counts[tn.CLASSES.index(c)] > counts[tn.CLASSES.index("sym:star")] for c in tn.NUMERALS)
+
+
+def test_illegible_renders_are_drawn_again(monkeypatch):
+    """Ink of the body's own grey is measured as illegible, and render_sample draws such a die again:
+    of the dice drawn for one render, all but the last fail the legibility test and the last passes."""
+    from dicetower.vision import synth
+
+    rng = np.random.default_rng(5)
+    spec = tn.random_spec("d20", rng)
+    spec.ink, spec.swirl = spec.body, None
+    info: dict = {}
+    synth._render_die_patch(spec, 7, rng, 80, info=info)
+    assert info["mark_contrast"] < tn.MIN_MARK_CONTRAST and info["mark_px"] > 0
+
+    real = synth._render_die_patch
+    calls: list[tuple[dict, float]] = []
+
+    def spy(*args, **kwargs):
+        patch, alpha = real(*args, **kwargs)
+        calls.append((kwargs["info"], float(alpha.sum())))
+        return patch, alpha
+
+    monkeypatch.setattr(synth, "_render_die_patch", spy)
+    redrawn = 0
+    for seed in range(40):
+        calls.clear()
+        tn.render_sample("17", np.random.default_rng(seed))
+        legible = [c["mark_contrast"] >= tn.MIN_MARK_CONTRAST and c["mark_px"] >= tn.MIN_MARK_AREA * area
+                   for c, area in calls]
+        assert legible[-1] and not any(legible[:-1]), legible
+        redrawn += len(calls) > 1
+    assert redrawn >= 1  # some dice of these 40 were illegible and drawn again
 
 
 def test_every_class_renders_a_crop():
@@ -22,3 +60,25 @@ def test_every_class_renders_a_crop():
     for cls in tn.CLASSES:
         crop = tn.render_sample(cls, rng)
         assert crop.ndim == 3 and crop.shape[2] == 3 and min(crop.shape[:2]) >= 30, cls
+
+
+def test_cautious_temperature_keeps_sure_readings_right():
+    """Held-out logits where the net is as sure of its wrong readings as of its right ones: the
+    likelihood temperature leaves many wrong readings sure, the cautious one raises the temperature
+    until the sure readings are right SURE_TARGET of the time (or none is sure)."""
+    rng = np.random.default_rng(0)
+    n, k = 2000, 10
+    y = rng.integers(0, k, n)
+    pred = np.where(rng.random(n) < 0.9, y, (y + 1) % k)
+    margin = np.where(pred == y, rng.uniform(2, 9, n), rng.uniform(2, 5, n))
+    logits = np.zeros((n, 4, k))
+    logits[np.arange(n), :, pred] = margin[:, None]
+    t0 = tn.fit_temperature(logits, y)
+    t = tn.cautious_temperature(logits, y, t0)
+    for temp, want in ((t0, False), (t, True)):
+        p = tn.tta_proba(logits, temp)
+        sure = p.max(1) >= tn.UNSURE_BELOW
+        right_when_sure = (p.argmax(1) == y)[sure].mean() if sure.any() else 1.0
+        assert (right_when_sure >= tn.SURE_TARGET) == want, (temp, right_when_sure, sure.mean())
+    assert t > t0
+    assert (tn.tta_proba(logits, t).max(1) >= tn.UNSURE_BELOW).mean() > 0.1  # not everything made unsure

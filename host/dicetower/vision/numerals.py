@@ -9,8 +9,7 @@ Classes (numeral_classes()): "0".."20" (numerals as printed; "0" is the d10's 10
 "d4:4" (a d4 seen from above: its value printed three times around the top vertex), "blank" (no mark:
 a plain face, the tray) and symbol classes "sym:<name>" (letters, stars, suits, arrows, crosses, pip
 patterns) that the standard set never reports as values; they give marks that are not numerals
-somewhere to go. (The net also exports its penultimate features as "embedding"; calibration measured
-them against HOG and kept HOG, see fewshot.py, so the run time does not read them.)
+somewhere to go. The ONNX file has one output, "logits" (N x K).
 The confidence is the softmax of the logits divided by a temperature fitted on held-out synthetic
 renders (Guo et al. 2017), averaged over the patch turned by 0, 90, 180 and 270 degrees (the net is
 trained on every rotation). Run time needs OpenCV and numpy only.

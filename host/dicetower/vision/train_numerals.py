@@ -6,9 +6,12 @@ crop, drawn by synth.py's polyhedra (so the neighbouring faces' numerals sit at 
 angles): numerals in TrueType fonts bundled with matplotlib (DejaVu Sans/Serif/Mono, STIX, Computer
 Modern; bold, oblique, condensed) or OpenCV's Hershey fonts, 6 and 9 marked by a dot, a bar or
 nothing, plain, marbled or two-colour swirled bodies, light or dark ink, any rotation, tilt up to
-40 degrees, dice 36 to 110 px wide, centring jitter, specular highlights, light gradients, blur and
-motion blur, noise and JPEG (synth._finish). Extra symbol classes (letters, DejaVu symbols, pip
-patterns, swords, pluses) and a blank class give the embedding range beyond numerals.
+40 degrees, dice 40 to 110 px wide, centring jitter, specular highlights, light gradients, blur and
+motion blur, noise and JPEG (synth._finish). A d20's numerals are drawn smaller beside its face than
+other dice's (TEXT_HEIGHT), as dice makers print them. A die whose read mark would be illegible
+(ink of the body's grey, a face seen edge-on) is drawn again, so labels are not noise. Extra
+symbol classes (letters, DejaVu symbols, pip patterns, swords, pluses) and a blank class give marks
+that are not numerals somewhere to go; numerals are drawn three times as often (SCHEDULE).
 No photo, licensed or not, is used. Fixed seeds: the same code gives the same data and net.
 
 Requires torch and onnx (the `train` extra), used here only; run time reads the ONNX file with
@@ -29,6 +32,7 @@ import cv2
 import numpy as np
 
 from dicetower.paths import models_dir
+from dicetower.readings import UNSURE_BELOW
 from dicetower.vision import synth
 from dicetower.vision.numerals import META_FILE, ONNX_FILE, PATCH, face_patch
 
@@ -45,6 +49,18 @@ PIPS = [f"pip{k}" for k in range(2, 7)]
 SYMBOLS = [f"sym:{c}" for c in LETTERS] + [f"sym:{g}" for g in GLYPHS] + [f"sym:{d}" for d in DRAWN] + \
     [f"sym:{p}" for p in PIPS]
 CLASSES = NUMERALS + D4 + ["blank"] + SYMBOLS
+#: how many times each class comes in one turn of the training schedule: the numerals the standard set
+#: reports are drawn three times as often as the symbol classes that only give other marks somewhere to go
+WEIGHTS = {**{c: 3 for c in NUMERALS}, **{c: 2 for c in D4}, "blank": 2, **{c: 1 for c in SYMBOLS}}
+SCHEDULE = tuple(i for k in range(max(WEIGHTS.values())) for i, c in enumerate(CLASSES) if WEIGHTS[c] > k)
+#: cap height range of one-digit numerals as a fraction of the face canvas (synth.DieSpec.text_height)
+TEXT_HEIGHT = {"d20": (0.30, 0.62)}
+#: a render is kept only when its read mark differs from the face under it by this many grey levels
+#: and covers this fraction of the crop's die area (synth._render_die_patch info); else it is drawn again
+MIN_MARK_CONTRAST = 55.0
+MIN_MARK_AREA = 0.005
+#: the temperature is raised from its likelihood fit until held-out renders read sure are right this often
+SURE_TARGET = 0.999
 
 
 @lru_cache(maxsize=None)
@@ -82,7 +98,9 @@ def random_spec(die_type: str, rng: np.random.Generator) -> synth.DieSpec:
         spec.ttf = str(rng.choice(ttf_fonts()))
         spec.condense = float(rng.uniform(0.6, 1.1))
     spec.six_nine = str(rng.choice(["dot", "bar", "bar", "none"], p=[0.4, 0.25, 0.2, 0.15]))
-    spec.text_height = float(rng.uniform(0.42, 0.72))
+    # a d20's numerals are small beside the die (its faces are): cap height 0.30..0.62 of the face canvas
+    # there, 0.40..0.72 on the larger faces of the other dice
+    spec.text_height = float(rng.uniform(*TEXT_HEIGHT.get(die_type, (0.40, 0.72))))
     spec.marble = float(rng.uniform(0.0, 0.4))
     return spec
 
@@ -135,10 +153,10 @@ def _light(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     a = rng.uniform(0, 2 * np.pi)
     grad = ((xx - w / 2) * np.cos(a) + (yy - h / 2) * np.sin(a)) / max(h, w)
     img *= (1 + rng.uniform(0, 0.6) * grad)[..., None]
-    if rng.random() < 0.35:
+    if rng.random() < 0.3:
         cx, cy, r = rng.uniform(0.25, 0.75) * w, rng.uniform(0.25, 0.75) * h, rng.uniform(0.04, 0.15) * w
         spot = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r))
-        img += (rng.uniform(60, 200) * spot)[..., None]
+        img += (rng.uniform(40, 160) * spot)[..., None]
     return img
 
 
@@ -153,17 +171,27 @@ def _motion_blur(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def render_sample(cls: str, rng: np.random.Generator) -> np.ndarray:
     """One die crop (HxWx3 uint8 BGR) showing class cls, as a detector would crop it from a photo.
     On 15 % of the dice only the up face carries its mark (the neighbours' numerals, which real
-    crops show at the edges, are left out there so the net learns sooner which mark is read)."""
-    die = int(np.exp(rng.uniform(np.log(36), np.log(110))))
+    crops show at the edges, are left out there so the net learns sooner which mark is read).
+    A die whose read mark would be illegible (MIN_MARK_CONTRAST, MIN_MARK_AREA: ink too close to
+    the body, a face seen edge-on) is drawn again, up to 8 times, so labels are not noise."""
+    die = int(np.exp(rng.uniform(np.log(40), np.log(110))))
     size = int(die / rng.uniform(0.62, 0.98))
     bg = synth.tray_background(rng, (size, size)).astype(np.float32)
-    spec, value = class_spec(cls, rng)
-    if spec is not None and spec.die_type != "d4" and rng.random() < 0.15:
-        spec.texts = {v: "" for v in range(1, synth.FACES[spec.die_type] + 1) if v != value} | spec.texts
-        spec.logos = {v: sym for v, sym in spec.logos.items() if v == value}
+    spec = None
+    for _ in range(8):
+        spec, value = class_spec(cls, rng)
+        if spec is None:
+            break
+        if spec.die_type != "d4" and rng.random() < 0.15:
+            spec.texts = {v: "" for v in range(1, synth.FACES[spec.die_type] + 1) if v != value} | spec.texts
+            spec.logos = {v: sym for v, sym in spec.logos.items() if v == value}
+        tilt = float(rng.choice([8.0, 20.0, 40.0], p=[0.5, 0.3, 0.2]))
+        info: dict = {}
+        patch, alpha = synth._render_die_patch(spec, value, rng, die, tilt_deg=tilt, info=info)
+        if cls == "blank" or (info["mark_contrast"] >= MIN_MARK_CONTRAST
+                              and info["mark_px"] >= MIN_MARK_AREA * float(alpha.sum())):
+            break
     if spec is not None:
-        tilt = float(rng.choice([8.0, 20.0, 40.0], p=[0.6, 0.3, 0.1]))
-        patch, alpha = synth._render_die_patch(spec, value, rng, die, tilt_deg=tilt)
         off = size - die
         x = int(np.clip(off / 2 + rng.uniform(-0.1, 0.1) * size, 0, off))
         y = int(np.clip(off / 2 + rng.uniform(-0.1, 0.1) * size, 0, off))
@@ -180,7 +208,7 @@ def _chunk(args: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
     patches, ys = np.zeros((n, PATCH, PATCH), np.uint8), np.zeros(n, np.int64)
     for i in range(n):
         rng = np.random.default_rng([seed, start + i])
-        y = (start + i) % len(CLASSES)
+        y = SCHEDULE[(start + i) % len(SCHEDULE)]
         patches[i] = face_patch(render_sample(CLASSES[y], rng))
         ys[i] = y
     return patches, ys
@@ -188,8 +216,9 @@ def _chunk(args: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
 
 def make_dataset(n: int, seed: int = SEED, workers: int = 2, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Face patches start..n-1 (n - start x PATCH x PATCH uint8, from face_patch on render_sample
-    crops) and their class indices, classes in turn; sample i depends only on (seed, i), so the
-    result depends on neither `workers` nor how the range is split."""
+    crops) and their class indices, classes in turn as SCHEDULE lists them (numerals more often than
+    symbols); sample i depends only on (seed, i), so the result depends on neither `workers` nor
+    how the range is split."""
     step = 500
     jobs = [(seed, s, min(step, n - s)) for s in range(start, n, step)]
     if workers <= 1:
@@ -203,7 +232,8 @@ def make_dataset(n: int, seed: int = SEED, workers: int = 2, start: int = 0) -> 
 def build_net(n_classes: int, width: int = 32, dim: int = 128):
     """The CNN (about 0.3 M weights): a stride-2 3x3 conv, then 3x3 conv blocks (conv, batch norm,
     ReLU; max-pool between), average pooling to 3 x 3 cells (keeps where the digits of a two-digit
-    numeral and a 6/9 mark sit), a dim-wide embedding layer (ReLU) and the class layer. forward(N x 1 x PATCH x PATCH) -> (logits N x n_classes, embedding N x dim)."""
+    numeral and a 6/9 mark sit), a dim-wide hidden layer (ReLU) and the class layer.
+    forward(N x 1 x PATCH x PATCH) -> logits N x n_classes."""
     import torch
     from torch import nn
 
@@ -222,8 +252,7 @@ def build_net(n_classes: int, width: int = 32, dim: int = 128):
             self.head = nn.Linear(dim, n_classes)
 
         def forward(self, x):
-            e = self.embed(self.features(x))
-            return self.head(self.drop(e)), e
+            return self.head(self.drop(self.embed(self.features(x))))
 
     torch.manual_seed(SEED)
     return Net()
@@ -235,10 +264,24 @@ def _to_input(patches: np.ndarray):
     return torch.from_numpy((patches.astype(np.float32)[:, None] / 255.0 - 0.5) / 0.25)
 
 
+def _jitter(xb: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Patches xb (B x PATCH x PATCH uint8) each scaled by 0.85..1.15 about its centre and shifted by
+    up to 2 px: dice print numerals larger or smaller than the renders, and detectors centre them
+    loosely."""
+    out = np.empty_like(xb)
+    c = (PATCH - 1) / 2
+    for i, p in enumerate(xb):
+        k = rng.uniform(0.85, 1.15)
+        dx, dy = rng.uniform(-2, 2, 2)
+        m = np.float32([[k, 0, c - k * c + dx], [0, k, c - k * c + dy]])
+        out[i] = cv2.warpAffine(p, m, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
 def train(x: np.ndarray, y: np.ndarray, epochs: int, batch: int = 128, log=print):
     """Train build_net on patches x (N x PATCH x PATCH uint8) with labels y (N,), each batch turned by
-    random quarter turns and shifted by up to 2 px; AdamW with a one-cycle learning rate. Returns
-    the net in eval mode."""
+    random quarter turns, each patch scaled and shifted (_jitter); AdamW with a one-cycle learning
+    rate. Returns the net in eval mode."""
     import torch
     from torch import nn
 
@@ -256,11 +299,9 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, batch: int = 128, log=print
         t0, total, right = time.time(), 0.0, 0
         for b in range(len(x) // batch):
             idx = order[b * batch:(b + 1) * batch]
-            xb = np.rot90(x[idx], int(rng.integers(4)), axes=(1, 2))
-            dx, dy = rng.integers(-2, 3, 2)
-            xb = np.roll(xb, (int(dy), int(dx)), axis=(1, 2))
-            inp, target = _to_input(np.ascontiguousarray(xb)), torch.from_numpy(y[idx])
-            logits, _ = net(inp)
+            xb = _jitter(np.ascontiguousarray(np.rot90(x[idx], int(rng.integers(4)), axes=(1, 2))), rng)
+            inp, target = _to_input(xb), torch.from_numpy(y[idx])
+            logits = net(inp)
             loss = loss_fn(logits, target)
             opt.zero_grad()
             loss.backward()
@@ -282,7 +323,7 @@ def _tta_logits(net, x: np.ndarray) -> np.ndarray:
     with torch.no_grad():
         for j in range(4):
             xs = np.ascontiguousarray(np.rot90(x, j, axes=(1, 2)))
-            out.append(np.concatenate([net(_to_input(xs[i:i + 512]))[0].numpy() for i in range(0, len(x), 512)]))
+            out.append(np.concatenate([net(_to_input(xs[i:i + 512])).numpy() for i in range(0, len(x), 512)]))
     return np.stack(out, axis=1)
 
 
@@ -305,37 +346,51 @@ def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
     return float(np.exp(minimize_scalar(nll, bounds=(-3, 3), method="bounded").x))
 
 
+def cautious_temperature(logits: np.ndarray, y: np.ndarray, t0: float, target: float = SURE_TARGET,
+                         sure: float = UNSURE_BELOW) -> float:
+    """The smallest temperature t0 x 1.05^k (k = 0..80) at which the held-out renders read sure
+    (tta_proba max >= sure) are right at least `target` of the time (issue 4: 99.9 % right when
+    sure), or none is sure; the largest tried when none reaches it. logits N x 4 x K, y (N,)."""
+    for t in t0 * 1.05 ** np.arange(81):
+        p = tta_proba(logits, float(t))
+        pred, s = p.argmax(1), p.max(1) >= sure
+        if not s.any() or (pred[s] == y[s]).mean() >= target:
+            break
+    return float(t)
+
+
 def export(net, out: Path, temperature: float, meta: dict) -> Path:
-    """Write out/numerals.onnx (input 'input' N x 1 x PATCH x PATCH float32, outputs 'logits' and
-    'embedding') and out/numerals.json (classes, temperature, meta); check that cv2.dnn loads the
+    """Write out/numerals.onnx (input 'input' N x 1 x PATCH x PATCH float32, output 'logits' N x K)
+    and out/numerals.json (classes, temperature, meta); check that cv2.dnn loads the
     ONNX file and agrees with torch. Raises RuntimeError when it does not."""
     import torch
 
     out.mkdir(parents=True, exist_ok=True)
     path = out / ONNX_FILE
     dummy = torch.zeros(2, 1, PATCH, PATCH)
-    torch.onnx.export(net, (dummy,), str(path), input_names=["input"], output_names=["logits", "embedding"],
-                      dynamic_axes={"input": {0: "n"}, "logits": {0: "n"}, "embedding": {0: "n"}},
+    torch.onnx.export(net, (dummy,), str(path), input_names=["input"], output_names=["logits"],
+                      dynamic_axes={"input": {0: "n"}, "logits": {0: "n"}},
                       opset_version=17, dynamo=False)
     (out / META_FILE).write_text(json.dumps({"classes": CLASSES, "temperature": temperature, "patch": PATCH,
                                              "meta": meta}, indent=1) + "\n")
     probe = np.random.default_rng(0).integers(0, 256, (3, PATCH, PATCH)).astype(np.uint8)
     cvnet = cv2.dnn.readNetFromONNX(str(path))
     cvnet.setInput(_to_input(probe).numpy())
-    cv_logits, _ = cvnet.forward(["logits", "embedding"])
+    cv_logits = cvnet.forward("logits")
     with torch.no_grad():
-        t_logits = net(_to_input(probe))[0].numpy()
+        t_logits = net(_to_input(probe)).numpy()
     if not np.allclose(cv_logits.reshape(t_logits.shape), t_logits, atol=1e-3):
         raise RuntimeError(f"cv2.dnn disagrees with torch on {path}: max difference "
                            f"{np.abs(cv_logits.reshape(t_logits.shape) - t_logits).max()}")
     return path
 
 
-def build_numerals(n: int = 80000, epochs: int = 18, out: Path | None = None, seed: int = SEED,
+def build_numerals(n: int = 90000, epochs: int = 12, out: Path | None = None, seed: int = SEED,
                    log=print, cache: Path | None = None) -> dict:
     """Render n training patches (seed) and 2000 held-out ones (seed + 1), train, fit the
-    temperature on the held-out renders, export to out (default models/standard). cache: an .npz
-    file keeping the rendered patches between runs (same n and seed: same data). Returns meta."""
+    temperature on the held-out renders (likelihood, then cautious_temperature), export to out
+    (default models/standard). cache: an .npz file keeping the rendered patches between runs (same
+    n and seed: same data). Returns meta."""
     t0 = time.time()
     n_held = max(len(CLASSES) * 20, 2000)
     x = y = hx = hy = None
@@ -356,12 +411,14 @@ def build_numerals(n: int = 80000, epochs: int = 18, out: Path | None = None, se
     net = train(x, y, epochs, log=log)
     train_s = time.time() - t1
     logits = _tta_logits(net, hx)
-    temperature = fit_temperature(logits, hy)
+    nll_temperature = fit_temperature(logits, hy)
+    temperature = cautious_temperature(logits, hy, nll_temperature)
     proba = tta_proba(logits, temperature)
     pred, conf = proba.argmax(1), proba.max(1)
-    sure = conf >= 0.8
+    sure = conf >= UNSURE_BELOW
     num = hy < len(NUMERALS) + len(D4)
     meta = {"trained_on": "synthetic renders only (train_numerals.render_sample, synth.py)", "seed": seed,
+            "nll_temperature": round(nll_temperature, 4),
             "n_train": int(len(x)), "epochs": epochs, "train_seconds": round(train_s),
             "heldout_n": int(len(hx)), "heldout_accuracy": round(float((pred == hy).mean()), 4),
             "heldout_numeral_accuracy": round(float((pred == hy)[num].mean()), 4),
@@ -375,8 +432,8 @@ def build_numerals(n: int = 80000, epochs: int = 18, out: Path | None = None, se
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=80000, help="training renders (default 80000)")
-    ap.add_argument("--epochs", type=int, default=18)
+    ap.add_argument("--n", type=int, default=90000, help="training renders (default 90000)")
+    ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--cache", type=Path, default=None, help="keep the rendered patches in this .npz")
     ap.add_argument("--out", type=Path, default=None, help="output folder (default models/standard)")
     args = ap.parse_args()
