@@ -20,9 +20,12 @@ readers' prior, colour per face and the honest thresholds (calibrate.py):
     fickett d8   k=3 0.968/0.302/1.000   (before: 0.940/0.214/1.000)
     fickett d12  k=3 0.949/0.610/1.000   (before: 0.882/0.728/1.000)
     fickett d20  k=3 0.832/0.895/1.000   (before: 0.776/0.785/1.000)
-    synthetic logo d6  k=3 1.000/0.333/1.000  k=4 1.000/0.000/1.000  (before, k=4: 0.733/0.617/0.957)
-    synthetic Alkemy white+yellow+red  k=3 0.983/1.000/-  k=4 0.989/0.317/1.000  (before, k=4: 0.739/1.000/-)
-    synthetic stone  k=3 0.900/0.567/1.000  k=4 0.950/0.500/1.000  (before, k=4: 1.000/0.000/1.000)
+    synthetic logo d6  k=3 1.000/0.333/1.000  k=4 1.000/0.000/1.000  k=5 1.000/0.017/1.000
+                       (before, k=4: 0.733/0.617/0.957)
+    synthetic Alkemy white+yellow+red  k=3 0.983/1.000/-  k=4 0.989/0.317/1.000  k=5 0.983/0.194/1.000
+                       (before, k=4: 0.739/1.000/-)
+    synthetic stone  k=3 0.900/0.567/1.000  k=4 0.950/0.500/1.000  k=5 0.933/0.733/1.000
+                       (before, k=4: 1.000/0.000/1.000)
     realdice d20 (whole photos, the die found by the reader)  k=3 0.040/1.000/-  k=5 0.050/1.000/-
 (fickett k=5 before: d4 0.867/0.709/1.000, d6 0.994/0.006/0.994, d8 0.978/0.034/1.000,
 d12 0.928/0.382/1.000, d20 0.895/0.552/1.000.)
