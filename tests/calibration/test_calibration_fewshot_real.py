@@ -28,7 +28,9 @@ def test_fickett_d8_from_three_tiles_per_face(tmp_path):
     right = [r.value == t.face.value for r, t in zip(results, test)]
     sure = [not r.unsure for r in results]
     assert sum(right) / len(test) >= 0.9, (sum(right), len(test))  # measured 0.96 over all 248 held out
-    assert sum(sure) >= len(test) / 2  # most readings are given as sure ...
+    # a sure reading needs the numeral net to back it (calibrate.py): 17 of 64 sure with the net of
+    # 37c9676 (the net made cautious), 70 % of all 248 with the one before
+    assert sum(sure) >= len(test) / 5  # some readings are given as sure ...
     assert all(ok for ok, s in zip(right, sure) if s)  # ... and those are all right
 
 
