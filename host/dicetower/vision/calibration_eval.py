@@ -27,6 +27,9 @@ readers' prior, colour per face and the honest thresholds (calibrate.py):
     synthetic stone  k=3 0.900/0.567/1.000  k=4 0.950/0.500/1.000  k=5 0.933/0.733/1.000
                        (before, k=4: 1.000/0.000/1.000)
     realdice d20 (whole photos, the die found by the reader)  k=3 0.040/1.000/-  k=5 0.050/1.000/-
+These were measured with the numeral net before 37c9676. With that cautious net, synthetic k=4:
+logo d6 1.000/0.300/1.000, Alkemy 0.983/0.922/1.000, stone 0.950/0.500/1.000 (the prior backs fewer
+readings strongly enough to pass the 1 - 1/N threshold; still no sure wrong).
 (fickett k=5 before: d4 0.867/0.709/1.000, d6 0.994/0.006/0.994, d8 0.978/0.034/1.000,
 d12 0.928/0.382/1.000, d20 0.895/0.552/1.000.)
 """
