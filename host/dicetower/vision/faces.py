@@ -221,7 +221,7 @@ def die_set_dirs(name: str) -> list[Path]:
 
 def available_die_sets() -> list[str]:
     """Names of the die sets found in models/ and in the user's data directory."""
-    names = set()
+    names: set[str] = set()
     for root in (models_dir(), user_data_dir() / "die_sets"):
         if root.is_dir():
             names.update(p.name for p in root.iterdir() if (p / SET_FILE).is_file())

@@ -159,9 +159,9 @@ def numeral_proba(patches: list[np.ndarray]) -> np.ndarray:
 
 
 #: Faces of each numbered die type the standard set reads: value -> the numeral classes showing it.
-DIE_FACES = {"d4": {v: (f"d4:{v}",) for v in range(1, 5)},
-             **{t: {v: (str(v),) for v in range(1, n + 1)} for t, n in (("d6", 6), ("d8", 8), ("d12", 12), ("d20", 20))},
-             "d10": {**{v: (str(v),) for v in range(1, 10)}, 10: ("0", "10")}}
+DIE_FACES: dict[str, dict[int, tuple[str, ...]]] = {"d4": {v: (f"d4:{v}",) for v in range(1, 5)},
+    **{t: {v: (str(v),) for v in range(1, n + 1)} for t, n in (("d6", 6), ("d8", 8), ("d12", 12), ("d20", 20))},
+    "d10": {**{v: (str(v),) for v in range(1, 10)}, 10: ("0", "10")}}
 
 
 def values_from_proba(proba: np.ndarray, die_type: str) -> dict[int, float]:
