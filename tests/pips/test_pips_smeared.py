@@ -10,14 +10,10 @@ import cv2
 import numpy as np
 import pytest
 
-from dicetower.readings import UNSURE_BELOW
-from dicetower.vision import synth
-from dicetower.vision.detect import KERNEL_PX
-from dicetower.vision.pips import read_faces
 from test_pips_drawn_faces import draw_face, readings
+from test_pips_synth_scenes import score_scenes
 
 PITCH = 0.27  # draw_face's pip pitch, a fraction of the die side
-LUMA = np.array([0.114, 0.587, 0.299])  # BGR
 
 
 def _smeared(value: int, side: int, spin: float, pitches: float) -> np.ndarray:
@@ -60,23 +56,10 @@ def _motion_blurred(frame: np.ndarray, length: int, angle: float) -> np.ndarray:
 def test_motion_blurred_rendered_dice_of_any_colour(die_px, blur_px, floors):
     """Rendered scenes (seeds 0..29) blurred over blur_px/2..blur_px px in a random direction; each
     die looked for with the polarity of its ink. A wrong reading given as sure fails at once."""
-    out = {pol: {"right": 0, "wrong_sure": 0} for pol in ("dark", "light")}
-    for seed in range(30):
-        rng = np.random.default_rng(seed)
-        dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7)))
-                for _ in range(int(rng.integers(1, 6)))]
-        frame, truths = synth.render_scene(dice, rng, die_px=(die_px, int(die_px * 1.5)))
-        frame = _motion_blurred(frame, int(rng.integers(blur_px // 2, blur_px + 1)), float(rng.uniform(0, 180)))
-        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        faces = {pol: read_faces(gray, pol, KERNEL_PX) for pol in ("dark", "light")}
-        for (spec, value), truth in zip(dice, truths):
-            pol = "dark" if float(np.dot(spec.ink, LUMA)) < float(np.dot(spec.body, LUMA)) else "light"
-            x, y, w, h = truth["box"]
-            inside = [f for f in faces[pol] if x <= f.centre[0] <= x + w and y <= f.centre[1] <= y + h]
-            if inside:
-                f = max(inside, key=lambda f: f.confidence)
-                out[pol]["right"] += f.value == value
-                out[pol]["wrong_sure"] += f.value != value and f.confidence >= UNSURE_BELOW and not f.cocked
+    def blur(frame: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return _motion_blurred(frame, int(rng.integers(blur_px // 2, blur_px + 1)), float(rng.uniform(0, 180)))
+
+    out = score_scenes(die_px, range(30), blur)
     for pol, floor in floors.items():
         assert out[pol]["wrong_sure"] == 0, (pol, out[pol])
         assert out[pol]["right"] >= floor, (pol, out[pol])
