@@ -332,7 +332,11 @@ def standard_values(crop: np.ndarray, die_type: str, reader: str) -> dict[int, f
             raise ValueError(f"the pip reader reads d6, not {die_type!r}")
         from dicetower.vision.detect import find_pip_faces
 
-        found = find_pip_faces(crop)
+        # padded with the crop's median colour (its face): a box drawn tight round the pips (labels.csv)
+        # cuts them, and a pip cut by the frame's edge is no pip to the pip reader
+        pad = max(crop.shape[:2]) // 4
+        face = [float(c) for c in np.median(crop.reshape(-1, 3), axis=0)]
+        found = find_pip_faces(cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=face))
         if not found:
             return {}
         best = max(found, key=lambda f: f.confidence)
