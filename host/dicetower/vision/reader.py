@@ -126,8 +126,15 @@ class DiceReader:
         else:
             # bodies first: the pip search looks at smaller scales only when a die may need them
             found = find_die_bodies(image, reference)
-            faces = [] if self.die_set is not None else find_pip_faces(image, may_hold_close_up(image.shape, found))
+            faces = find_pip_faces(image, may_hold_close_up(image.shape, found))
+            if self.die_set is not None:
+                # the set reads every die: a sure pip face is a die the body search may miss (white dice
+                # on a light table), read by the set; an unsure one (a glint, a speck) is no die to it
+                faces = [f for f in faces if f.confidence >= UNSURE_BELOW]
             faces, bodies = self._numbered_bodies(image, faces, found)
+            if self.die_set is not None:
+                bodies += [pip_die_body(image, f) for f in faces]
+                faces = []
             if not faces and not bodies and reference is None:
                 close_up = find_close_up(image)  # one die filling the frame: no table around it to see
                 bodies = [] if close_up is None else [close_up]
@@ -180,6 +187,8 @@ class DiceReader:
 #: A pip face whose box side is under this fraction of a die body holding it is marks on that die (a
 #: numeral's holes, speckles: measured 0.1..0.35), not a pip die's top face (0.6..0.75 of its body).
 MARKS_OF_A_DIE = 0.45
+#: A pip face's box side is about this fraction of its die's side (matteop65: 0.6..0.75).
+PIP_BOX_OF_DIE = 0.7
 #: A die's colour is not the ground's: at most this many pixels of its colour lie outside every body,
 #: per body pixel (DieBody.ground_share). Measured on real photos (../shared/datasets): lone dice on
 #: paper, wood and in a dice dome 0.1..0.75; patches of wood grain, floor and laptop keys 0.5..500,
@@ -244,6 +253,15 @@ def clip_box(box: tuple[int, int, int, int], shape: tuple[int, ...]) -> tuple[in
     x0, y0 = max(0, x), max(0, y)
     x1, y1 = min(shape[1], x + w), min(shape[0], y + h)
     return x0, y0, max(0, x1 - x0), max(0, y1 - y0)
+
+
+def pip_die_body(image: np.ndarray, face: PipFace) -> DieBody:
+    """The die under a pip face (image: HxWx3 uint8 BGR) as a body for a calibrated set to read: the
+    face's box (which holds its pips, about PIP_BOX_OF_DIE of the die's side) grown to the die,
+    clipped to the frame, with a mask over all of it."""
+    grow = (1 / PIP_BOX_OF_DIE - 1) / 2
+    box = clip_box(_grown(face.box, grow), image.shape)
+    return DieBody(box, np.full((box[3], box[2]), 255, np.uint8))
 
 
 def _grown(box: tuple[int, int, int, int], frac: float) -> tuple[int, int, int, int]:
