@@ -150,6 +150,12 @@ def _lab_distance(lab: np.ndarray, table: np.ndarray) -> np.ndarray:
     return cv2.sqrt(cv2.transform(diff * diff, np.ones((1, 3), np.float32)))
 
 
+def _lab_l1(lab: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """City-block distance (HxW float32, sum of |dL|, |da|, |db|) between HxWx3 float32 Lab pixels
+    and one colour (3,)."""
+    return cv2.transform(cv2.absdiff(lab, np.full(lab.shape, colour, np.float32)), np.ones((1, 3), np.float32))
+
+
 def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
                     min_side_frac: float = 0.03, max_side_frac: float = 0.6) -> list[DieBody]:
     """Die-sized compact blobs that differ from the table (see _table_distance), Otsu-thresholded.
@@ -248,8 +254,7 @@ def find_close_up(image: np.ndarray) -> DieBody | None:
     if len(agree) < 2:
         return None
     ground = np.median([corners[j] for j in agree], axis=0)
-    dist = np.clip(cv2.transform(cv2.absdiff(lab, np.full(lab.shape, ground, np.float32)), np.ones((1, 3), np.float32)),
-                   0, 255).astype(np.uint8)
+    dist = np.clip(_lab_l1(lab, ground), 0, 255).astype(np.uint8)
     otsu, _ = cv2.threshold(dist, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     unlike = dist > max(float(otsu), GROUND_LAB)
     mask = cv2.morphologyEx(unlike.astype(np.uint8) * 255, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
@@ -296,8 +301,7 @@ class _Ground:
         """Pixels (of the frame, or of its `outside` part: 160-px bool mask) within GROUND_LAB of colour
         (Lab, 3), per px of a body of area_px frame px."""
         lab = self.lab if outside is None else self.lab[outside][:, None, :]
-        l1 = cv2.transform(cv2.absdiff(lab, np.full(lab.shape, colour, np.float32)), np.ones((1, 3), np.float32))
-        near = cv2.countNonZero((l1 < GROUND_LAB).astype(np.uint8))
+        near = cv2.countNonZero((_lab_l1(lab, colour) < GROUND_LAB).astype(np.uint8))
         return near / max(1.0, area_px * self.s * self.s)
 
     def measure(self, bodies: list[DieBody]) -> list[DieBody]:
