@@ -730,7 +730,8 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
     pips, thr = find_pips(response, gray)
     pips = [p for p in pips if p.diameter < kernel_px]
     groups = merge_halves(group_faces(pips, response, thr), thr)
-    faint = {id(p) for g in groups if not _layout_face(g, gray, polarity, thr) for p in g if p.snr < WEAK_SNR}
+    faint = {id(p) for g in groups if any(q.snr < WEAK_SNR for q in g) and not _layout_face(g, gray, polarity, thr)
+             for p in g if p.snr < WEAK_SNR}
     if faint:  # faint pips off a face of 4..6 pips in a d6 layout are no pips: group the others again without them
         pips = [p for p in pips if id(p) not in faint]
         groups = merge_halves(group_faces(pips, response, thr), thr)
