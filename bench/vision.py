@@ -2,8 +2,10 @@
 recall and precision, value accuracy over detected dice, per-die accuracy, unsure rate, accuracy of the
 readings given as sure, and ms per image (median, p95), through the code path of `dicetower read`
 (dicetower.vision.cli.read_image_file). fickett_poly_tiles holds montages of 90x90 one-die tiles: each
-tile is cut out by its labels.csv box and saved as its own image first (here only, never in the
-reader), so each tile is read as a one-die photo. A photo labelled without a box but with a body colour
+tile is cut out by its labels.csv box, the white overlay text the montages print over its upper part is
+painted out (faces_eval.remove_overlay: it is an artefact of the montage, not of a photo), and the
+tile is saved as its own image first (here only, never in the reader), so each tile is read as a
+one-die photo. A photo labelled without a box but with a body colour
 (realdice_d20) counts its die as detected only when a die of that colour is read (scoring.match): a
 box mostly of floor is no detection. Such a source also gets a tight-box rate (tight_box): the share of
 its photos whose die is found with a box of IoU >= 0.5 (the PASCAL VOC criterion) with the reference
@@ -24,6 +26,7 @@ import numpy as np
 from dicetower import paths
 from dicetower.vision.camera import load_image
 from dicetower.vision.colour import HUE_NAMES, colour_mask
+from dicetower.vision.faces_eval import remove_overlay
 from dicetower.vision.cli import read_image_file
 from dicetower.vision.reader import DiceReader
 from dicetower.vision.scoring import load_labels, match
@@ -37,8 +40,8 @@ TILED = {"fickett_poly_tiles"}
 
 def labelled_images(folder: Path, tiles_dir: Path | None, only: str = "") -> Iterator[tuple[str, list[dict[str, str]]]]:
     """(image path, its labels.csv rows) per image of a dataset folder whose path holds `only`. With
-    tiles_dir, each labelled box is cut from its montage and saved there as its own PNG, whose one
-    label then boxes the whole tile."""
+    tiles_dir, each labelled box is cut from its montage, its overlay text painted out, and saved
+    there as its own PNG, whose one label then boxes the whole tile."""
     for image, labels in sorted(load_labels(folder).items()):
         if only not in image:
             continue
@@ -49,7 +52,7 @@ def labelled_images(folder: Path, tiles_dir: Path | None, only: str = "") -> Ite
         for k, lab in enumerate(labels):
             x, y, w, h = (int(lab[c]) for c in ("x", "y", "w", "h"))
             path = tiles_dir / f"{Path(image).stem}_{k:04d}.png"
-            cv2.imwrite(str(path), montage[y:y + h, x:x + w])
+            cv2.imwrite(str(path), remove_overlay(montage[y:y + h, x:x + w]))
             yield str(path), [dict(lab, image=path.name, x="0", y="0")]
 
 
