@@ -109,7 +109,8 @@ def _summary(name: str, results: list[tuple[bool, bool, float]], ms: list[float]
     sure = np.array([s for _, s, _ in results])
     sure_acc = f"{right[sure].mean():.3f}" if sure.any() else "n/a"
     return (f"{name:<44} n={len(results):4d}  accuracy {right.mean():.3f}  unsure {1 - sure.mean():.3f}  "
-            f"accuracy when sure {sure_acc}  ms median {np.median(ms):.1f} p95 {np.percentile(ms, 95):.1f}")
+            f"accuracy when sure {sure_acc} ({int((sure & ~right).sum())} sure wrong)  "
+            f"ms median {np.median(ms):.1f} p95 {np.percentile(ms, 95):.1f}")
 
 
 def standard_on(crops: list[tuple[np.ndarray, str, int | None]], name: str, type_only: bool) -> str:

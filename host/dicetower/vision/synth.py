@@ -218,7 +218,9 @@ class DieSpec:
     six_nine: how 6 and 9 are told apart, "dot" (trailing dot), "bar" (underline) or "none";
     text_height: cap height of a one-digit numeral as a fraction of the face canvas (0 = default);
     condense: horizontal scale of TrueType text (0.7 = condensed, 1 = as designed);
-    swirl: BGR second body colour mixed in swirls (Chessex Gemini-like), or None for one colour.
+    swirl: BGR second body colour mixed in swirls (Chessex Gemini-like), or None for one colour;
+    one_flag: with a TrueType font, each 1 drawn as a stem with a long flag and no foot (Chessex-like;
+    a 1 easily taken for a 7), the flag's length as a fraction of the cap height; 0 = the font's own 1.
     """
 
     die_type: str
@@ -239,6 +241,7 @@ class DieSpec:
     text_height: float = 0.0
     condense: float = 1.0
     swirl: tuple[int, int, int] | None = None
+    one_flag: float = 0.0
 
 
 def standard_spec(die_type: str, rng: np.random.Generator, pips: bool | None = None) -> DieSpec:
@@ -349,19 +352,58 @@ def _ttf(path: str, px: int):
     return ImageFont.truetype(path, px)
 
 
-def _ttf_canvas(text: str, spec: DieSpec, height_frac: float) -> np.ndarray:
-    """_text_canvas drawn with the TrueType font spec.ttf (PIL), condensed by spec.condense."""
+def _ttf_ink(text: str, spec: DieSpec) -> np.ndarray:
+    """The ink of `text` in the TrueType font spec.ttf at 96 px (uint8, cut to its bounding box);
+    with spec.one_flag, each 1 is a stem of the font's stem width with a flag of one_flag x the cap
+    height and no foot, the other digits as the font draws them, on the font's baseline."""
     from PIL import Image, ImageDraw
 
     font = _ttf(spec.ttf, 96)
-    big = Image.new("L", (96 * max(1, len(text)) + 96, 192), 0)
-    ImageDraw.Draw(big).text((48, 48), text, fill=255, font=font)
-    ink = np.asarray(big)
+
+    def draw(t: str) -> np.ndarray:
+        big = Image.new("L", (96 * max(1, len(t)) + 96, 192), 0)
+        ImageDraw.Draw(big).text((48, 48), t, fill=255, font=font)
+        return np.asarray(big)
+
+    one = draw("1") if spec.one_flag and "1" in text else None
+    if one is None or not (one > 64).any():  # no flag asked, or a font without digits
+        ink = draw(text)
+    else:
+        ys, xs = np.nonzero(one > 64)
+        top, base = int(ys.min()), int(ys.max())
+        stem = max(3, int(np.median(np.count_nonzero(one[(top + base) // 2 - 3:(top + base) // 2 + 4] > 64, axis=1))))
+        cap = base - top
+        gap = int(0.12 * cap)
+        parts = []
+        for ch in text:
+            if ch == "1":
+                flag = int(spec.one_flag * cap)
+                w = int(0.55 * flag) + stem + 2
+                g = np.zeros_like(one[:, :w + 2])
+                x = w - stem // 2
+                cv2.line(g, (x, top + stem // 2), (x, base - stem // 2), 255, stem, cv2.LINE_AA)
+                cv2.line(g, (x, top + stem // 2), (x - int(0.55 * flag), top + stem // 2 + int(0.4 * flag)),
+                         255, stem, cv2.LINE_AA)
+            else:
+                g = draw(ch)
+                cols = np.nonzero((g > 64).any(axis=0))[0]
+                if not len(cols):  # a glyph the font lacks
+                    continue
+                g = g[:, cols.min():cols.max() + 1]
+            parts += [g, np.zeros((g.shape[0], gap), np.uint8)]
+        ink = np.hstack(parts[:-1])
     ys, xs = np.nonzero(ink > 64)
-    canvas = np.zeros((CANVAS, CANVAS), np.uint8)
     if not len(xs):
+        return np.zeros((0, 0), np.uint8)
+    return np.ascontiguousarray(ink[ys.min():ys.max() + 1, xs.min():xs.max() + 1])
+
+
+def _ttf_canvas(text: str, spec: DieSpec, height_frac: float) -> np.ndarray:
+    """_text_canvas drawn with the TrueType font spec.ttf (PIL, _ttf_ink), condensed by spec.condense."""
+    glyph = _ttf_ink(text, spec)
+    canvas = np.zeros((CANVAS, CANVAS), np.uint8)
+    if not glyph.size:
         return canvas
-    glyph = ink[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
     h, w = glyph.shape
     scale = min(height_frac * CANVAS / h, 0.9 * CANVAS / (w * spec.condense))
     gw, gh = max(1, int(round(w * scale * spec.condense))), max(1, int(round(h * scale)))
