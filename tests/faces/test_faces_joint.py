@@ -51,6 +51,20 @@ def test_shape_sure_of_one_type_and_numeral_sure_of_another_is_unsure():
     assert r.unsure
 
 
+def test_a_sure_reading_needs_the_shapes_most_probable_type():
+    # the net sure of a 7, the shape leaning (unsure) to a d6 over a d8: read as a d8's 7, but unsure
+    r = joint_reading(shape_proba(d6=0.5, d8=0.48), numeral({"7": 0.95}))
+    assert (r.die_type, r.value) == ("d8", 7)
+    assert r.unsure
+
+
+def test_a_sure_reading_needs_the_nets_most_probable_numeral():
+    # the shape sure of a d8, the net leaning (unsure) to a 17 over a 7: the reading d8's 7 is unsure
+    r = joint_reading(shape_proba(d8=0.95), numeral({"17": 0.5, "7": 0.45}))
+    assert (r.die_type, r.value) == ("d8", 7)
+    assert r.unsure
+
+
 def test_shape_and_numeral_agreeing_read_sure():
     r = joint_reading(shape_proba(d4=0.95), numeral({"d4:3": 0.95}))
     assert (r.die_type, r.value) == ("d4", 3) and not r.unsure

@@ -312,13 +312,17 @@ def joint_reading(type_proba: dict[str, float], numeral_proba: np.ndarray) -> Fa
     a 13..20 exists only on a d20, 9..12 on a d12 or d20, the d4 classes only on a d4, and a face
     showing no numeral leaves every pair unlikely. The reading is the most probable pair; its
     probability is the confidence, the type's summed probability the type_confidence.
-    When shape and numeral disagree the die is unsure: if the shape alone is sure of another type
-    (P_shape >= UNSURE_BELOW) or the net alone is sure of a numeral the reading does not print, the
-    confidence is lowered to the smaller of P_shape(type) and P_num(value | type), which is then
+    A sure reading needs shape and numeral to agree: the shape's most probable type is the
+    reading's (or both are look-alikes, shape.LOOKALIKES, between which the shape defers to the
+    numeral) and the net's most probable class prints the reading's value on that type. Otherwise
+    the confidence is lowered to the smaller of P_shape(type) and P_num(value | type), which is then
     below UNSURE_BELOW (issue 4: a reading is flagged, never silently guessed; RULES.md GEN-D01).
+    So a numeral the net is fairly sure of and that only one look-alike prints (13..20: a d20)
+    outweighs a shape leaning to another look-alike.
     Raises ValueError when numeral_proba's length differs from the net's classes or type_proba
     names a type the net does not read."""
     from dicetower.vision import numerals
+    from dicetower.vision.shape import LOOKALIKES
 
     classes = numerals.numeral_classes()
     numeral_proba = np.asarray(numeral_proba, np.float64)
@@ -342,8 +346,8 @@ def joint_reading(type_proba: dict[str, float], numeral_proba: np.ndarray) -> Fa
     type_confidence = sum(p for (t, _), p in score.items() if t == die_type) / total
     shape_top = max(type_proba, key=type_proba.__getitem__)
     numeral_top = classes[int(np.argmax(numeral_proba))]
-    if (type_proba[shape_top] >= UNSURE_BELOW and shape_top != die_type) or (
-            numeral_proba.max() >= UNSURE_BELOW and numeral_top not in numerals.DIE_FACES[die_type][value]):
+    shape_agrees = shape_top == die_type or (shape_top in LOOKALIKES and die_type in LOOKALIKES)
+    if not shape_agrees or numeral_top not in numerals.DIE_FACES[die_type][value]:
         confidence = min(confidence, float(type_proba[die_type]), support[die_type, value])
     return FaceResult(die_type, value, float(confidence), type_confidence=float(type_confidence))
 
