@@ -37,7 +37,7 @@ import numpy as np
 from dicetower.paths import user_data_dir
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision.faces import DieSet, FaceClass, forget_die_set, softmax
-from dicetower.vision.fewshot import FewShotModel, fit_fewshot, prior_loglik, standard_values
+from dicetower.vision.fewshot import FewShotModel, fit_fewshot, prior_loglik, reader_support, standard_values
 
 AUGMENT = 1  # light/blur/centring variants per labelled crop, each at every turn (fewshot.ROTATIONS)
 SEED = 7
@@ -97,6 +97,43 @@ def find_die_crop(image: np.ndarray) -> np.ndarray | None:
     return np.ascontiguousarray(image[max(0, y - m): min(H, y + h + m), max(0, x - m): min(W, x + w + m)])
 
 
+#: a labelled box and a reader's box are one die when each holds the other's centre and this share of
+#: the smaller box lies in the larger (matteop65's boxes hold only the pips: a 1 is boxed round its pip)
+SAME_DIE_OVERLAP = 0.7
+
+
+def reader_boxes(image: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """The boxes (x, y, w, h px) `dicetower read --die-set` crops dice at in a photo (HxWx3 uint8 BGR):
+    every sure pip face grown to its die (reader.pip_die_body) and every die body
+    (detect.find_die_bodies) not cut by the frame's border."""
+    from dicetower.vision.detect import find_die_bodies, find_pip_faces
+    from dicetower.vision.reader import pip_die_body
+
+    pips = [pip_die_body(image, f).box for f in find_pip_faces(image) if f.confidence >= UNSURE_BELOW]
+    return pips + [b.box for b in find_die_bodies(image) if not b.cut]
+
+
+def as_read(box: tuple[int, int, int, int], boxes: list[tuple[int, int, int, int]]) -> tuple[int, int, int, int]:
+    """A labelled die box (x, y, w, h px) framed as the reader frames that die: the reader's box
+    (reader_boxes) of the same die (each box holds the other's centre, and SAME_DIE_OVERLAP of the
+    smaller lies in the larger), the one sharing most of the labelled box when several do; else the
+    labelled box as it is. A set learns the crops it will be asked to read: matteop65's boxes hold
+    only the pips while `read` crops the whole die, so a set learned from the boxes as drawn met the
+    dice at 0.7 times the scale it learned them at."""
+    def inter(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> int:
+        w = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
+        h = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
+        return max(0, w) * max(0, h)
+
+    def holds(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+        cx, cy = b[0] + b[2] / 2, b[1] + b[3] / 2
+        return a[0] <= cx <= a[0] + a[2] and a[1] <= cy <= a[1] + a[3]
+
+    same = [b for b in boxes if holds(b, box) and holds(box, b)
+            and inter(b, box) >= SAME_DIE_OVERLAP * min(b[2] * b[3], box[2] * box[3])]
+    return max(same, key=lambda b: (inter(b, box), -b[2] * b[3])) if same else box
+
+
 def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool] | None = None
                 ) -> list[LabelledCrop]:
     """Labelled crops from a labels.csv (columns image,die_type,value,x,y,w,h,colour).
@@ -112,6 +149,7 @@ def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool
         raise CalibrationError(f"{labels_csv} must have a header image,die_type,value,x,y,w,h,colour "
                                "and at least one row")
     images: dict[str, np.ndarray] = {}
+    framed: dict[str, list[tuple[int, int, int, int]]] = {}
     out = []
     for i, row in enumerate(rows, start=2):
         if keep is not None and not keep(row):
@@ -138,6 +176,9 @@ def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool
             H, W = img.shape[:2]
             if w < 8 or h < 8 or x < 0 or y < 0 or x + w > W or y + h > H:
                 raise CalibrationError(f"{where}: box {x},{y},{w},{h} is not inside the {W}x{H} image {path}")
+            if row["image"] not in framed:
+                framed[row["image"]] = reader_boxes(img)
+            x, y, w, h = as_read((x, y, w, h), framed[row["image"]])
             crop = img[y:y + h, x:x + w]
             group = f"{row['image']}#{x},{y}"
         elif any(box):
@@ -228,7 +269,7 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     y_all = np.array([classes.index(s.face) for s in samples])
     reader, die_type, readings = _standard_readings(samples, classes)
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    oof_y, values_of, oof_readings = [], [], []
+    oof_y, values_of, vouched_of, oof_readings = [], [], [], []
     for f in range(k):
         train = [i for i in range(len(samples)) if fold[i] != f]
         test = [i for i in range(len(samples)) if fold[i] == f]
@@ -236,12 +277,14 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
             continue
         model = fit_fewshot([samples[i].crop for i in train], y_all[train], n, rng, n_aug, marks=marks)
         values = readable_values(classes, y_all[train], [readings[i] for i in train]) if reader else None
+        vouched = vouched_faces(values, y_all[train], [readings[i] for i in train]) if values is not None else None
         for i in test:
             m, c, _ = model.evidence(samples[i].crop)  # no prior yet: the reading is readings[i]
             prior = prior_loglik(readings[i], values) if values is not None else np.zeros(n, np.float32)
             parts.append((m, c, prior))
             oof_y.append(y_all[i])
             values_of.append(values)
+            vouched_of.append(vouched)
             oof_readings.append(readings[i] if reader else None)
     y = np.array(oof_y)
     mark_s = np.array([p[0] for p in parts])
@@ -267,8 +310,8 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     threshold = choose_threshold(proba.max(axis=1)[backed], (proba.argmax(axis=1) == y)[backed],
                                  floor=max(MIN_THRESHOLD, 1 - 1 / len(y))) if backed.any() else 1.0
     check.threshold = threshold
-    for i, (values, reading) in enumerate(zip(values_of, oof_readings)):
-        check.prior_value = values
+    for i, (values, vouched, reading) in enumerate(zip(values_of, vouched_of, oof_readings)):
+        check.prior_value, check.vouched = values, vouched
         proba[i] = check.corroborated(proba[i], reading)
     sure_faces = sure_faces_of(y[backed], predicted[backed], n)  # a mistake the reader caught bans nothing
     model = fit_fewshot([s.crop for s in samples], y_all, n, rng, n_aug, marks=marks)
@@ -277,6 +320,7 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     if reader:
         model.prior_reader, model.die_type, model.prior_weight = reader, die_type, prior_weight
         model.prior_value = readable_values(classes, y_all, readings)
+        model.vouched = vouched_faces(model.prior_value, y_all, readings)
     ds = DieSet(name, classes, model)
     conf = np.zeros((n, n), int)
     preds = []
@@ -338,6 +382,20 @@ def sure_faces_of(y: np.ndarray, predicted: np.ndarray, n_classes: int) -> np.nd
     for t, p in zip(y, predicted):
         if t != p:
             ok[t] = ok[p] = False
+    return ok
+
+
+def vouched_faces(prior_value: np.ndarray, y: np.ndarray, readings: list[dict[int, float]]) -> np.ndarray:
+    """(C,) bool: the faces the standard reader may vouch for (FewShotModel.corroborated), from its
+    readings of labelled photos (prior_value: (C,) readable_values; y: N class indices; readings: N
+    standard_values; the reader learned nothing from them): a face is not vouched for when the
+    reader was sure (reader_support >= UNSURE_BELOW) of it on a photo of another value, or sure of
+    another value on one of its photos."""
+    ok = np.ones(len(prior_value), bool)
+    for t, reading in zip(y, readings):
+        for j in range(len(prior_value)):
+            if prior_value[j] != prior_value[t] and reader_support(prior_value, j, reading) >= UNSURE_BELOW:
+                ok[j] = ok[t] = False
     return ok
 
 

@@ -170,7 +170,9 @@ class FewShotModel:
     fewshot_temperature: marks plus colour are divided by it before the prior is added;
     threshold: the set's
     probability below which a reading is unsure; sure_faces: (C,) bool, the faces that may be read
-    sure at all (calibrate.py: their cross-validated readings were all right).
+    sure at all (calibrate.py: their cross-validated readings were all right); vouched: (C,) bool,
+    the faces the standard reader may vouch for when it is sure (corroborated(): the
+    cross-validation never caught it sure and wrong about them).
     """
 
     bank: np.ndarray
@@ -192,6 +194,7 @@ class FewShotModel:
     threshold: float = 0.8
     sure_faces: np.ndarray | None = None
     k_nearest: int = K_NEAREST
+    vouched: np.ndarray | None = None
     _bank32: np.ndarray | None = field(default=None, repr=False)
 
     def confidence(self, p: float, face: int | None = None) -> float:
@@ -227,28 +230,46 @@ class FewShotModel:
             + self.prior_weight * prior
 
     def corroborated(self, p: np.ndarray, values: dict[int, float] | None) -> np.ndarray:
-        """Class probabilities p (C,) kept as they are when the standard reader's reading `values`
-        ({value: probability}, standard_values) backs the most probable class: P(its value) >= 0.5
-        for a face the reader reads, P(none of the readable values) >= 0.5 for one it cannot (a
-        logo). Otherwise (the two readers disagree, or the reader sees nothing) that class's
-        probability is capped just under the set's threshold: the reading is unsure, never a few-shot
-        guess from 3-5 photos given as sure against the standard reader. No prior: p unchanged."""
-        if self.backed(p, values):
+        """Class probabilities p (C,) weighed against the standard reader's reading `values`
+        ({value: probability}, standard_values) of the most probable class j (reader_support):
+        - the reader does not back j (support < 0.5: the two readers disagree, or the reader sees
+          nothing): p[j] is capped just under the set's threshold: the reading is unsure, never a
+          few-shot guess from 3-5 photos given as sure against the standard reader;
+        - the reader is sure of j (support >= UNSURE_BELOW, the reader's own sure level: its sure
+          readings are right 99.9 % of the time on its held-out data), j is the only face showing
+          what the reader read (its value, or "none of the readable values" for a lone logo), and
+          the set's cross-validation never caught the reader sure and wrong about j (vouched): two
+          independent readers agree, so p[j] is raised to at least the threshold (the rest scaled
+          down): the few cross-validated readings alone cannot vouch for 99.9 %, but a wrong sure
+          reading would now need both readers wrong the same way;
+        - otherwise p is unchanged. No prior: p unchanged."""
+        if not self.prior_reader or self.prior_value is None or values is None:
             return p
-        out = p.copy()
         j = int(np.argmax(p))
-        out[j] = min(out[j], self.threshold * 0.999)
+        support = self.reader_support(j, values)
+        out = p.copy()
+        if support < 0.5:
+            out[j] = min(out[j], self.threshold * 0.999)
+        elif (support >= UNSURE_BELOW and self.vouched is not None and self.vouched[j]
+              and np.count_nonzero(self.prior_value == self.prior_value[j]) == 1 and p[j] < self.threshold):
+            rest = 1.0 - p[j]
+            out[j] = self.threshold
+            if rest > 0:
+                others = np.arange(len(p)) != j
+                out[others] = p[others] * (1.0 - self.threshold) / rest
         return out
 
     def backed(self, p: np.ndarray, values: dict[int, float] | None) -> bool:
         """Whether the standard reader's reading `values` backs the most probable class of p (C,)
-        (corroborated()); True without a prior."""
+        (reader_support >= 0.5, corroborated()); True without a prior."""
         if not self.prior_reader or self.prior_value is None or values is None:
             return True
-        j = int(np.argmax(p))
-        readable = {int(v) for v in self.prior_value if v >= 0}
-        v = int(self.prior_value[j])
-        return (values.get(v, 0.0) if v >= 0 else 1.0 - sum(values.get(r, 0.0) for r in readable)) >= 0.5
+        return self.reader_support(int(np.argmax(p)), values) >= 0.5
+
+    def reader_support(self, j: int, values: dict[int, float]) -> float:
+        """reader_support (module function) of class j under this set's prior_value."""
+        assert self.prior_value is not None
+        return reader_support(self.prior_value, j, values)
 
     def evidence(self, crop: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[int, float] | None]:
         """What a crop shows: mark scores (M,) (mean cosine similarity of the nearest bank vectors),
@@ -299,7 +320,8 @@ class FewShotModel:
                             prior_weight=self.prior_weight,
                             threshold=self.threshold,
                             sure_faces=np.ones(self.n_classes, bool) if self.sure_faces is None else self.sure_faces,
-                            k_nearest=self.k_nearest)
+                            k_nearest=self.k_nearest,
+                            vouched=np.zeros(self.n_classes, bool) if self.vouched is None else self.vouched)
 
     @classmethod
     def load(cls, path: Path) -> "FewShotModel":
@@ -313,7 +335,8 @@ class FewShotModel:
                        float(z["mark_temperature"]), str(z["prior_reader"]), str(z["die_type"]),
                        z["prior_value"].astype(np.int32), float(z["prior_weight"]),
                        float(z["fewshot_temperature"]),
-                       float(z["threshold"]), z["sure_faces"].astype(bool), int(z["k_nearest"]))
+                       float(z["threshold"]), z["sure_faces"].astype(bool), int(z["k_nearest"]),
+                       z["vouched"].astype(bool))
 
 
 def standard_values(crop: np.ndarray, die_type: str, reader: str) -> dict[int, float]:
@@ -342,6 +365,18 @@ def standard_values(crop: np.ndarray, die_type: str, reader: str) -> dict[int, f
         best = max(found, key=lambda f: f.confidence)
         return {int(best.value): float(best.confidence)} if best.value is not None else {}
     raise ValueError(f"unknown standard reader {reader!r}; known: numerals, pips")
+
+
+def reader_support(prior_value: np.ndarray, j: int, values: dict[int, float]) -> float:
+    """The probability (0..1) a standard reading `values` ({value: probability}, standard_values)
+    gives to what class j shows, prior_value (C,) the value the reader reads for each class (-1: it
+    cannot): P(its value) for a face the reader reads, P(none of the readable values) for one it
+    cannot (a logo)."""
+    v = int(prior_value[j])
+    if v >= 0:
+        return values.get(v, 0.0)
+    readable = {int(r) for r in prior_value if r >= 0}
+    return 1.0 - sum(values.get(r, 0.0) for r in readable)
 
 
 def prior_loglik(values: dict[int, float], prior_value: np.ndarray) -> np.ndarray:

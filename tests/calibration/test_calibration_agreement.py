@@ -1,0 +1,70 @@
+"""Two independent readers agreeing (issue 4 item 6): a calibrated set's few-shot reading that the
+standard reader reads sure, of a face only it shows, is sure beyond what the few cross-validated
+readings alone allow; a reader caught sure and wrong on the labelled photos vouches for nothing; and
+labelled boxes are framed as `dicetower read` frames the die (a set learns the crops it will read)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dicetower.readings import UNSURE_BELOW
+from dicetower.vision.calibrate import as_read, vouched_faces
+from dicetower.vision.fewshot import FewShotModel
+
+
+def _model(prior_value, threshold=0.9, vouched=None):
+    n = len(prior_value)
+    return FewShotModel(np.zeros((0, 1)), np.zeros(0, np.int32), n, np.zeros(1), np.zeros((1, 1)),
+                        np.arange(n), np.zeros((n, 4)), np.ones(4), prior_reader="numerals", die_type="d6",
+                        prior_value=np.asarray(prior_value), threshold=threshold,
+                        vouched=np.ones(n, bool) if vouched is None else np.asarray(vouched))
+
+
+def _sure(m, p):
+    j = int(np.argmax(p))
+    return m.confidence(float(p[j]), j) >= UNSURE_BELOW
+
+
+def test_a_face_both_readers_read_is_sure_though_the_few_shot_alone_is_not():
+    m = _model([1, 2, 3, -1])
+    p = np.array([0.7, 0.1, 0.1, 0.1])  # the few-shot leans to 1, under the set's threshold 0.9
+    assert not _sure(m, p)
+    lifted = m.corroborated(p, {1: 0.97})  # the numeral net reads a sure 1
+    assert _sure(m, lifted) and np.argmax(lifted) == 0 and np.isclose(lifted.sum(), 1.0)
+    assert not _sure(m, m.corroborated(p, {1: 0.7}))  # the net backs it but is not sure itself
+    assert not _sure(m, m.corroborated(p, {2: 0.97}))  # the net reads another face: capped
+
+
+def test_a_lone_logo_is_vouched_for_by_the_reader_seeing_no_readable_value():
+    m = _model([1, 2, 3, -1])
+    p = np.array([0.1, 0.1, 0.1, 0.7])
+    assert _sure(m, m.corroborated(p, {1: 0.01, 2: 0.02, 3: 0.01}))  # none of 1..3: the logo
+    assert not _sure(m, m.corroborated(p, {1: 0.01, 2: 0.3, 3: 0.01}))  # 0.66 "none": not sure
+
+
+def test_agreement_does_not_choose_between_faces_the_reader_cannot_tell_apart():
+    # two logo faces (both unreadable), and one value in two colours: the reader vouches for the group only
+    m = _model([1, 1, -1, -1])
+    for p in (np.array([0.7, 0.1, 0.1, 0.1]), np.array([0.1, 0.1, 0.7, 0.1])):
+        assert not _sure(m, m.corroborated(p, {1: 0.98} if p[0] > 0.5 else {1: 0.0}))
+
+
+def test_a_reader_caught_sure_and_wrong_vouches_for_neither_face():
+    prior_value = np.array([1, 2, 3, -1])
+    y = np.array([0, 0, 1, 1, 2, 3])
+    readings = [{1: 0.95}, {1: 0.9}, {2: 0.9}, {3: 0.85}, {3: 0.9}, {}]  # a 2 read as a sure 3
+    ok = vouched_faces(prior_value, y, readings)
+    assert ok.tolist() == [True, False, False, True]
+    m = _model(prior_value, vouched=ok)
+    assert not _sure(m, m.corroborated(np.array([0.1, 0.1, 0.7, 0.1]), {3: 0.99}))
+    # a logo photo on which the reader is sure of a 1 bans the logo and the 1
+    assert vouched_faces(prior_value, np.array([3]), [{1: 0.9}]).tolist() == [False, True, True, False]
+
+
+def test_a_labelled_box_is_framed_as_the_reader_frames_its_die():
+    read = [(100, 100, 60, 60), (300, 50, 40, 40)]
+    assert as_read((112, 112, 36, 36), read) == (100, 100, 60, 60)  # a box round the pips: the die
+    assert as_read((124, 122, 12, 14), read) == (100, 100, 60, 60)  # a 1 boxed round its one pip
+    assert as_read((290, 40, 60, 60), read) == (300, 50, 40, 40)  # a loose box round a smaller die
+    assert as_read((200, 200, 40, 40), read) == (200, 200, 40, 40)  # no die found there: as labelled
+    assert as_read((150, 150, 40, 40), read) == (150, 150, 40, 40)  # overlapping a die's corner only
