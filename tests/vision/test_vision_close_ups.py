@@ -123,5 +123,6 @@ def test_the_d20_in_a_dice_dome_gets_a_box_tight_by_the_bench_measure():
         assert ref is not None and max(ref[2:]) < 0.2 * image.shape[1], "the blue d20 is the largest blue region"
         [(_, die)] = match([row], [r.to_json() for r in reader.read(image)])
         tight += die is not None and iou(die["box"], ref) >= 0.5
-    # measured 14 of 20 (2026-11-21; 0.644 over all 160 photos)
-    assert tight >= 12, f"tight box on {tight} of {len(rows)} photos"
+    # measured 14 of 20 (2026-11-21; 0.644 over all 160 photos); 20 of 20 with the container's dice
+    # found by colour segmentation and the d20's numerals no pip die (0.96 over all 160)
+    assert tight >= 19, f"tight box on {tight} of {len(rows)} photos"

@@ -5,10 +5,10 @@ symbol dice) are found as die bodies: colour distance from the table, where the 
 reference frame when the tower has one (background subtraction) and otherwise a smooth model of the
 frame itself (a heavy median filter and the border's colour), thresholded by Otsu. Touching dice are
 split at their blob's waist (distance-transform cores). A large blob cut by the frame's border (a dice
-dome's floor, a tray seen in part) is a container: the dice in it are MSER regions that are compact,
-busy (marks, edges) and of a colour rare in the frame. Each body carries the evidence the reader
-weighs to decide whether it is a die at all (DieBody.ground_share, DieBody.cut); nothing here is tuned
-to one dice set, colour or scene."""
+dome's floor, a tray seen in part) is a container: the dice in it are the hulls of bodies of one colour
+(k-means colour segmentation) that are compact, busy inside (marks) and of a colour rare in the frame.
+Each body carries the evidence the reader weighs to decide whether it is a die at all
+(DieBody.ground_share, DieBody.cut); nothing here is tuned to one dice set, colour or scene."""
 
 from __future__ import annotations
 
@@ -163,10 +163,12 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
     min_side_frac and max_side_frac of the frame's long side (0.03: 25 dice on a 640x480 tray are
     about 25 px across). Without a reference, a blob larger
     than a quarter of the frame and cut by its border is no whole die but a container (a tray, a
-    dice dome's floor): the dice it holds are found by _dice_inside; a large blob inside the frame is
-    one large die (a close-up). Touching dice (one blob with a waist) are split at the
-    waist (_split_touching). Each body carries its ground_share and cut (see DieBody), the evidence
-    the reader weighs to tell a die from a piece of the scene.
+    dice dome's floor): the dice it holds are found by _dice_inside, and a smaller blob within a
+    container whose dice were found there is a patch of its floor (a dome's floor seen through a
+    gap), not a second search; a large blob inside the frame is one large die (a close-up).
+    Touching dice (one blob with a waist) are split at the waist (_split_touching). Each body carries
+    its ground_share and cut (see DieBody), the evidence the reader weighs to tell a die from a piece
+    of the scene.
     Raises ValueError when reference's shape differs from image's."""
     if reference is not None and reference.shape != image.shape:
         raise ValueError(f"reference frame is {reference.shape}, frame is {image.shape}: take the empty-tray "
@@ -182,6 +184,8 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
     bodies: list[DieBody] = []
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
     f = 1.0 / s
+    searched: list[tuple[int, int, int, int]] = []  # containers' boxes in which dice were found
+    blobs = []
     for i in range(1, n):
         x, y, w, h, area = stats[i]
         side = max(w, h)
@@ -195,7 +199,13 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
             inside = _dice_inside(small[gy:gy + gh, gx:gx + gw], ground, s)
             if inside:
                 bodies += [DieBody((bx + int(gx * f), by + int(gy * f), bw, bh), m) for (bx, by, bw, bh), m in inside]
+                searched.append((gx, gy, gw, gh))
                 continue
+        blobs.append(i)
+    for i in blobs:
+        x, y, w, h, area = stats[i]
+        if any(_overlap((x, y, w, h), c) == 1.0 for c in searched):
+            continue  # within a container whose dice were found there (a patch of its floor)
         comp = (labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255
         for px, py, piece in _split_touching(comp):
             ph, pw = piece.shape
@@ -345,49 +355,44 @@ PART_OF = 0.5
 DIE_IN_CONTAINER = 0.4
 
 
+#: Colours a container's pixels are grouped into (k-means in Lab) to find the dice in it: a die's body
+#: colour, the floor's and wall's few colours, shadow and glare. k-means starts from the 2 x 2 x 2 split
+#: of lightness (above or below its median), a (red or green) and b (yellow or blue).
+CONTAINER_COLOURS = 8
+
+
 def _dice_inside(blob: np.ndarray, ground: _Ground, s: float) -> list[tuple[tuple[int, int, int, int], np.ndarray]]:
     """The dice a container holds (a large blob cut by the frame's border: a dice dome's floor, a tray).
     blob: hxwx3 uint8 BGR, the blob's box (with a margin) in the frame analysed at scale s (frame px =
-    px / s). Candidate regions are MSER regions (stable under thresholding, so a die's outline against
-    what is around it) of the L, a, b and saturation channels; a candidate must be compact (convex
-    hull >= 0.55 of its box, aspect <= 1.6, side from 0.08 to DIE_IN_CONTAINER of the blob's), of a
-    colour rare in the frame (ground share, counted over the whole frame, <= GROUND_SHARE_RARE: no
-    floor, wall or tray colour), and busier than the blob on average (mean gradient of L: a die's
-    face has marks and edges, a patch of floor is smooth). Overlapping candidates keep the busiest; a
-    candidate holding a smaller one (<= PART_OF of its side) is a floor, not a die; a candidate
-    inside a larger one is a part of it. Returns (box in frame px relative to the blob's corner, hull
-    mask over the box) per die, [] when none."""
-    h, w = blob.shape[:2]
-    long_side = max(h, w)
+    px / s). Candidate regions are the compact bodies of one colour (_colour_regions: the hull of a
+    die's body holds its numerals, pips and glare); a candidate must be compact (convex hull >= 0.55
+    of its box, aspect <= 1.6, side from 0.08 to DIE_IN_CONTAINER of the blob's), of a colour rare in
+    the frame (ground share, counted over the whole frame, <= GROUND_SHARE_RARE: no floor, wall or
+    tray colour), and busier inside than the blob on average (mean gradient of L over the hull less
+    its outer 15 %: a die's face has marks, a patch of floor is smooth within its outline).
+    Overlapping candidates keep the busiest; a candidate holding a smaller one (<= PART_OF of its
+    side) is a floor, not a die; a candidate inside a larger one is a part of it. Returns (box in
+    frame px relative to the blob's corner, hull mask over the box) per die, [] when none."""
+    long_side = max(blob.shape[:2])
     lab = cv2.cvtColor(blob, cv2.COLOR_BGR2LAB)
-    sat = cv2.cvtColor(blob, cv2.COLOR_BGR2HSV)[..., 1]
     grey = lab[..., 0].astype(np.float32)
     texture = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
-    busy = float(texture.mean())  # a die's face (marks, edges) is busier than its container on average
+    busy = float(texture.mean())
     lo, hi = 0.08 * long_side, DIE_IN_CONTAINER * long_side
-    mser = cv2.MSER.create(5, int(0.5 * lo * lo), int(hi * hi))
     cands: list[tuple[float, tuple[int, int, int, int], np.ndarray]] = []
-    for channel in (lab[..., 0], lab[..., 1], lab[..., 2], sat):  # MSER finds dark and light regions
-        regions, boxes = mser.detectRegions(np.ascontiguousarray(channel))
-        for pts, (x, y, bw, bh) in zip(regions, boxes):
-            if not lo <= max(bw, bh) <= hi:
-                continue
-            hull = cv2.convexHull(np.asarray(pts))
-            (rw, rh) = cv2.minAreaRect(hull)[1]
-            if max(rw, rh) > 1.6 * max(1.0, min(rw, rh)):
-                continue
-            m = np.zeros((bh, bw), np.uint8)
-            cv2.fillConvexPoly(m, hull - [x, y], 255)
-            area = cv2.countNonZero(m)
-            if area < 0.55 * bw * bh:
-                continue
-            marks = float(texture[y:y + bh, x:x + bw][m > 0].mean())
-            if marks < busy:
-                continue
-            share = ground.share(np.median(lab[y:y + bh, x:x + bw][m > 0].astype(np.float32), axis=0),
-                                 area / (s * s))
-            if share <= GROUND_SHARE_RARE:
-                cands.append((-marks, (int(x), int(y), int(bw), int(bh)), m))
+    for (x, y, bw, bh), m in _colour_regions(lab, lo, hi):
+        (rw, rh) = cv2.minAreaRect(cv2.findNonZero(m))[1]
+        area = cv2.countNonZero(m)
+        if max(rw, rh) > 1.6 * max(1.0, min(rw, rh)) or area < 0.55 * bw * bh:
+            continue
+        e = max(1, int(0.15 * max(bw, bh)))
+        core = cv2.erode(m, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * e + 1, 2 * e + 1)))
+        marks = float(texture[y:y + bh, x:x + bw][core > 0].mean()) if core.any() else 0.0
+        if marks < busy:
+            continue
+        share = ground.share(np.median(lab[y:y + bh, x:x + bw][m > 0].astype(np.float32), axis=0), area / (s * s))
+        if share <= GROUND_SHARE_RARE:
+            cands.append((-marks, (x, y, bw, bh), m))
     cands.sort(key=lambda c: c[0])
     kept: list[tuple[float, tuple[int, int, int, int], np.ndarray]] = []
     for c in cands:
@@ -399,13 +404,41 @@ def _dice_inside(blob: np.ndarray, ground: _Ground, s: float) -> list[tuple[tupl
 
     kept = [k for k in kept if not any(holds(k[1], o[1]) and max(o[1][2:]) <= PART_OF * max(k[1][2:]) for o in kept)]
     kept = [o for o in kept if not any(holds(k[1], o[1]) for k in kept)]
-    if not kept:
-        return []  # no die inside
     f = 1.0 / s
     out = []
     for _, (x, y, bw, bh), m in kept:
         box = (int(x * f), int(y * f), max(1, int(round(bw * f))), max(1, int(round(bh * f))))
         out.append((box, cv2.resize(m, (box[2], box[3]), interpolation=cv2.INTER_NEAREST)))
+    return out
+
+
+def _colour_regions(lab: np.ndarray, lo: float, hi: float) -> list[tuple[tuple[int, int, int, int], np.ndarray]]:
+    """Bodies of one colour in a container: its pixels (lab: hxwx3 uint8 OpenCV Lab) grouped into
+    CONTAINER_COLOURS colours by k-means (L at quarter weight: a die's lit and shaded sides differ
+    mostly in lightness; started from a fixed split of L, a and b, so the result is the same every run),
+    each colour's connected regions with gaps up to 5 px closed (numerals, pips and glints on a die
+    are holes in its body colour), those whose side is from lo to hi px. Returns (box (x, y, w, h)
+    px, convex hull mask over the box: the whole die with its marks) per region."""
+    h, w = lab.shape[:2]
+    pixels = lab.reshape(-1, 3).astype(np.float32) * np.array([0.25, 1, 1], np.float32)
+    seed = ((lab[..., 0] > np.median(lab[..., 0])) * 4 + (lab[..., 1] > 128) * 2 + (lab[..., 2] > 128))
+    _, colours, _ = cv2.kmeans(pixels, CONTAINER_COLOURS, seed.reshape(-1, 1).astype(np.int32),
+                               (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0), 1,
+                               cv2.KMEANS_USE_INITIAL_LABELS)
+    colours = colours.reshape(h, w)
+    close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    out = []
+    for k in range(CONTAINER_COLOURS):
+        one = cv2.morphologyEx((colours == k).astype(np.uint8) * 255, cv2.MORPH_CLOSE, close)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(one)
+        for i in range(1, n):
+            x, y, bw, bh = (int(v) for v in stats[i, :4])
+            if not lo <= max(bw, bh) <= hi:
+                continue
+            hull = cv2.convexHull(cv2.findNonZero((labels[y:y + bh, x:x + bw] == i).astype(np.uint8)))
+            m = np.zeros((bh, bw), np.uint8)
+            cv2.fillConvexPoly(m, hull, 255)
+            out.append(((x, y, bw, bh), m))
     return out
 
 

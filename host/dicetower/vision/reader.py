@@ -148,12 +148,16 @@ class DiceReader:
         """The pip faces that are pip dice and the die bodies (of detect.find_die_bodies) to read with the
         face classifier.
         A body's part already read as a pip face (its sides, its shadow) is not read again; but "pips"
-        much smaller than a die-like body holding them (MARKS_OF_A_DIE: a numeral's holes, speckles)
-        are marks on that die, not a pip die, and give way to it when the pip reader is unsure of them
-        (a sure face stays: a d6 showing 1 has one pip far smaller than its body)."""
-        marks = {id(b): [f for f in faces if f.confidence < UNSURE_BELOW and _inside(f.box, b.box)
-                         and max(f.box[2:]) < MARKS_OF_A_DIE * max(b.box[2:])] for b in bodies}
+        the pip reader is unsure of, centred in a die-like body larger than their face (a numeral's
+        holes or strokes, speckles), are marks on that die, not a pip die, and give way to it (a sure
+        face stays: a d6 showing 1 has one pip far smaller than its body). A lone light pip the pip
+        reader is unsure of is no die by itself but a glint (a specular highlight on a dice dome, a
+        tray or a die: bright, tiny, on no face of its own): it is read only as a mark on a body
+        around it. A lone dark pip is never a highlight and stays a die (flagged unsure)."""
+        marks = {id(b): [f for f in faces if f.confidence < UNSURE_BELOW and _holds(b.box, f.centre)
+                         and max(f.box[2:]) < max(b.box[2:])] for b in bodies}
         marked = {id(f) for fs in marks.values() for f in fs}
+        faces = [f for f in faces if not _glint(f)]
         pip_dice = [f for f in faces if id(f) not in marked]
         sure = [f for f in pip_dice if f.confidence >= UNSURE_BELOW]  # a glint is no die to size others by
         beside = None
@@ -184,9 +188,6 @@ class DiceReader:
                           symbols=list(result.symbols))
 
 
-#: A pip face whose box side is under this fraction of a die body holding it is marks on that die (a
-#: numeral's holes, speckles: measured 0.1..0.35), not a pip die's top face (0.6..0.75 of its body).
-MARKS_OF_A_DIE = 0.45
 #: A pip face's box side is about this fraction of its die's side (matteop65: 0.6..0.75).
 PIP_BOX_OF_DIE = 0.7
 #: A die's colour is not the ground's: at most this many pixels of its colour lie outside every body,
@@ -270,9 +271,14 @@ def _grown(box: tuple[int, int, int, int], frac: float) -> tuple[int, int, int, 
     return int(x - frac * w), int(y - frac * h), int(w * (1 + 2 * frac)), int(h * (1 + 2 * frac))
 
 
-def _inside(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
-    """True when box a (x, y, w, h) lies within box b."""
-    return b[0] <= a[0] and b[1] <= a[1] and a[0] + a[2] <= b[0] + b[2] and a[1] + a[3] <= b[1] + b[3]
+def _glint(face: PipFace) -> bool:
+    """True when a pip face is one light pip the pip reader is unsure of: a specular highlight."""
+    return len(face.pips) == 1 and face.polarity == "light" and face.confidence < UNSURE_BELOW
+
+
+def _holds(box: tuple[int, int, int, int], point: tuple[float, float]) -> bool:
+    """True when box (x, y, w, h) holds point (x, y), px."""
+    return box[0] <= point[0] <= box[0] + box[2] and box[1] <= point[1] <= box[1] + box[3]
 
 
 def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
