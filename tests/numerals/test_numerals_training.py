@@ -21,6 +21,19 @@ def test_schedule_draws_numerals_more_often_than_symbols():
     counts = np.bincount(tn.SCHEDULE, minlength=len(tn.CLASSES))
     assert set(counts) >= {1, 3} and counts.min() >= 1  # every class, numerals thrice
     assert all(counts[tn.CLASSES.index(c)] > counts[tn.CLASSES.index("sym:star")] for c in tn.NUMERALS)
+    # the numerals real dice mix up (1/7, 6/9, 8/9) more often than the others
+    assert all(counts[tn.CLASSES.index(c)] > counts[tn.CLASSES.index("12")] for c in tn.HARD_PAIRS)
+
+
+def test_random_dice_mark_every_6_and_9_and_some_flag_their_1():
+    """An unmarked 6 turned over is a 9 (its label would be noise under the training's quarter
+    turns): every random die marks 6 and 9; some TrueType dice draw Chessex's flagged 1."""
+    rng = np.random.default_rng(1)
+    specs = [tn.random_spec(t, rng) for t in ("d6", "d8", "d10", "d12", "d20") for _ in range(60)]
+    assert {s.six_nine for s in specs} == {"dot", "bar"}
+    flagged = [s for s in specs if s.one_flag > 0]
+    assert flagged and all(s.ttf for s in flagged)
+    assert 0.1 < len(flagged) / len(specs) < 0.5
 
 
 def test_illegible_renders_are_drawn_again(monkeypatch):

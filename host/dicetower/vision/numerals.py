@@ -2,7 +2,7 @@
 see train_numerals.py) run with OpenCV's dnn module from models/standard/numerals.onnx.
 
     from dicetower.vision.numerals import face_patch, numeral_proba, numeral_classes
-    patch = face_patch(crop_bgr)            # PxP uint8: the up face's central region, grey, ink bright
+    patch = face_patch(crop_bgr)            # PxP uint8: the up face's numeral region, grey, ink bright
     proba = numeral_proba([patch])          # 1xK float32 over numeral_classes()
 
 Classes (numeral_classes()): "0".."20" (numerals as printed; "0" is the d10's 10, GEN-D02), "d4:1"..
@@ -33,6 +33,11 @@ PATCH = 48  # px, side of a face patch
 WORK = 96  # px, side to which a die crop is squared and resized before the patch is cut
 #: half side of the patch as a fraction of the die's radius (radius of a disc of the die's area)
 PATCH_HALF = 0.62
+#: the patch centre moves this fraction of the way from the die's centroid to the numeral nearest it
+#: (the up face's, which an oblique view or a tilted die puts off the outline's centre)
+MARK_PULL = 0.5
+#: a mark whose centre is further than this x the die's radius from the centroid is not the up face's
+MARK_REACH = 0.55
 
 
 @dataclass
@@ -74,16 +79,60 @@ def numeral_classes() -> list[str]:
     return load_net().classes
 
 
+def up_face_mark(grey: np.ndarray, mask: np.ndarray, centre: tuple[float, float], radius: float
+                 ) -> tuple[float, float] | None:
+    """Centre (x, y px) of the numeral nearest the die's centre, or None when no mark lies within
+    MARK_REACH x radius of it.
+
+    grey: SxS float32 grey die crop; mask: SxS uint8 (non-zero = die); centre: the die's centroid
+    (px); radius: the die's radius (px, of a disc of its area). Marks are the minority tail of the
+    die's grey levels (light ink on a dark die or dark on light, by the skewness), found by a
+    top-hat of 0.3 x radius (wider than a stroke, narrower than a face) over an Otsu threshold
+    (at least 25 grey levels) inside the die less a rim of 0.06 x radius; blobs of 0.4 % to 12 % of
+    the die's area and under 0.9 x radius long. The digits of a numeral (blobs of like size within
+    one blob's length of the nearest) are one mark; its centre is the middle of their bounding box."""
+    inner = cv2.erode(mask, np.ones((3, 3), np.uint8), iterations=max(1, int(0.06 * radius)))
+    values = grey[inner > 0]
+    if values.size < 50:
+        return None
+    centred = values - values.mean()
+    skew = float(np.mean(centred ** 3)) / (float(np.mean(centred ** 2)) ** 1.5 + 1e-6)
+    ink = grey if skew >= 0 else 255 - grey
+    k = int(round(0.3 * radius)) | 1
+    tophat = cv2.morphologyEx(ink, cv2.MORPH_TOPHAT, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    t8 = np.where(inner > 0, tophat, 0).clip(0, 255).astype(np.uint8)
+    otsu, _ = cv2.threshold(t8[inner > 0], 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    n, _, stats, centroids = cv2.connectedComponentsWithStats((t8 > max(otsu, 25)).astype(np.uint8))
+    die_area = np.pi * radius ** 2
+    blobs = [(centroids[i], stats[i]) for i in range(1, n)
+             if 0.004 * die_area <= stats[i, 4] <= 0.12 * die_area and max(stats[i, 2:4]) <= 0.9 * radius]
+    if not blobs:
+        return None
+    cx, cy = centre
+    (bx, by), first = min(blobs, key=lambda b: np.hypot(b[0][0] - cx, b[0][1] - cy))
+    if np.hypot(bx - cx, by - cy) > MARK_REACH * radius:
+        return None
+    size = max(first[2:4])
+    digits = [st for (x, y), st in blobs if 0.45 < max(st[2:4]) / size < 2.2
+              and np.hypot(x - bx, y - by) < max(size, max(st[2:4]))]
+    x0, y0 = min(st[0] for st in digits), min(st[1] for st in digits)
+    x1, y1 = max(st[0] + st[2] for st in digits), max(st[1] + st[3] for st in digits)
+    return (x0 + x1) / 2, (y0 + y1) / 2
+
+
 def face_patch(crop_bgr: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
-    """The up face's central region of a die crop, as the numeral net reads it.
+    """The up face's numeral region of a die crop, as the numeral net reads it (at training and
+    at run time).
 
     crop_bgr: HxWx3 uint8 BGR, one die roughly centred (a detector's box, some margin allowed);
     mask: HxW uint8 (non-zero = die) or None (then the die's silhouette is found as faces.py does:
-    Otsu on the Lab distance from the crop's border colour). The patch is a PATCH x PATCH uint8 grey
-    square centred on the silhouette's centroid, of half side PATCH_HALF x the die's radius (radius of
-    a disc of the die's area; the whole crop when no silhouette stands out), stretched to the 2nd..98th
-    percentiles of its central disc and turned so the marks are bright (the minority tail, by the sign
-    of the skewness): light-on-dark and dark-on-light dice give alike patches.
+    Otsu on the Lab distance from the crop's border colour). The crop is squared and resized to
+    WORK px. The patch is a PATCH x PATCH uint8 grey square of half side PATCH_HALF x the die's
+    radius (radius of a disc of the die's area; the whole crop when no silhouette stands out),
+    centred MARK_PULL of the way from the silhouette's centroid to the numeral nearest it
+    (up_face_mark; the centroid when there is none), stretched to the 2nd..98th percentiles of its
+    central disc and turned so the marks are bright (the minority tail, by the sign of the
+    skewness): light-on-dark and dark-on-light dice give alike patches.
     Raises ValueError when crop_bgr is not a non-empty HxWx3 uint8 image or mask's shape differs."""
     from dicetower.vision.faces import silhouette, square
 
@@ -103,6 +152,7 @@ def face_patch(crop_bgr: np.ndarray, mask: np.ndarray | None = None) -> np.ndarr
         m = (m > 0).astype(np.uint8) * 255
     area = float(np.count_nonzero(m))
     edge = np.concatenate([m[0], m[-1], m[:, 0], m[:, -1]])
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
     if area < 0.05 * m.size or np.mean(edge > 0) > 0.25:
         cx = cy = (WORK - 1) / 2
         radius = WORK * 0.42
@@ -110,9 +160,11 @@ def face_patch(crop_bgr: np.ndarray, mask: np.ndarray | None = None) -> np.ndarr
         mo = cv2.moments(m, binaryImage=True)
         cx, cy = mo["m10"] / mo["m00"], mo["m01"] / mo["m00"]
         radius = max(np.sqrt(area / np.pi), WORK * 0.15)
+        mark = up_face_mark(grey, m, (cx, cy), radius)
+        if mark is not None:
+            cx, cy = cx + MARK_PULL * (mark[0] - cx), cy + MARK_PULL * (mark[1] - cy)
     half = PATCH_HALF * radius
     k = PATCH / (2 * half)
-    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
     if k < 1:
         grey = cv2.GaussianBlur(grey, (0, 0), 0.5 / k)
     affine = np.float32([[k, 0, PATCH / 2 - k * cx], [0, k, PATCH / 2 - k * cy]])

@@ -4,14 +4,16 @@ models/standard/numerals.onnx + numerals.json (`make models` runs it through tra
 Training data (render_sample): the up face of a d4/d6/d8/d10/d12/d20 as a camera sees it in a die
 crop, drawn by synth.py's polyhedra (so the neighbouring faces' numerals sit at the edges at their own
 angles): numerals in TrueType fonts bundled with matplotlib (DejaVu Sans/Serif/Mono, STIX, Computer
-Modern; bold, oblique, condensed) or OpenCV's Hershey fonts, 6 and 9 marked by a dot, a bar or
-nothing, plain, marbled or two-colour swirled bodies, light or dark ink, any rotation, tilt up to
+Modern; bold, oblique, condensed) or OpenCV's Hershey fonts, a third of the TrueType ones with
+Chessex's flagged 1 (a stem and a long flag, no foot: synth.DieSpec.one_flag), 6 and 9 marked by a
+dot or a bar (an unmarked 6 turned over is a 9: no label), plain, marbled or two-colour swirled bodies, light or dark ink, any rotation, tilt up to
 40 degrees, dice 40 to 110 px wide, centring jitter, specular highlights, light gradients, blur and
 motion blur, noise and JPEG (synth._finish). A d20's numerals are drawn smaller beside its face than
 other dice's (TEXT_HEIGHT), as dice makers print them. A die whose read mark would be illegible
 (ink of the body's grey, a face seen edge-on) is drawn again, so labels are not noise. Extra
 symbol classes (letters, DejaVu symbols, pip patterns, swords, pluses) and a blank class give marks
-that are not numerals somewhere to go; numerals are drawn three times as often (SCHEDULE).
+that are not numerals somewhere to go; numerals are drawn three times as often, the pairs real dice
+mix up (1/7, 6/9, 8/9) four times (SCHEDULE). Patches are cut by numerals.face_patch, as at run time.
 No photo, licensed or not, is used. Fixed seeds: the same code gives the same data and net.
 
 Requires torch and onnx (the `train` extra), used here only; run time reads the ONNX file with
@@ -49,9 +51,12 @@ PIPS = [f"pip{k}" for k in range(2, 7)]
 SYMBOLS = [f"sym:{c}" for c in LETTERS] + [f"sym:{g}" for g in GLYPHS] + [f"sym:{d}" for d in DRAWN] + \
     [f"sym:{p}" for p in PIPS]
 CLASSES = NUMERALS + D4 + ["blank"] + SYMBOLS
+#: numerals real dice are read as each other (a flagged 1 as a 7, a 9 as an 8 or a turned 6)
+HARD_PAIRS = ("1", "7", "6", "8", "9")
 #: how many times each class comes in one turn of the training schedule: the numerals the standard set
 #: reports are drawn three times as often as the symbol classes that only give other marks somewhere to go
-WEIGHTS = {**{c: 3 for c in NUMERALS}, **{c: 2 for c in D4}, "blank": 2, **{c: 1 for c in SYMBOLS}}
+WEIGHTS = {**{c: 3 for c in NUMERALS}, **{c: 2 for c in D4}, "blank": 2, **{c: 1 for c in SYMBOLS},
+           **{c: 4 for c in HARD_PAIRS}}
 SCHEDULE = tuple(i for k in range(max(WEIGHTS.values())) for i, c in enumerate(CLASSES) if WEIGHTS[c] > k)
 #: cap height range of one-digit numerals as a fraction of the face canvas (synth.DieSpec.text_height)
 TEXT_HEIGHT = {"d20": (0.30, 0.62)}
@@ -59,6 +64,9 @@ TEXT_HEIGHT = {"d20": (0.30, 0.62)}
 #: and covers this fraction of the crop's die area (synth._render_die_patch info); else it is drawn again
 MIN_MARK_CONTRAST = 55.0
 MIN_MARK_AREA = 0.005
+#: training renders and epochs of the shipped net (`make models`): about 30 min on this 2-core machine
+N_TRAIN = 60000
+EPOCHS = 12
 #: the temperature is raised from its likelihood fit until held-out renders read sure are right this often
 SURE_TARGET = 0.999
 
@@ -82,7 +90,7 @@ def _glyph_font() -> str:
 
 def random_spec(die_type: str, rng: np.random.Generator) -> synth.DieSpec:
     """A random die of die_type as made by dice makers: body (named colour, any hue, or a two-colour
-    swirl), contrasting ink, TrueType or Hershey numerals, weight, condensing, 6/9 mark."""
+    swirl), contrasting ink, TrueType or Hershey numerals, weight, condensing, flagged 1, 6/9 mark."""
     spec = synth.standard_spec(die_type, rng, pips=False)
     if rng.random() < 0.35:  # two-colour swirl (Chessex Gemini-like)
         a, b = rng.choice(list(synth.COLOURS), 2, replace=False)
@@ -97,7 +105,9 @@ def random_spec(die_type: str, rng: np.random.Generator) -> synth.DieSpec:
     if rng.random() < 0.7:
         spec.ttf = str(rng.choice(ttf_fonts()))
         spec.condense = float(rng.uniform(0.6, 1.1))
-    spec.six_nine = str(rng.choice(["dot", "bar", "bar", "none"], p=[0.4, 0.25, 0.2, 0.15]))
+        if rng.random() < 0.35:  # Chessex's 1: a stem and a long flag, no foot (read as a 7 otherwise)
+            spec.one_flag = float(rng.uniform(0.45, 0.95))
+    spec.six_nine = str(rng.choice(["dot", "bar"], p=[0.45, 0.55]))
     # a d20's numerals are small beside the die (its faces are): cap height 0.30..0.62 of the face canvas
     # there, 0.40..0.72 on the larger faces of the other dice
     spec.text_height = float(rng.uniform(*TEXT_HEIGHT.get(die_type, (0.40, 0.72))))
@@ -385,7 +395,7 @@ def export(net, out: Path, temperature: float, meta: dict) -> Path:
     return path
 
 
-def build_numerals(n: int = 90000, epochs: int = 12, out: Path | None = None, seed: int = SEED,
+def build_numerals(n: int = N_TRAIN, epochs: int = EPOCHS, out: Path | None = None, seed: int = SEED,
                    log=print, cache: Path | None = None) -> dict:
     """Render n training patches (seed) and 2000 held-out ones (seed + 1), train, fit the
     temperature on the held-out renders (likelihood, then cautious_temperature), export to out
@@ -432,8 +442,8 @@ def build_numerals(n: int = 90000, epochs: int = 12, out: Path | None = None, se
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=90000, help="training renders (default 90000)")
-    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--n", type=int, default=N_TRAIN, help=f"training renders (default {N_TRAIN})")
+    ap.add_argument("--epochs", type=int, default=EPOCHS, help=f"epochs (default {EPOCHS})")
     ap.add_argument("--cache", type=Path, default=None, help="keep the rendered patches in this .npz")
     ap.add_argument("--out", type=Path, default=None, help="output folder (default models/standard)")
     args = ap.parse_args()

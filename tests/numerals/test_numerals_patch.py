@@ -1,0 +1,100 @@
+"""Where the numeral net looks (numerals.up_face_mark, face_patch): the patch moves toward the numeral
+nearest the die's centre (the up face's), not toward marks far out on the rim, and stays on the die's
+centroid when the die shows no mark; synth draws Chessex's flagged 1 for the training renders."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from dicetower.vision import numerals, synth
+from dicetower.vision.numerals import MARK_PULL, PATCH, WORK, face_patch, up_face_mark
+
+
+def _die(marks: list[tuple[str, tuple[int, int], float]], body: int = 70, ink: int = 235) -> np.ndarray:
+    """A WORK x WORK grey die (a disc of radius 40 px on a light ground) with text marks
+    (text, bottom-left origin, scale) in `ink`."""
+    img = np.full((WORK, WORK, 3), 200, np.uint8)
+    cv2.circle(img, (WORK // 2, WORK // 2), 40, (body,) * 3, -1, cv2.LINE_AA)
+    for text, org, scale in marks:
+        cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (ink,) * 3, 2, cv2.LINE_AA)
+    return img
+
+
+def _mask() -> np.ndarray:
+    m = np.zeros((WORK, WORK), np.uint8)
+    cv2.circle(m, (WORK // 2, WORK // 2), 40, 255, -1)
+    return m
+
+
+def _text_box_centre(text: str, org: tuple[int, int], scale: float) -> tuple[float, float]:
+    (w, h), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
+    return org[0] + w / 2, org[1] - h / 2
+
+
+def test_the_numeral_nearest_the_centre_is_found_not_the_rim_marks():
+    """An up face's 17 off the centre (as a tilted die shows it) and two neighbours' numerals near
+    the rim: up_face_mark gives the 17's centre (both digits, one mark), within 3 px."""
+    up = ("17", (46, 50), 0.6)
+    img = _die([up, ("5", (18, 80), 0.45), ("12", (62, 28), 0.45)])
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    found = up_face_mark(grey, _mask(), ((WORK - 1) / 2, (WORK - 1) / 2), 40.0)
+    assert found is not None
+    want = _text_box_centre(*up)
+    assert np.hypot(found[0] - want[0], found[1] - want[1]) <= 3.0, (found, want)
+
+
+def test_dark_ink_on_a_light_die_is_found_too():
+    up = ("8", (52, 56), 0.7)
+    img = _die([up], body=215, ink=30)
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    found = up_face_mark(grey, _mask(), ((WORK - 1) / 2, (WORK - 1) / 2), 40.0)
+    want = _text_box_centre(*up)
+    assert found is not None and np.hypot(found[0] - want[0], found[1] - want[1]) <= 3.0, (found, want)
+
+
+def test_no_mark_near_the_centre_is_none():
+    """A blank die, and a die whose only marks are at its rim (beyond MARK_REACH), give no mark."""
+    grey = cv2.cvtColor(_die([]), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    assert up_face_mark(grey, _mask(), ((WORK - 1) / 2, (WORK - 1) / 2), 40.0) is None
+    rim = _die([("3", (14, 58), 0.45)])
+    grey = cv2.cvtColor(rim, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    assert up_face_mark(grey, _mask(), ((WORK - 1) / 2, (WORK - 1) / 2), 40.0) is None
+
+
+def test_face_patch_moves_toward_the_up_face_numeral():
+    """The same die with its numeral off the centre: the patch follows the numeral by MARK_PULL of
+    its offset (measured by where the numeral's ink lands in the patch), with and without a mask."""
+    up = ("4", (56, 62), 0.7)
+    img = _die([up])
+    cx, cy = _text_box_centre(*up)
+    for mask in (None, _mask()):
+        patch = face_patch(img, mask)
+        assert patch.shape == (PATCH, PATCH) and patch.dtype == np.uint8
+        ys, xs = np.nonzero(patch > 200)
+        ink_x, ink_y = xs.mean(), ys.mean()
+        k = PATCH / (2 * numerals.PATCH_HALF * 40.0)
+        # where the ink would be if the patch stayed on the die's centroid, and where MARK_PULL puts it
+        stay = (PATCH / 2 + k * (cx - WORK / 2), PATCH / 2 + k * (cy - WORK / 2))
+        pulled = (stay[0] - MARK_PULL * k * (cx - WORK / 2), stay[1] - MARK_PULL * k * (cy - WORK / 2))
+        assert np.hypot(ink_x - pulled[0], ink_y - pulled[1]) < np.hypot(ink_x - stay[0], ink_y - stay[1])
+        assert np.hypot(ink_x - pulled[0], ink_y - pulled[1]) <= 3.0
+
+
+def test_flagged_one_is_a_stem_and_a_flag_without_foot():
+    """synth.DieSpec.one_flag draws a 1 unlike the font's own (DejaVu Sans has a foot): its bottom
+    rows are one stem wide, its top rows wider by the flag; other digits are unchanged."""
+    import matplotlib
+    from pathlib import Path
+
+    font = str(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf")
+    plain = synth.DieSpec("d20", (0, 0, 0), (255, 255, 255), ttf=font)
+    flagged = synth.DieSpec("d20", (0, 0, 0), (255, 255, 255), ttf=font, one_flag=0.8)
+    a, b = synth._ttf_ink("1", plain), synth._ttf_ink("1", flagged)
+    width = lambda ink, rows: np.count_nonzero(ink[rows] > 128, axis=1).max()  # noqa: E731
+    h = b.shape[0]
+    foot_plain, foot_flag = width(a, slice(-3, None)), width(b, slice(-3, None))
+    assert foot_plain > 1.8 * foot_flag  # the font's foot is gone
+    assert width(b, slice(int(0.15 * h), int(0.3 * h))) > 1.5 * foot_flag  # the flag is there
+    assert np.array_equal(synth._ttf_ink("7", plain), synth._ttf_ink("7", flagged))
+    assert synth._ttf_ink("17", flagged).shape[1] > b.shape[1]
