@@ -148,14 +148,16 @@ class DiceReader:
         """The pip faces that are pip dice and the die bodies (of detect.find_die_bodies) to read with the
         face classifier.
         A body's part already read as a pip face (its sides, its shadow) is not read again; but "pips"
-        the pip reader is unsure of, centred in a die-like body larger than their face (a numeral's
-        holes or strokes, speckles), are marks on that die, not a pip die, and give way to it (a sure
-        face stays: a d6 showing 1 has one pip far smaller than its body). A lone light pip the pip
+        the pip reader is unsure of, centred in a die-like body and spanning less of it than a d6's
+        pips span of their die (PIP_BOX_OF_DIE: a numeral's holes or strokes, speckles; measured
+        0.34..0.83 on a d20's numerals, 0.83..0.98 for unsure 2s and 3s on drawn pip dice), are
+        marks on that die, not a pip die, and give way to it (a sure face stays: a d6 showing 1 has
+        one pip far smaller than its body). A lone light pip the pip
         reader is unsure of is no die by itself but a glint (a specular highlight on a dice dome, a
         tray or a die: bright, tiny, on no face of its own): it is read only as a mark on a body
         around it. A lone dark pip is never a highlight and stays a die (flagged unsure)."""
         marks = {id(b): [f for f in faces if f.confidence < UNSURE_BELOW and _holds(b.box, f.centre)
-                         and max(f.box[2:]) < max(b.box[2:])] for b in bodies}
+                         and max(f.box[2:]) < PIP_BOX_OF_DIE * max(b.box[2:])] for b in bodies}
         marked = {id(f) for fs in marks.values() for f in fs}
         faces = [f for f in faces if not _glint(f)]
         pip_dice = [f for f in faces if id(f) not in marked]
