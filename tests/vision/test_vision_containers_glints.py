@@ -100,3 +100,38 @@ def test_real_dice_showing_1_are_kept():
                 read_one += die is not None and die["value"] == 1
     # measured 150 of 152 before and after the glint rule (2026-11-21; a lone dark pip is no glint)
     assert n == 152 and read_one >= 150, f"{read_one} of {n} labelled 1s read as 1"
+
+
+def test_drawn_pip_dice_stay_pip_dice_through_the_reader():
+    """Pip d6 drawn dark-on-light and light-on-dark (synth.render_scene), sharp and motion-blurred:
+    a die body found around a pip face the pip reader is unsure of must not take it over (a
+    numbered-die reading) unless the face spans less of it than a d6's pips do, nor may a real die
+    be dropped as a glint more than rarely."""
+    from dicetower.vision import synth
+
+    reader = DiceReader()
+    if not reader.reads_numbered:
+        pytest.skip("numbered dice need the shipped models (`make models`)")
+    n = right = numbered = 0
+    for blur in (False, True):
+        for seed in range(20):
+            rng = np.random.default_rng(seed)
+            dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7)))
+                    for _ in range(int(rng.integers(1, 6)))]
+            frame, truths = synth.render_scene(dice, rng, die_px=(60, 90))
+            if blur:
+                kernel = np.zeros((9, 9), np.float32)
+                kernel[4, :] = 1 / 9
+                frame = cv2.filter2D(frame, -1, kernel)
+            reads = reader.read(frame)
+            for (_, value), truth in zip(dice, truths):
+                x, y, w, h = truth["box"]
+                n += 1
+                hit = [r for r in reads if x <= r.box[0] + r.box[2] / 2 <= x + w and y <= r.box[1] + r.box[3] / 2 <= y + h]
+                if hit:
+                    right += hit[0].die_type == "d6" and hit[0].value == value
+                    numbered += hit[0].die_type != "d6"
+    # measured 92 of 152 read right and 19 read as numbered dice before the container and glint
+    # changes; 90 and 21 after (2026-11-21). Over 30 seeds, an unsure face giving way to a body at
+    # any size read 107 of 216 right and 41 as numbered dice, against 122 and 33 before.
+    assert n == 152 and right >= 88 and numbered <= 23, (n, right, numbered)
