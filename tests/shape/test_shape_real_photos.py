@@ -25,7 +25,7 @@ def test_lurig_heldout_photos():
     assert len(results) == 25
     right = [r.die_type == t for r, t in results]
     sure_right = [r.die_type == t for r, t in results if not r.unsure]
-    assert sum(right) >= 20, f"{sum(right)}/25 right"  # measured 22 (0.88)
+    assert sum(right) >= 20, f"{sum(right)}/25 right"  # measured 21 (0.84)
     assert all(sure_right), f"{sum(sure_right)}/{len(sure_right)} sure right"
 
 
@@ -52,8 +52,9 @@ def fickett_sample(die_type: str, step: int) -> list:
 
 
 def test_fickett_tiles_types():
-    # measured on this sample: d4 11/11, d6 6/6, d8 0/7 (read d20), d12 4/11, d20 14/17; 2 sure, both
-    # right; no d8, d12 or d20 is sure by shape alone (shape.temper_lookalikes)
+    # measured on this sample: d4 11/11, d6 6/6, d8 6/7 (0/7 before shape.face_structure and close-up
+    # renders), d12 9/11 (4/11), d20 13/17 (14/17); 12 sure, all right; no d8, d12 or d20 is sure by
+    # shape alone (shape.temper_lookalikes)
     right, n, sure, sure_right = {}, {}, 0, 0
     for t in ("d4", "d6", "d8", "d12", "d20"):
         tiles = fickett_sample(t, 40)
@@ -64,5 +65,6 @@ def test_fickett_tiles_types():
         sure_right += sum(not r.unsure and r.die_type == t for r in results)
         assert not any(r.die_type in LOOKALIKES and not r.unsure for r in results), t
     assert right["d4"] >= 0.9 * n["d4"] and right["d6"] >= n["d6"] - 1, (right, n)
-    assert sum(right.values()) >= 0.6 * sum(n.values()), (right, n)
+    assert right["d8"] >= n["d8"] - 2 and right["d12"] >= n["d12"] - 3 and right["d20"] >= n["d20"] - 5, (right, n)
+    assert sum(right.values()) >= 0.8 * sum(n.values()), (right, n)
     assert sure_right == sure, (sure_right, sure)  # no sure wrong type

@@ -26,6 +26,12 @@ How it works:
    radius, and the Fourier magnitudes of their orientation histogram (period 60 degrees for
    triangles, 90 for squares, 36 for pentagons) together with those of the gradient-orientation
    histogram of the die's interior, and the edge density in rings from the centre outward.
+   Then face_structure: where the face edges and numerals lie over the die's radius, which tells
+   the look-alikes apart on real photos as on renders (the up face of a d8 is a triangle half the
+   die with edges at 0.55 of its radius, a d20's a small triangle with edges at 0.34, a d12's a
+   pentagon): per ring, the gradient energy, its share across the radius and its 3-, 5- and 6-fold
+   angular harmonics, the numerals' ink; the central numeral's extent; straight edges binned by
+   their distance from the centre.
 4. A multinomial logistic regression on the standardised features (numpy at run time) gives the
    probabilities. Its temperature is fitted on out-of-fold logits by likelihood (Guo et al. 2017),
    then raised until the held-out readings that come out sure (confidence >= UNSURE_BELOW) are
@@ -34,8 +40,8 @@ How it works:
    sure by shape alone (temper_lookalikes): their numeral decides (faces.joint_reading).
 
 The model (models/standard/shape.npz) is built by `python -m dicetower.vision.shape` (build_model()) from
-synthetic renders (synth.render_shape_crop) and the CC0 photos of ../shared/datasets/lurig_dietype
-(part held out); run time needs OpenCV and numpy only.
+synthetic renders (synth.render_shape_crop, a third of them cut as close-ups: close_up) and the CC0
+photos of ../shared/datasets/lurig_dietype (part held out); run time needs OpenCV and numpy only.
 """
 
 from __future__ import annotations
@@ -53,7 +59,7 @@ from dicetower.readings import UNSURE_BELOW
 #: The die types told apart, in the model's class order.
 DIE_TYPES = ("d4", "d6", "d8", "d10", "d12", "d20")
 MODEL_PATH_PARTS = ("standard", "shape.npz")
-FEATURE_VERSION = 2
+FEATURE_VERSION = 3
 
 SIDE = 128  # px: the die is described on a SIDE x SIDE square
 MIN_SIDE = 12  # px: a crop with a shorter side gets confidence 0 (too small to see a shape)
@@ -71,6 +77,13 @@ SEGMENT_BINS = ((0.25, 0.5), (0.5, 0.8), (0.8, 1.2), (1.2, 3.0))  # segment leng
 LOOKALIKES = ("d8", "d12", "d20")  # near-round from above; their shares are tempered (temper_lookalikes)
 LOOKALIKE_RATIO = 3.0  # the most one look-alike may be favoured over another by shape alone
 DP_EPS = (0.02, 0.035, 0.05, 0.07, 0.1)  # polygon-fit tolerances, fraction of the hull's perimeter
+#: rings (r over the die's radius) in which the face structure is described (face_structure)
+RINGS = ((0.0, 0.25), (0.25, 0.45), (0.45, 0.65), (0.65, 0.85), (0.85, 1.05))
+RING_HARMONICS = (3, 5, 6)  # angular symmetries: triangles' 3 (and 6), the d12's pentagons' 5
+#: bins of a straight edge's distance from the die's centre over its radius (face_structure)
+EDGE_DISTANCE_BINS = ((0.0, 0.2), (0.2, 0.45), (0.45, 0.62), (0.62, 0.8), (0.8, 1.05))
+MIN_EDGE = 0.3  # shortest segment (over the die's radius) counted as a face edge
+INK_MIN = 18.0  # grey levels: the least top-hat response counted as ink
 
 
 class ShapeModelError(LookupError):
@@ -282,7 +295,7 @@ def _circular_peaks(profile: np.ndarray, sigma: float) -> int:
     n = len(profile)
     k = np.arange(-int(3 * sigma), int(3 * sigma) + 1)
     g = np.exp(-k**2 / (2 * sigma**2))
-    smooth = np.array([np.dot(g / g.sum(), profile[(i + k) % n]) for i in range(n)])
+    smooth = np.convolve(np.concatenate([profile[-k[-1]:], profile, profile[:k[-1]]]), g / g.sum(), "valid")
     is_max = (smooth >= np.roll(smooth, 1)) & (smooth > np.roll(smooth, -1))
     idx = np.flatnonzero(is_max)
     if len(idx) < 2:
@@ -308,6 +321,13 @@ def _line_detector() -> cv2.LineSegmentDetector:
     return _LSD.det
 
 
+FACE_STRUCTURE_NAMES: tuple[str, ...] = (
+    tuple(f"ring{i}_{name}" for i in range(len(RINGS))
+          for name in ("edge_energy", "tangential_share", *(f"edge_h{k}" for k in RING_HARMONICS), "ink"))
+    + tuple(f"ink_mid_h{k}" for k in RING_HARMONICS)
+    + ("ink_central_extent", "ink_central_area", "ink_blobs")
+    + tuple(f"edge_distance_{a}_{b}" for a, b in EDGE_DISTANCE_BINS)
+)
 FEATURE_NAMES: tuple[str, ...] = (
     tuple(f"outline_h{k}" for k in range(1, HARMONICS + 1))
     + tuple(f"dp_vertices_{e}" for e in DP_EPS)
@@ -318,6 +338,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     + tuple(f"lines_orient_h{k}" for k in range(1, ORIENT_HARMONICS + 1))
     + tuple(f"grad_orient_h{k}" for k in range(1, ORIENT_HARMONICS + 1))
     + ("edges_r0", "edges_r1", "edges_r2", "edges_r3")
+    + FACE_STRUCTURE_NAMES
 )
 
 
@@ -394,10 +415,110 @@ def features(view: np.ndarray, mask: np.ndarray) -> np.ndarray:
     for r0, r1 in ((0, 0.3), (0.3, 0.55), (0.55, 0.8), (0.8, 1.0)):
         ring = sel & (rr >= r0) & (rr < r1)
         rings.append(float(edges[ring].mean()) if ring.any() else 0.0)
+    structure = face_structure(grey, gx, gy, filled, (cx, cy), radius, segs)
     out = np.concatenate([outline, np.array(dp, np.float32) / 10, np.array(silhouette, np.float32),
                           np.array(outline_extra, np.float32),
-                          np.array(lines, np.float32), lines_orient, grad_orient, np.array(rings, np.float32)])
+                          np.array(lines, np.float32), lines_orient, grad_orient, np.array(rings, np.float32),
+                          structure])
     return out.astype(np.float32)
+
+
+def face_structure(grey: np.ndarray, gx: np.ndarray, gy: np.ndarray, die: np.ndarray,
+                   centre: tuple[float, float], radius: float, segs: np.ndarray | None) -> np.ndarray:
+    """Where the face edges and the numerals lie inside the die, over its radius: what tells d8,
+    d12 and d20 apart when their outlines look alike from above.
+
+    Seen square on, a d8's up face is a triangle half the die's area whose edges lie at 0.55 of the
+    die's radius from its centre, its neighbours' numerals near the rim; a d20's up face is a small
+    triangle (a fifth of the die) with edges at 0.34, ringed by three faces (edges at 0.67) and
+    their numerals at about half the radius; a d12's is a pentagon (a third of the die, edges at
+    0.52) with five neighbours. So, for each ring of RINGS (r over radius, around centre):
+    the gradient energy over the die's mean, the share of it across the radius (a face edge
+    tangent to the ring), its angular harmonics RING_HARMONICS (3-fold triangles, 5-fold pentagon;
+    magnitude over the ring's total, 1 for a pattern of exactly that symmetry), and the share of ink
+    pixels (numerals: a top-hat of the minority tone, light or dark); the ink's angular harmonics
+    over 0.45..0.85; the central numeral's extent and area (the ink blob nearest the centre, its
+    strokes joined) and the count of ink blobs; and the summed length (over the radius) of straight
+    segments (LSD, at least MIN_EDGE long) binned by their distance from the centre
+    (EDGE_DISTANCE_BINS).
+
+    grey: SIDE x SIDE uint8; gx, gy: its smoothed Sobel gradients (float32); die: SIDE x SIDE
+    uint8 0/255 filled silhouette; centre (px), radius (px, of a disc of the die's area);
+    segs: cv2 LSD output (N x 1 x 4) or None. Returns (len(FACE_STRUCTURE_NAMES),) float32."""
+    cx, cy = centre
+    inside = die > 0
+    # ring statistics on every other pixel of each row and column (a quarter of the pixels)
+    yy, xx = np.nonzero(inside[::2, ::2])
+    yy, xx = 2 * yy, 2 * xx
+    dx, dy = xx - cx, yy - cy
+    dist = np.maximum(np.hypot(dx, dy), 1e-3)
+    bounds = np.array([r for r, _ in RINGS] + [RINGS[-1][1]]) * radius
+    ring = np.digitize(dist, bounds)
+    ring[ring > len(RINGS)] = 0  # beyond the last ring
+    nr = len(RINGS) + 1
+    gxs, gys = gx[yy, xx].astype(np.float64), gy[yy, xx].astype(np.float64)
+    mag2 = gxs * gxs + gys * gys
+    mag = np.sqrt(mag2)
+    radial2 = (gxs * dx + gys * dy) ** 2 / (dist * dist)
+    turn = (dx + 1j * dy) / dist  # e^(i theta)
+    turns = {k: turn**k for k in RING_HARMONICS}
+
+    def per_ring(q: np.ndarray, sel: np.ndarray = ring) -> np.ndarray:
+        return np.bincount(sel, q, minlength=nr)[1:nr]
+
+    def harmonics(w: np.ndarray, sel: np.ndarray = ring) -> np.ndarray:
+        """(len(RING_HARMONICS), rings): magnitudes of the angular harmonics of w, over its total."""
+        total = np.maximum(per_ring(w, sel), 1e-6)
+        return np.array([np.abs(per_ring(w * turns[k].real, sel) + 1j * per_ring(w * turns[k].imag, sel)) / total
+                         for k in RING_HARMONICS])
+
+    count = np.maximum(per_ring(np.ones_like(mag)), 1)
+    energy = per_ring(mag) / count / (float(mag.mean()) + 1e-6 if len(mag) else 1.0)
+    tangential = per_ring(radial2) / np.maximum(per_ring(mag2), 1e-6)
+    edge_h = harmonics(mag)
+    # ink: the minority tone's top-hat (numerals are thinner than a quarter of the radius)
+    vals = grey[inside].astype(np.float32)
+    if len(vals):
+        centred = vals - vals.mean()
+        skew = float(np.mean(centred**3)) / (float(np.mean(centred**2)) ** 1.5 + 1e-6)
+    else:
+        skew = 0.0
+    k = max(3, int(0.25 * radius)) | 1
+    hat = cv2.morphologyEx(grey, cv2.MORPH_TOPHAT if skew >= 0 else cv2.MORPH_BLACKHAT,
+                           cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    level = max(INK_MIN, float(cv2.threshold(hat[inside].reshape(-1, 1), 0, 255,
+                                             cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0])) if inside.any() else 255.0
+    ink_map = (hat > level) & inside
+    ink = (ink_map[yy, xx] & (dist < radius)).astype(np.float64)
+    ink_share = per_ring(ink) / count
+    mid = ((dist >= 0.45 * radius) & (dist < 0.85 * radius)).astype(np.int64)
+    ink_h = harmonics(ink, mid)[:, 0]
+    disc = np.zeros_like(die)
+    cv2.circle(disc, (int(round(cx)), int(round(cy))), int(round(radius)), 1, -1)
+    ink_map &= disc > 0
+    joined = cv2.morphologyEx(ink_map.astype(np.uint8), cv2.MORPH_CLOSE, cv2.getStructuringElement(
+        cv2.MORPH_ELLIPSE, (max(3, int(0.12 * radius)) | 1,) * 2))
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(joined)
+    blobs = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= 0.002 * np.pi * radius**2]
+    central = [0.0, 0.0]
+    if blobs:
+        near = labels == min(blobs, key=lambda i: np.hypot(cents[i][0] - cx, cents[i][1] - cy))
+        ny, nx = np.nonzero(near)
+        central = [float(np.hypot(nx - cx, ny - cy).max()) / radius, float(len(nx)) / (np.pi * radius**2)]
+    dist_len = np.zeros(len(EDGE_DISTANCE_BINS))
+    if segs is not None:
+        for x1, y1, x2, y2 in segs.reshape(-1, 4):
+            length = float(np.hypot(x2 - x1, y2 - y1))
+            mx, my = int((x1 + x2) / 2), int((y1 + y2) / 2)
+            if length < MIN_EDGE * radius or not (0 <= my < die.shape[0] and 0 <= mx < die.shape[1]) \
+                    or die[my, mx] == 0:
+                continue
+            d = abs((x2 - x1) * (cy - y1) - (y2 - y1) * (cx - x1)) / length / radius
+            for j, (a, b) in enumerate(EDGE_DISTANCE_BINS):
+                if a <= d < b:
+                    dist_len[j] += length / radius
+    rings = np.vstack([energy, tangential, edge_h, ink_share]).T.ravel()  # ring-major, as FACE_STRUCTURE_NAMES
+    return np.concatenate([rings, ink_h, central, [len(blobs) / 10], dist_len / 3]).astype(np.float32)
 
 
 def describe(crop: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
@@ -546,7 +667,9 @@ SEED = 20261121
 LURIG = "lurig_dietype"  # CC0 photos in ../shared/datasets: may be trained on
 LURIG_WEIGHT = 3.0  # a real photo counts as this many renders in the fit
 SURE_TARGET = 0.99  # a sure die type is right this often on held-out data (sure_temperature)
-L2 = 1.0  # ridge penalty of the logistic regression (on standardised features)
+L2 = 10.0  # ridge penalty of the logistic regression (on standardised features)
+CLOSE_UP = (0.92, 1.12)  # a close-up's side over the die's larger side (close_up)
+CLOSE_UP_EVERY = 3  # every 3rd round of training renders is cut as close-ups
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None, l2: float = L2
@@ -606,18 +729,35 @@ def sure_temperature(logits: np.ndarray, y: np.ndarray, groups: list[np.ndarray]
     return float(30 * start)
 
 
+def close_up(crop: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The die of a render cut out as a close-up: a square of side CLOSE_UP x the die's larger
+    side (drawn uniformly), centred on its box, the crop's border replicated where it runs out.
+    Real die crops are often framed so (fickett's roller tiles, a detector's tight box, a die
+    filling a small frame): the die touches the frame or is cut by it, which renders framed with
+    a margin never show. crop: HxWx3 uint8 BGR; mask: HxW uint8 (nonzero = die). Returns the
+    close-up (uint8 BGR)."""
+    x, y, w, h = cv2.boundingRect(cv2.findNonZero(mask))
+    side = int(round(max(w, h) * rng.uniform(*CLOSE_UP)))
+    x0, y0 = int(round(x + w / 2 - side / 2)), int(round(y + h / 2 - side / 2))
+    padded = cv2.copyMakeBorder(crop, side, side, side, side, cv2.BORDER_REPLICATE)
+    return padded[y0 + side:y0 + 2 * side, x0 + side:x0 + 2 * side]
+
+
 def render_training_set(per_type: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Features (N x F) and labels (N,) of per_type synthetic renders of every die type
     (synth.render_shape_crop: random die, face, colours, tray; camera tilted up to 10 or 45
-    degrees; crops of 80-160 px). Renders whose die cannot be separated from the tray are skipped."""
+    degrees; crops of 80-160 px), every CLOSE_UP_EVERY-th round of them cut as close-ups
+    (close_up). Renders whose die cannot be separated from the tray are skipped."""
     from dicetower.vision import synth
 
     rng = np.random.default_rng(seed)
     xs, ys = [], []
-    for _ in range(per_type):
+    for i in range(per_type):
         for k, t in enumerate(DIE_TYPES):
-            crop, _, _ = synth.render_shape_crop(synth.standard_spec(t, rng), rng, int(rng.integers(80, 161)),
-                                                 tilt_deg=float(rng.choice([10.0, 45.0])))
+            size, tilt = int(rng.integers(80, 161)), float(rng.choice([10.0, 45.0]))
+            crop, mask, _ = synth.render_shape_crop(synth.standard_spec(t, rng), rng, size, tilt_deg=tilt)
+            if i % CLOSE_UP_EVERY == 0:
+                crop = close_up(crop, mask, rng)
             try:
                 xs.append(describe(crop))
             except ValueError:
