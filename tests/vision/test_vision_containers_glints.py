@@ -127,7 +127,8 @@ def test_drawn_pip_dice_stay_pip_dice_through_the_reader():
             for (_, value), truth in zip(dice, truths):
                 x, y, w, h = truth["box"]
                 n += 1
-                hit = [r for r in reads if x <= r.box[0] + r.box[2] / 2 <= x + w and y <= r.box[1] + r.box[3] / 2 <= y + h]
+                hit = [r for r in reads
+                       if x <= r.box[0] + r.box[2] / 2 <= x + w and y <= r.box[1] + r.box[3] / 2 <= y + h]
                 if hit:
                     right += hit[0].die_type == "d6" and hit[0].value == value
                     numbered += hit[0].die_type != "d6"
