@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from bench.vision import iou
 from dicetower import paths
 from dicetower.vision.camera import load_image
 from dicetower.vision.detect import find_die_bodies
@@ -38,12 +39,6 @@ def dome_scene(die_bgr: tuple[int, int, int], seed: int = 0) -> tuple[np.ndarray
     cv2.putText(img, "17", (x + 8, y + 29), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (245, 245, 245), 2)
     img = np.clip(img.astype(np.int16) + rng.integers(-4, 5, img.shape), 0, 255).astype(np.uint8)
     return cv2.GaussianBlur(img, (3, 3), 0), (x, y, s, s)
-
-
-def iou(a, b) -> float:
-    iw = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
-    ih = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
-    return iw * ih / (a[2] * a[3] + b[2] * b[3] - iw * ih)
 
 
 @pytest.mark.parametrize("die_bgr", [(200, 110, 40), (40, 40, 200), (60, 180, 230), (90, 60, 40)],
