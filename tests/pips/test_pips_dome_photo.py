@@ -17,6 +17,6 @@ PHOTO = paths.shared_dir() / "datasets" / "realdice_d20" / "images" / "18" / "17
 def test_a_blob_split_along_two_paths_gives_each_pip_once():
     gray = cv2.cvtColor(cv2.imread(str(PHOTO)), cv2.COLOR_BGR2GRAY)
     for polarity in ("dark", "light"):
-        pips, _ = find_pips(pip_response(gray, polarity, KERNEL_PX), gray)
+        pips, _ = find_pips(pip_response(gray, polarity, KERNEL_PX), gray, KERNEL_PX)
         assert all(abs(a.x - b.x) + abs(a.y - b.y) > 0.5 for a, b in itertools.combinations(pips, 2))
         read_faces(gray, polarity, KERNEL_PX)  # raised IndexError on three copies of one pip

@@ -84,7 +84,7 @@ def test_pips_merged_by_close_spacing_are_split_apart():
     higher threshold, so the six pips (and the reading 6) come back."""
     gray = cv2.GaussianBlur(draw_face(6, side=60, pip=0.21, pitch=0.225), (0, 0), 0.6)
     response = pip_response(gray, "dark", KERNEL_PX)
-    pips, thr = find_pips(response, gray)
+    pips, thr = find_pips(response, gray, KERNEL_PX)
     merged = cv2.findContours((response > thr).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0]
     assert len(merged) < 6, "the drawing no longer merges its pips: the test checks nothing"
     assert len(pips) == 6

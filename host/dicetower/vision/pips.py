@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
+from scipy import ndimage
 
 #: Canonical pip layouts of a d6 face, in units of the pip pitch, centred on the face.
 D6_LAYOUTS: dict[int, np.ndarray] = {
@@ -52,6 +53,7 @@ MIN_PIP_AREA_PX = 6.0  # smaller blobs are noise at the analysis scale
 #: a cube's top and side faces seen with roundness r_top, r_side (cosines of perpendicular tilts) have
 #: r_top^2 + r_side^2 <= 1 under a distant camera; up to this with a near camera and measuring noise
 PERPENDICULAR_FACES = 1.3
+FACE_SIDE_DIAMETERS = 4.6  # a d6 face's side is about this many pip diameters
 SIDE_REACH_DIAMETERS = 5.0  # a die's side faces lie within about one face side (~5 pip diameters) of its top face
 MAX_SPLIT_PIPS = 9  # pips searched at once when splitting a tangle (time grows as C(n, 6))
 CENTRE_FRACTION = 0.5  # a 2's or 4's centre (a 4's side's middle) with pip response above this fraction of the threshold: a faint pip
@@ -136,6 +138,16 @@ def pip_response(gray: np.ndarray, polarity: str, kernel_px: int) -> np.ndarray:
     return cv2.morphologyEx(gray, op, se)
 
 
+def _median(values: np.ndarray) -> float:
+    """The median of a 1-D array (np.median's value) by a partial sort, several times faster on the
+    small arrays of one blob."""
+    k = values.size // 2
+    if values.size % 2:
+        return float(np.partition(values, k)[k])
+    part = np.partition(values, (k - 1, k))
+    return (float(part[k - 1]) + float(part[k])) / 2.0
+
+
 def surround_snr(gray: np.ndarray, x: float, y: float, radius: float) -> float:
     """How cleanly a blob at (x, y) px of the given radius (px) sits on a plain die face: the contrast
     between the blob's centre and a ring at 1.3..2.3 radii, over the ring's robust spread (median absolute
@@ -146,103 +158,167 @@ def surround_snr(gray: np.ndarray, x: float, y: float, radius: float) -> float:
     x0, x1 = max(int(x - r_out) - 1, 0), min(int(x + r_out) + 2, w)
     y0, y1 = max(int(y - r_out) - 1, 0), min(int(y + r_out) + 2, h)
     win = gray[y0:y1, x0:x1]
-    yy, xx = np.ogrid[y0:y1, x0:x1]
-    d2 = (xx - x) ** 2 + (yy - y) ** 2
+    d2 = (np.arange(y0, y1) - y)[:, None] ** 2 + (np.arange(x0, x1) - x)[None, :] ** 2
     ring = win[(d2 > (1.3 * radius) ** 2) & (d2 < r_out * r_out)].astype(np.float32)
     inner = win[d2 < max(0.5 * radius, 1.5) ** 2]
     if ring.size < 8 or inner.size == 0:
         return 0.0
-    med = float(np.median(ring))
-    spread = 1.4826 * float(np.median(np.abs(ring - med)))  # MAD: neighbouring pips in the ring are outliers
-    return float(abs(med - float(np.median(inner))) / (spread + 1.0))
+    med = _median(ring)
+    spread = 1.4826 * _median(np.abs(ring - med))  # MAD: neighbouring pips in the ring are outliers
+    return float(abs(med - _median(inner)) / (spread + 1.0))
 
 
-def _blob_pip(c: np.ndarray, response: np.ndarray, gray: np.ndarray, piece: bool = False) -> tuple[Pip | None, bool]:
-    """The pip a blob makes (c: its outer contour, Nx1x2 int px of response; weak when its
-    surround_snr is under MIN_SNR, faint under WEAK_SNR, none under FAINT_SNR), and whether the blob is worth splitting (whole, large enough and
-    not a clean pip: pips merged by blur or close spacing). piece: the blob was cut from merged pips
-    by a watershed, whose ragged cut lowers its solidity (down to PIECE_SOLIDITY, not PIP_SOLIDITY).
-    Returns (pip or None, splittable)."""
+@dataclass
+class _Blob:
+    """A blob of the pip mask as _blob_shape measures it: its outer contour (Nx1x2 int px), area
+    (px^2), bounding box (x, y, w, h px), and whether its shape is a pip's (a filled, convex ellipse,
+    fitted as (centre, axes, angle) by cv2.fitEllipse) rather than ragged (merged pips, grain, cables)."""
+
+    contour: np.ndarray
+    area: float
+    box: tuple[int, int, int, int]
+    ellipse: tuple[tuple[float, float], tuple[float, float], float] | None
+
+    @property
+    def splittable(self) -> bool:
+        """Large enough to hold two pips (MIN_PIP_AREA_PX each)."""
+        return self.area >= 2 * MIN_PIP_AREA_PX
+
+
+def _blob_shape(c: np.ndarray, shape: tuple[int, ...], piece: bool) -> _Blob | None:
+    """The blob of outer contour c (Nx1x2 int px of a frame of shape (H, W)), or None when it is no
+    pip nor merged pips: smaller than MIN_PIP_AREA_PX, or cut by the frame's edge (not whole). Its
+    ellipse is None when it is ragged: solidity (area over its convex hull's) under PIP_SOLIDITY
+    (PIECE_SOLIDITY for a piece cut by a watershed, whose cut is ragged) or not filling its fitted
+    ellipse (0.6..1.4 of its area). Cheap tests first: most blobs of a scene fail them."""
     area = cv2.contourArea(c)
     if area < MIN_PIP_AREA_PX or len(c) < 5:
-        return None, False
+        return None
     x, y, bw, bh = cv2.boundingRect(c)
-    if x == 0 or y == 0 or x + bw >= response.shape[1] or y + bh >= response.shape[0]:
-        return None, False  # cut by the frame edge: not a whole pip
-    (cx, cy), (w, h), angle = cv2.fitEllipse(c)
-    major, minor = max(w, h), min(w, h)
-    if major <= 0:
-        return None, False
-    ellipse_area = math.pi * major * minor / 4.0
-    solidity = area / max(cv2.contourArea(cv2.convexHull(c)), 1e-6)
+    if x == 0 or y == 0 or x + bw >= shape[1] or y + bh >= shape[0]:
+        return None  # cut by the frame edge: not a whole pip
+    blob = _Blob(c, area, (x, y, bw, bh), None)
     # a pip fills its fitted ellipse and is convex; cables, grain, creases and merged pips do not
-    if solidity < (PIECE_SOLIDITY if piece else PIP_SOLIDITY) or not 0.6 < area / max(ellipse_area, 1e-6) < 1.4:
-        return None, area >= 2 * MIN_PIP_AREA_PX
-    blob = np.zeros((bh, bw), np.uint8)
-    cv2.drawContours(blob, [c], -1, 1, -1, offset=(-x, -y))
-    contrast = float(response[y:y + bh, x:x + bw][blob > 0].mean())
-    snr = surround_snr(gray, cx, cy, major / 2.0)
-    splittable = snr < MIN_SNR and area >= 2 * MIN_PIP_AREA_PX  # merged pips have no plain ring around them
-    if snr < FAINT_SNR:
-        return None, splittable
+    if area < (PIECE_SOLIDITY if piece else PIP_SOLIDITY) * max(cv2.contourArea(cv2.convexHull(c)), 1e-6):
+        return blob
+    ellipse = cv2.fitEllipse(c)
+    major, minor = max(ellipse[1]), min(ellipse[1])
+    if major <= 0:
+        return None
+    if 0.6 < area / max(math.pi * major * minor / 4.0, 1e-6) < 1.4:
+        blob.ellipse = ellipse
+    return blob
+
+
+def _blob_pip(blob: _Blob, response: np.ndarray, snr: float) -> Pip:
+    """The pip of a pip-shaped blob (blob.ellipse set) of the pip_response map response (HxW uint8),
+    given its surround_snr."""
+    assert blob.ellipse is not None
+    (cx, cy), (w, h), angle = blob.ellipse
+    major, minor = max(w, h), min(w, h)
+    x, y, bw, bh = blob.box
+    mask = np.zeros((bh, bw), np.uint8)
+    cv2.drawContours(mask, [blob.contour], -1, 1, -1, offset=(-x, -y))
+    contrast = float(response[y:y + bh, x:x + bw][mask > 0].mean())
     major_angle = angle if w >= h else angle + 90.0
-    return Pip(float(cx), float(cy), float(area), float(minor / major), float(major_angle % 180.0), contrast,
-               snr=snr), splittable
+    return Pip(float(cx), float(cy), float(blob.area), float(minor / major), float(major_angle % 180.0), contrast,
+               snr=snr)
 
 
-def _split_blob(response: np.ndarray, mask: np.ndarray, level: float) -> tuple[list[np.ndarray], float]:
-    """A blob of merged pips (mask: hxw uint8 over response, an hxw uint8 crop) split into its pips:
-    the lowest threshold above level (in steps of SPLIT_STEP) at which the blob falls apart into two or
-    more cores, each core then grown back over the blob by a watershed on the response. Returns the
-    pieces' masks (hxw uint8), [] when the blob does not fall apart, and the threshold that split it."""
-    inside = mask > 0
-    top = float(response[inside].max())
+_NEIGHBOURS = np.ones((3, 3), np.uint8)  # a pixel's 8 neighbours and itself
+
+
+def _split_blob(response: np.ndarray, mask: np.ndarray, level: float) -> tuple[list[tuple[np.ndarray, int, int]], float]:
+    """A blob of merged pips (mask: hxw uint8, 1 on the blob, over response, an hxw uint8 crop) split
+    into its pips: the lowest threshold above level (in steps of SPLIT_STEP) at which the blob falls
+    apart into two or more cores (of 2 px or more), each core then grown back over the blob by a
+    watershed on the response. Returns the pieces of MIN_PIP_AREA_PX or more (each a mask over its
+    bounding box, uint8, and that box's x, y px in the crop), [] when the blob does not fall apart, and
+    the threshold that split it.
+    Only thresholds below the second highest peak of the response are searched: every part of the
+    blob above a threshold holds a peak (a plateau of local maxima: its highest point), so above that
+    the blob cannot fall apart."""
+    masked = response * mask
     t = level * SPLIT_STEP
-    while t < top:
-        n, cores = cv2.connectedComponents(((response > t) & inside).astype(np.uint8))
-        sizes = np.bincount(cores.ravel(), minlength=n)[1:]
-        if (sizes >= 2).sum() >= 2:
+    peaks = (masked == cv2.dilate(masked, _NEIGHBOURS)) & (masked > t)
+    n, plateaus = cv2.connectedComponents(peaks.view(np.uint8))
+    if n <= 2:  # background and one peak
+        return [], t
+    heights = np.zeros(n, np.uint8)
+    heights[plateaus[peaks]] = masked[peaks]  # a plateau of local maxima is level
+    second = float(np.partition(heights[1:], n - 3)[n - 3])
+    while t < second:
+        n, cores, stats, _ = cv2.connectedComponentsWithStats((masked > t).view(np.uint8))
+        seeds = stats[:, cv2.CC_STAT_AREA] >= 2
+        seeds[0] = False  # the background
+        if np.count_nonzero(seeds) >= 2:
             # padded by 1 px: OpenCV's watershed marks the image's outer ring as boundary
-            markers = np.zeros((response.shape[0] + 2, response.shape[1] + 2), np.int32)
-            for k in range(1, n):
-                if sizes[k - 1] >= 2:
-                    markers[1:-1, 1:-1][cores == k] = k
+            markers = cv2.copyMakeBorder(np.where(seeds, np.arange(n, dtype=np.int32), 0)[cores],
+                                         1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
             relief = cv2.cvtColor(cv2.copyMakeBorder(255 - response, 1, 1, 1, 1, cv2.BORDER_REPLICATE), cv2.COLOR_GRAY2BGR)
             cv2.watershed(relief, markers)
-            markers = markers[1:-1, 1:-1]
-            pieces = [((markers == k) & inside).astype(np.uint8) for k in range(1, n) if sizes[k - 1] >= 2]
-            pieces = [piece for piece in pieces if 0 < int(piece.sum()) < int(inside.sum())]
-            return (pieces, t) if len(pieces) >= 2 else ([], t)
+            labels = np.maximum(markers[1:-1, 1:-1] * mask, 0)  # the watershed's lines between pieces: 0
+            sizes = np.bincount(labels.ravel(), minlength=n)
+            total = np.count_nonzero(mask)
+            pieces = [k for k in np.flatnonzero(seeds) if 0 < sizes[k] < total]
+            if len(pieces) < 2:
+                return [], t
+            boxes = ndimage.find_objects(labels)
+            return [((labels[boxes[k - 1]] == k).view(np.uint8), boxes[k - 1][1].start, boxes[k - 1][0].start)
+                    for k in pieces if sizes[k] >= MIN_PIP_AREA_PX], t
         t *= SPLIT_STEP
     return [], t
 
 
-def find_pips(response: np.ndarray, gray: np.ndarray, min_contrast: float = 25.0) -> tuple[list[Pip], float]:
+def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_contrast: float = 25.0) -> tuple[list[Pip], float]:
     """Pip candidates in a pip_response map (of gray, HxW uint8): Otsu threshold (never below
     min_contrast), then elliptical, compact blobs on a plain surround (surround_snr >= MIN_SNR; weak
-    and faint ones down to FAINT_SNR are kept with their snr, for read_faces to weigh).
+    and faint ones down to FAINT_SNR are kept with their snr, for read_faces to weigh) whose
+    equivalent circle diameter is under max_diameter px (the pip filter's size: a larger blob is no
+    pip it can measure).
     A blob that is no ellipse (pips merged by blur or close spacing) is split at a higher threshold
-    (_split_blob) and its pieces tested again; a blob that is a pip itself stays whole unless it falls
-    apart into two or more pips. Returns (pips, threshold used)."""
+    (_split_blob) and its pieces tested again; a blob that is a pip itself (an ellipse on a plain
+    surround, surround_snr >= MIN_SNR) stays whole, and one on a busier surround stays whole unless
+    it falls apart into two or more pips. Returns (pips, threshold used)."""
     thr, _ = cv2.threshold(response, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     thr = max(float(thr), min_contrast)
     mask = (response > thr).astype(np.uint8)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    max_area = math.pi / 4.0 * max_diameter * max_diameter
+    max_face = FACE_SIDE_DIAMETERS * max_diameter  # the face of the largest pips
+
+    def split(blob: _Blob, level: float, depth: int, blob_id: int) -> list[Pip]:
+        """The pips the blob falls apart into (none when it does not)."""
+        if not blob.splittable or depth >= MAX_SPLIT_DEPTH:
+            return []
+        x, y, w, h = blob.box
+        inside = np.zeros((h, w), np.uint8)
+        cv2.drawContours(inside, [blob.contour], -1, 1, -1, offset=(-x, -y))
+        pieces, split_at = _split_blob(response[y:y + h, x:x + w], inside, level)
+        found: list[Pip] = []
+        for piece, px, py in pieces:
+            outer, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x + px, y + py))
+            found += [q for o in outer for q in pips_of(o, split_at, depth + 1, blob_id)]
+        return found
 
     def pips_of(c: np.ndarray, level: float, depth: int, blob_id: int) -> list[Pip]:
-        pip, splittable = _blob_pip(c, response, gray, piece=depth > 0)
+        blob = _blob_shape(c, response.shape, piece=depth > 0)
+        if blob is None or max(blob.box[2:]) > max_face:
+            return []  # no pip, nor merged pips of one face (a dome's rim, a cable, a tray's edge)
+        if blob.ellipse is None:
+            return split(blob, level, depth, blob_id)  # ragged: merged pips, or no pip at all
+        (cx, cy), axes, _ = blob.ellipse
+        if blob.area >= max_area:
+            # too large to be one pip itself: only its pieces may be pips, and those only when its
+            # surround is not plain (a plain one makes it one large blob, never split)
+            found = split(blob, level, depth, blob_id)
+            return found if found and surround_snr(gray, cx, cy, max(axes) / 2.0) < MIN_SNR else []
+        snr = surround_snr(gray, cx, cy, max(axes) / 2.0)
+        pip = _blob_pip(blob, response, snr) if snr >= FAINT_SNR else None
         if pip is not None:
             pip.blob = blob_id
-        found: list[Pip] = []
-        pieces: list[np.ndarray] = []
-        if splittable and depth < MAX_SPLIT_DEPTH:
-            x, y, w, h = cv2.boundingRect(c)
-            blob = np.zeros((h, w), np.uint8)
-            cv2.drawContours(blob, [c], -1, 1, -1, offset=(-x, -y))
-            pieces, split_at = _split_blob(response[y:y + h, x:x + w], blob, level)
-            for piece in pieces:
-                outer, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x, y))
-                found += [q for o in outer for q in pips_of(o, split_at, depth + 1, blob_id)]
+        # merged pips have no plain ring around them: a pip on a busier one may be several
+        found = split(blob, level, depth, blob_id) if snr < MIN_SNR else []
         if pip is not None and len(found) < 2:
             return [pip]  # a blob that does not fall apart into pips is one pip (smeared, or its halo blurred)
         return found
@@ -293,7 +369,12 @@ def group_faces(pips: list[Pip], response: np.ndarray, thr: float) -> list[list[
             i = parent[i]
         return i
 
-    for i, j in itertools.combinations(range(len(pips)), 2):
+    # both links need pips within LINK_DIAMETERS of each other: the pairs that are, found at once
+    xy = np.array([[p.x, p.y] for p in pips]).reshape(-1, 2)
+    dia = np.array([p.diameter for p in pips])
+    reach = LINK_DIAMETERS * 0.5 * (dia[:, None] + dia[None, :]) * (1 + 1e-9)  # slack for rounding
+    near = np.triu(np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1]) <= reach, 1)
+    for i, j in zip(*np.nonzero(near)):
         a, b = pips[i], pips[j]
         if a.blob >= 0 and a.blob == b.blob:
             linked = math.hypot(a.x - b.x, a.y - b.y) <= LINK_DIAMETERS * 0.5 * (a.diameter + b.diameter)
@@ -531,10 +612,10 @@ def _perpendicular_possible(g: list[Pip], h: list[Pip]) -> bool:
 
 
 def _face_side(group: list[Pip]) -> float:
-    """Estimated side of the die face in px: ~4.6 pip diameters, from the pips' major axes (which
-    foreshortening does not shrink)."""
+    """Estimated side of the die face in px: FACE_SIDE_DIAMETERS pip diameters, from the pips' major
+    axes (which foreshortening does not shrink)."""
     majors = sorted(p.diameter / math.sqrt(max(p.roundness, 0.1)) for p in group)
-    return 4.6 * majors[len(majors) // 2]
+    return FACE_SIDE_DIAMETERS * majors[len(majors) // 2]
 
 
 def _is_side_face(g: list[Pip], h: list[Pip]) -> bool:
@@ -703,14 +784,16 @@ def merge_halves(groups: list[list[Pip]], thr: float, sure: float = 0.8) -> list
     merged = True
     while merged:
         merged = False
-        for g, h in itertools.combinations(groups, 2):
+        front = [_frontalness(g) for g in groups]
+        rounds = [_roundness(g) for g in groups]
+        centres = [_centre(g) for g in groups]
+        for (i, g), (j, h) in itertools.combinations(enumerate(groups), 2):
             if len(g) + len(h) > 6:
                 continue
-            front_g, front_h = _frontalness(g), _frontalness(h)
-            if max(front_g, front_h) > 1.5 * min(front_g, front_h) or abs(_roundness(g) - _roundness(h)) > 0.15:
+            front_g, front_h = front[i], front[j]
+            if max(front_g, front_h) > 1.5 * min(front_g, front_h) or abs(rounds[i] - rounds[j]) > 0.15:
                 continue
-            gx, gy = _centre(g)
-            hx, hy = _centre(h)
+            (gx, gy), (hx, hy) = centres[i], centres[j]
             dia = _mean([p.diameter for p in g + h])
             if math.hypot(gx - hx, gy - hy) > LINK_DIAMETERS * dia:
                 continue
@@ -727,8 +810,7 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
     """Top faces of the pip dice in one grayscale frame. gray: HxW uint8 (analysis scale); polarity:
     "dark" or "light" pips; kernel_px: structuring size (odd, larger than a pip). Boxes in gray's px."""
     response = pip_response(gray, polarity, kernel_px)
-    pips, thr = find_pips(response, gray)
-    pips = [p for p in pips if p.diameter < kernel_px]
+    pips, thr = find_pips(response, gray, kernel_px)
     groups = merge_halves(group_faces(pips, response, thr), thr)
     faint = {id(p) for g in groups if any(q.snr < WEAK_SNR for q in g) and not _layout_face(g, gray, polarity, thr)
              for p in g if p.snr < WEAK_SNR}
