@@ -46,9 +46,12 @@ def test_logo_d6_from_three_photos_per_face_reads_numerals_by_the_net_and_the_lo
     read_by_net = set(ds.meta["faces_read_by_prior"])
     assert {f"d6:{v}@yellow" for v in range(1, 6)} <= read_by_net and "d6:6|axe@yellow" not in read_by_net
     right, sure = _held_out(ds, _renders([spec], 4, 22))
-    # measured: 24/24 right, none unsure (before the prior: 0.733, 62 % unsure from 4 photos)
+    # measured: 24/24 right, 6 of 24 unsure (before the prior: 0.733, 62 % unsure from 4 photos). The
+    # 15 % floor here was set with the numeral net before 37c9676; with that cautious net
+    # calibration_eval's logo set at k=3 was 100 % unsure, until a face both readers read sure was
+    # made sure (FewShotModel.corroborated) and the threshold's floor 1 - 1/N replaced (choose_threshold)
     assert right.mean() >= 0.94, right.mean()
-    assert 1 - sure.mean() <= 0.15, sure.mean()
+    assert 1 - sure.mean() <= 0.3, sure.mean()
     assert not np.any(~right & sure)
 
 
@@ -112,3 +115,21 @@ def test_a_value_the_reader_also_gives_another_face_is_not_read_by_it():
     y = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3])
     readings = [{1: 0.9}] * 3 + [{2: 0.8}] * 3 + [{3: 0.9}, {5: 0.6}, {3: 0.7}] + [{2: 0.6}, {}, {}]
     assert readable_values(classes, y, readings).tolist() == [1, -1, 3, -1]  # a logo photo read as 2
+
+
+def test_the_threshold_claims_no_more_than_the_sure_readings_vouch_for():
+    from scipy.stats import beta
+
+    from dicetower.vision.calibrate import choose_threshold
+
+    # 18 cross-validated readings all right: the median of Beta(1, 19) vouches for 0.964 accuracy
+    vouched = 1 - beta.ppf(0.5, 1, 19)
+    assert vouched == pytest.approx(0.5 ** (1 / 19))
+    assert choose_threshold(np.full(18, 0.95), np.ones(18, bool)) == 1.0  # 0.95 claims less: none sure
+    p = np.linspace(0.999, 0.90, 18)
+    t = choose_threshold(p, np.ones(18, bool))
+    n_sure = int(np.sum(p >= t))
+    assert t >= 1 - beta.ppf(0.5, 1, n_sure + 1) and 0.9 < t < 0.999  # the lowest p still vouched for
+    assert choose_threshold(p, np.r_[False, np.ones(17, bool)]) == 1.0  # the most confident is wrong
+    wrong_low = np.r_[np.ones(17, bool), False]
+    assert choose_threshold(p, wrong_low) > p[-1]  # never down to a wrong reading

@@ -2,8 +2,9 @@
 
 Offline, from labels.csv (the form of ../shared/datasets):
     image,die_type,value,x,y,w,h,colour
-image is relative to the images root; x,y,w,h the die's box in px (empty: the image holds one die,
-found with detect.find_die_bodies, or the whole image if none is found); value holds the face's
+image is relative to the images root; x,y,w,h the die's box in px, taken as `dicetower read` frames
+that die when it finds it (as_read; empty: the image holds one die, found with
+detect.find_die_bodies, or the whole image if none is found); value holds the face's
 reading: an integer value and/or symbol ids separated by '|' or spaces ("6", "logo", "3|epee|epee",
 "name"); colour is the face colour when it is one word ("ruby", "yellow"), else free text that is
 ignored (a body description such as "copper/steel swirl, white numerals").
@@ -12,11 +13,15 @@ The set's model is fewshot.FewShotModel (every labelled crop learned at every tu
 blur and centring variants; colour per face; the standard numeral net or pip reader as a prior for
 the faces it reads as labelled, so a logo d6 learns only its logo). It is cross-validated with folds
 that keep each photo together (a photo is never in its own test fold); the out-of-fold predictions
-give the temperatures (Guo et al. 2017, smoothed by Laplace's rule so that N right readings never
-claim certainty), the prior's weight, and the set's threshold (choose_threshold: the readings given
-as sure reach SURE_TARGET in cross-validation, never below 1 - 1/N). A face the cross-validation
-confused is never given as sure, nor a reading the standard reader does not back. Then the model
-is learned from every photo and saved.
+give the temperatures (Guo et al. 2017), the prior's weight, and the set's threshold
+(choose_threshold: the readings given as sure reach SURE_TARGET in cross-validation and claim no
+more than it vouches for). One small-sample rule prices in the few cross-validated readings: the
+error rate of e wrong readings in n has the posterior Beta(e + 1, n - e + 1) (uniform prior,
+Laplace 1812); the temperatures are fitted to its mean (the rule of succession), and the threshold
+must be at least the median accuracy it gives the readings that are sure at the threshold. A face the cross-validation confused is never
+given as sure, nor a reading the standard reader does not back; a face both readers read is sure
+beyond what the few readings vouch for when the reader is sure of it (fewshot.FewShotModel.
+corroborated). Then the model is learned from every photo and saved.
 
 Guided, with the tower's camera: guided_calibration() tells the player which face to set in the
 tray, takes the frame, finds the die, shows progress and stops when every face has its shots
@@ -42,11 +47,14 @@ from dicetower.vision.fewshot import FewShotModel, fit_fewshot, prior_loglik, re
 AUGMENT = 1  # light/blur/centring variants per labelled crop, each at every turn (fewshot.ROTATIONS)
 SEED = 7
 #: the accuracy asked of the readings given as sure (issue 4: 99.9 %); the threshold is the lowest
-#: probability above which the cross-validated readings reach it, never below MIN_THRESHOLD nor
-#: below 1 - 1/N for N cross-validated readings (N readings cannot vouch for an error rate under 1/N:
-#: fickett d4 learned from 3 tiles per face gave 65 sure wrong readings of 400 with the bare rule)
+#: probability above which the cross-validated readings reach it and which they vouch for
+#: (choose_threshold), never below MIN_THRESHOLD
 SURE_TARGET = 0.999
 MIN_THRESHOLD = 0.5
+#: the posterior quantile of the sure readings' error rate the threshold must cover (choose_threshold):
+#: the median. Measured (calibration_eval, fickett and synthetic sets, k = 3 and 5): with the 95 %
+#: quantile, fickett d4 and d12 gave 1-3 sure wrong readings each; with the median none
+VOUCH_QUANTILE = 0.5
 
 
 class CalibrationError(ValueError):
@@ -249,8 +257,9 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     temperature of marks plus colour (smoothed likewise), whether the standard reader's prior helps
     and its weight (PRIOR_WEIGHTS, least log-loss; the prior keeps its own calibration, from the
     standard reader's held-out renders), the threshold (choose_threshold) and the faces that may
-    be read sure (sure_faces_of). Raises CalibrationError when a face has fewer than 2 photos or the set
-    has one face."""
+    be read sure (sure_faces_of); the labelled photos' standard readings give the faces the reader
+    may vouch for (vouched_faces). Raises CalibrationError when a face has fewer than 2 photos or
+    the set has one face."""
     classes = sorted({s.face for s in samples}, key=lambda c: (c.die_type, c.value or 0, c.key))
     if len(classes) < 2:
         raise CalibrationError("a die set needs at least 2 different faces to tell apart")
@@ -307,8 +316,8 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
         check.prior_value = values
         backed[i] = check.backed(proba[i], reading)
     # the threshold from the readings the standard reader backs (the others are unsure whatever their p)
-    threshold = choose_threshold(proba.max(axis=1)[backed], (proba.argmax(axis=1) == y)[backed],
-                                 floor=max(MIN_THRESHOLD, 1 - 1 / len(y))) if backed.any() else 1.0
+    threshold = choose_threshold(proba.max(axis=1)[backed], (proba.argmax(axis=1) == y)[backed]) \
+        if backed.any() else 1.0
     check.threshold = threshold
     for i, (values, vouched, reading) in enumerate(zip(values_of, vouched_of, oof_readings)):
         check.prior_value, check.vouched = values, vouched
@@ -354,9 +363,10 @@ PRIOR_WEIGHTS = (0.0, 0.5, 1.0)
 def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
     """Temperature T minimising the log-loss of softmax(logits / T) (N x C logits, y: N true class
     indices; Guo et al. 2017) against labels smoothed by Laplace's rule of succession: the true
-    class 1 - 1/(N+2), the rest shared by the other classes. N right readings cannot vouch for an
-    error rate under about 1/N, so the fitted confidence of a set learned from few photos stays
-    below certainty however well its cross-validation went."""
+    class 1 - 1/(N+2), the rest shared by the other classes (the mean of the error rate's
+    posterior Beta(1, N + 1) after N right readings, choose_threshold's posterior). Without it,
+    cross-validated readings that are all right drive T to 0 and every reading to certainty (a
+    synthetic stone set learned from 3 photos per face then gave 2 sure wrong readings)."""
     from scipy.optimize import minimize_scalar  # type: ignore[import-untyped]
 
     n, c = logits.shape
@@ -452,24 +462,30 @@ def readable_values(classes: list[FaceClass], y: np.ndarray, readings: list[dict
 
 
 def choose_threshold(p_max: np.ndarray, correct: np.ndarray, target: float = SURE_TARGET,
-                     floor: float = MIN_THRESHOLD) -> float:
+                     quantile: float = VOUCH_QUANTILE) -> float:
     """The set's confidence threshold from its cross-validated readings: p_max (N,) the
-    probability of each held-out reading's face, correct (N,) bool. The readings are ranked by p;
-    the longest most-confident run whose error rate is at most 1 - target is kept sure, and the
-    threshold is halfway between its last reading's p and the next one's (so with fewer than
-    1 / (1 - target) readings it lies between the most confident wrong reading and the right one
-    just above it). Never below `floor`; 1.0 (nothing sure) when even the most confident reading
-    is wrong."""
+    probability of each held-out reading's face, correct (N,) bool. A candidate threshold t (one of
+    the readings' p) gives as sure the n readings at p >= t, e of them wrong; it is allowed when
+    - their error rate e / n is at most 1 - target, counting down from the most confident reading
+      (the readings above the most confident wrong ones), and
+    - t is at least the accuracy those n readings vouch for: 1 - q, q the `quantile` (median) of
+      the posterior Beta(e + 1, n - e + 1) of their error rate (uniform prior, Laplace 1812: the
+      posterior whose mean (e + 1) / (n + 2) is the rule of succession fit_temperature fits to;
+      scipy.stats.beta). A reading given as sure is at least as probable as the readings given
+      as sure with it are right, as far as the cross-validation tells: 3 readings all right vouch
+      for 0.84, 18 for 0.964, 100 for 0.993.
+    The threshold is the lowest allowed t (never below MIN_THRESHOLD); 1.0 (nothing sure) when none
+    is allowed (the most confident reading is wrong)."""
+    from scipy.stats import beta  # type: ignore[import-untyped]
+
     order = np.argsort(-p_max, kind="stable")
     p_sorted, wrong = p_max[order], ~correct[order].astype(bool)
-    rate = np.cumsum(wrong) / np.arange(1, len(wrong) + 1)
-    ok = np.nonzero(rate <= 1 - target)[0]
-    if not ok.size or ok[0] != 0:
-        return 1.0
-    run = ok[np.nonzero(np.diff(np.concatenate([ok, [ok[-1] + 2]])) > 1)[0][0]]  # end of the first run
-    if run + 1 >= len(p_sorted):
-        return max(floor, float(p_sorted[-1]))
-    return max(floor, float(p_sorted[run] + p_sorted[run + 1]) / 2)
+    n = np.arange(1, len(wrong) + 1)
+    e = np.cumsum(wrong)
+    within = np.cumprod(e / n <= 1 - target).astype(bool)  # the run of most confident readings on target
+    vouched = p_sorted >= 1 - beta.ppf(quantile, e + 1, n - e + 1)
+    allowed = np.nonzero(within & vouched)[0]
+    return max(MIN_THRESHOLD, float(p_sorted[allowed[-1]])) if allowed.size else 1.0
 
 
 def save_confusion_png(report: CalibrationReport, path: Path, title: str = "") -> Path:
