@@ -480,8 +480,8 @@ def choose_threshold(p_max: np.ndarray, correct: np.ndarray, target: float = SUR
 
     order = np.argsort(-p_max, kind="stable")
     p_sorted, wrong = p_max[order], ~correct[order].astype(bool)
-    n = np.arange(1, len(wrong) + 1)
-    e = np.cumsum(wrong)
+    n = np.searchsorted(-p_sorted, -p_sorted, side="right")  # readings at p >= each one's (ties too)
+    e = np.cumsum(wrong)[n - 1]
     within = np.cumprod(e / n <= 1 - target).astype(bool)  # the run of most confident readings on target
     vouched = p_sorted >= 1 - beta.ppf(quantile, e + 1, n - e + 1)
     allowed = np.nonzero(within & vouched)[0]
