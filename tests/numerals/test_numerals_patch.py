@@ -1,6 +1,7 @@
 """Where the numeral net looks (numerals.up_face_mark, face_patch): the patch moves toward the numeral
 nearest the die's centre (the up face's), not toward marks far out on the rim, and stays on the die's
-centroid when the die shows no mark; synth draws Chessex's flagged 1 for the training renders."""
+centroid when the die shows no mark; synth draws Chessex's flagged 1 and darker ridges for the
+training renders."""
 
 from __future__ import annotations
 
@@ -98,3 +99,19 @@ def test_flagged_one_is_a_stem_and_a_flag_without_foot():
     assert width(b, slice(int(0.15 * h), int(0.3 * h))) > 1.5 * foot_flag  # the flag is there
     assert np.array_equal(synth._ttf_ink("7", plain), synth._ttf_ink("7", flagged))
     assert synth._ttf_ink("17", flagged).shape[1] > b.shape[1]
+
+
+def test_edge_shade_darkens_the_ridges_between_faces_only():
+    """synth.DieSpec.edge_shade: the same die (same seed) drawn with darker ridges is darker along
+    its face edges and unchanged at its up face's centre."""
+    def draw(shade: float) -> np.ndarray:
+        spec = synth.DieSpec("d20", (60, 120, 200), (255, 255, 255), marble=0.0, edge_shade=shade,
+                             texts={v: "" for v in range(1, 21)})
+        img, _ = synth._render_die_patch(spec, 7, np.random.default_rng(3), 96, tilt_deg=0.0)
+        return img.mean(axis=2)
+
+    plain, shaded = draw(0.0), draw(0.5)
+    darker = plain - shaded
+    assert darker.min() >= -1e-3  # nowhere lighter
+    assert np.count_nonzero(darker > 10) > 100  # the ridges
+    assert abs(darker[44:52, 44:52]).max() < 1e-3  # the up face's centre is untouched

@@ -219,6 +219,8 @@ class DieSpec:
     text_height: cap height of a one-digit numeral as a fraction of the face canvas (0 = default);
     condense: horizontal scale of TrueType text (0.7 = condensed, 1 = as designed);
     swirl: BGR second body colour mixed in swirls (Chessex Gemini-like), or None for one colour;
+    edge_shade: how much darker the rounded edges between faces are drawn (0 = not; 0.5 = half as
+    bright), as a photo shows a real die's ridges;
     one_flag: with a TrueType font, each 1 drawn as a stem with a long flag and no foot (Chessex-like;
     a 1 easily taken for a 7), the flag's length as a fraction of the cap height; 0 = the font's own 1.
     """
@@ -242,6 +244,7 @@ class DieSpec:
     condense: float = 1.0
     swirl: tuple[int, int, int] | None = None
     one_flag: float = 0.0
+    edge_shade: float = 0.0
 
 
 def standard_spec(die_type: str, rng: np.random.Generator, pips: bool | None = None) -> DieSpec:
@@ -371,7 +374,8 @@ def _ttf_ink(text: str, spec: DieSpec) -> np.ndarray:
     else:
         ys, xs = np.nonzero(one > 64)
         top, base = int(ys.min()), int(ys.max())
-        stem = max(3, int(np.median(np.count_nonzero(one[(top + base) // 2 - 3:(top + base) // 2 + 4] > 64, axis=1))))
+        mid = (top + base) // 2
+        stem = max(3, int(np.median(np.count_nonzero(one[mid - 3:mid + 4] > 64, axis=1))))  # stem width, px
         cap = base - top
         gap = int(0.12 * cap)
         parts = []
@@ -660,6 +664,11 @@ def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size:
             read_px += float(read.sum())
             read_diff += float((read * diff).sum())
         face_img = face_img * (1 - marks[..., None]) + ink_img * marks[..., None]
+        if spec.edge_shade > 0:  # the rounded ridges round the face, darker
+            ridge = np.zeros((size, size), np.uint8)
+            cv2.polylines(ridge, [np.round(poly * 16).astype(np.int32)], True, 255,
+                          max(1, int(round(size / 45))), cv2.LINE_AA, shift=4)
+            face_img = face_img * (1 - spec.edge_shade * ridge.astype(np.float32)[..., None] / 255)
         m = mask.astype(np.float32)[..., None] / 255
         img = img * (1 - m) + face_img * m
         alpha = np.maximum(alpha, m[..., 0])

@@ -6,14 +6,16 @@ crop, drawn by synth.py's polyhedra (so the neighbouring faces' numerals sit at 
 angles): numerals in TrueType fonts bundled with matplotlib (DejaVu Sans/Serif/Mono, STIX, Computer
 Modern; bold, oblique, condensed) or OpenCV's Hershey fonts, a third of the TrueType ones with
 Chessex's flagged 1 (a stem and a long flag, no foot: synth.DieSpec.one_flag), 6 and 9 marked by a
-dot or a bar (an unmarked 6 turned over is a 9: no label), plain, marbled or two-colour swirled bodies, light or dark ink, any rotation, tilt up to
-40 degrees, dice 40 to 110 px wide, centring jitter, specular highlights, light gradients, blur and
-motion blur, noise and JPEG (synth._finish). A d20's numerals are drawn smaller beside its face than
-other dice's (TEXT_HEIGHT), as dice makers print them. A die whose read mark would be illegible
-(ink of the body's grey, a face seen edge-on) is drawn again, so labels are not noise. Extra
-symbol classes (letters, DejaVu symbols, pip patterns, swords, pluses) and a blank class give marks
-that are not numerals somewhere to go; numerals are drawn three times as often, the pairs real dice
-mix up (1/7, 6/9, 8/9) four times (SCHEDULE). Patches are cut by numerals.face_patch, as at run time.
+dot or a bar (an unmarked 6 turned over is a 9: no label), plain, marbled or two-colour swirled
+bodies, darker ridges between faces (synth.DieSpec.edge_shade), light or dark ink, any rotation, tilt
+up to 40 degrees, dice 40 to 110 px wide (d4s 60 to 110), centring jitter, specular highlights, light
+gradients, blur and motion blur, noise and JPEG (synth._finish). A d20's numerals are drawn smaller
+beside its face than other dice's, a d4's larger (TEXT_HEIGHT), as dice makers print them. A die
+whose read mark would be illegible (ink of the body's grey, a face seen edge-on) is drawn again, so
+labels are not noise. Extra symbol classes (letters, DejaVu symbols, pip patterns, swords, pluses)
+and a blank class give marks that are not numerals somewhere to go; numerals are drawn three times
+as often, the pairs real dice mix up (1/7, 6/9, 8/9) four times (SCHEDULE). Patches are cut by
+numerals.face_patch, as at run time.
 No photo, licensed or not, is used. Fixed seeds: the same code gives the same data and net.
 
 Requires torch and onnx (the `train` extra), used here only; run time reads the ONNX file with
@@ -59,7 +61,8 @@ WEIGHTS = {**{c: 3 for c in NUMERALS}, **{c: 2 for c in D4}, "blank": 2, **{c: 1
            **{c: 4 for c in HARD_PAIRS}}
 SCHEDULE = tuple(i for k in range(max(WEIGHTS.values())) for i, c in enumerate(CLASSES) if WEIGHTS[c] > k)
 #: cap height range of one-digit numerals as a fraction of the face canvas (synth.DieSpec.text_height)
-TEXT_HEIGHT = {"d20": (0.30, 0.62)}
+#: (a d4 prints its three small faces' numerals large: 0.70..0.95 of the canvas)
+TEXT_HEIGHT = {"d20": (0.30, 0.62), "d4": (0.70, 0.95)}
 #: a render is kept only when its read mark differs from the face under it by this many grey levels
 #: and covers this fraction of the crop's die area (synth._render_die_patch info); else it is drawn again
 MIN_MARK_CONTRAST = 55.0
@@ -112,6 +115,7 @@ def random_spec(die_type: str, rng: np.random.Generator) -> synth.DieSpec:
     # there, 0.40..0.72 on the larger faces of the other dice
     spec.text_height = float(rng.uniform(*TEXT_HEIGHT.get(die_type, (0.40, 0.72))))
     spec.marble = float(rng.uniform(0.0, 0.4))
+    spec.edge_shade = float(rng.uniform(0.0, 0.6))
     return spec
 
 
@@ -184,7 +188,8 @@ def render_sample(cls: str, rng: np.random.Generator) -> np.ndarray:
     crops show at the edges, are left out there so the net learns sooner which mark is read).
     A die whose read mark would be illegible (MIN_MARK_CONTRAST, MIN_MARK_AREA: ink too close to
     the body, a face seen edge-on) is drawn again, up to 8 times, so labels are not noise."""
-    die = int(np.exp(rng.uniform(np.log(40), np.log(110))))
+    # a d4's numerals sit on three steep faces around its apex: under 60 px they are a few pixels
+    die = int(np.exp(rng.uniform(np.log(60 if cls in D4 else 40), np.log(110))))
     size = int(die / rng.uniform(0.62, 0.98))
     bg = synth.tray_background(rng, (size, size)).astype(np.float32)
     spec = None
