@@ -61,12 +61,15 @@ def test_the_pip_prior_reads_crops_boxed_tight_round_the_pips(tmp_path):
 
 def test_a_calibrated_pip_set_reads_the_valid_photos(tmp_path, monkeypatch):
     """Learned from 20 Train photos (4+ per value), read on the Valid photos but the label error.
-    Measured: 125 of 125 dice found, every sure reading right (46 % unsure); before, the body search
-    alone found 50 of them."""
+    Measured: 125 of 125 dice found, every sure reading right; before, the body search alone found
+    50 of them. 3 of 125 unsure (2.4 %; 46 % when the set learned the labelled pip boxes as drawn
+    while `read` crops the whole die, before calibrate.as_read, and a sure pip reading could not
+    vouch for the few-shot's)."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))  # the set is saved and found there
     calibrate(read_labels(_train_labels(tmp_path), ROOT), "m65")
     reader = DiceReader(die_set="m65")
     found: set[tuple[str, int]] = set()
+    sure: set[tuple[str, int]] = set()
     labelled = 0
     for image, rows in sorted(_rows().items()):
         if "/Valid/" not in image or image in LABEL_ERRORS:
@@ -81,4 +84,6 @@ def test_a_calibrated_pip_set_reads_the_valid_photos(tmp_path, monkeypatch):
                 found.add((image, truth[0][0]))
                 if r.confidence >= UNSURE_BELOW and not r.cocked:
                     assert r.value == int(truth[0][1]["value"]), (image, r, truth)
+                    sure.add((image, truth[0][0]))
     assert len(found) >= 0.95 * labelled, (len(found), labelled)
+    assert len(sure) >= 0.9 * labelled, (len(sure), labelled)
