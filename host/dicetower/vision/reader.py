@@ -152,14 +152,13 @@ class DiceReader:
         pips span of their die (PIP_BOX_OF_DIE: a numeral's holes or strokes, speckles; measured
         0.34..0.83 on a d20's numerals, 0.83..0.98 for unsure 2s and 3s on drawn pip dice), are
         marks on that die, not a pip die, and give way to it (a sure face stays: a d6 showing 1 has
-        one pip far smaller than its body). A lone light pip the pip
-        reader is unsure of is no die by itself but a glint (a specular highlight on a dice dome, a
-        tray or a die: bright, tiny, on no face of its own): it is read only as a mark on a body
-        around it. A lone dark pip is never a highlight and stays a die (flagged unsure)."""
+        one pip far smaller than its body). Light pips the pip reader is unsure of with no die body
+        around them are glints (specular highlights on a dice dome or a tray: bright, tiny, on no
+        die), no die; dark pips are never highlights and stay a die (flagged unsure)."""
         marks = {id(b): [f for f in faces if f.confidence < UNSURE_BELOW and _holds(b.box, f.centre)
                          and max(f.box[2:]) < PIP_BOX_OF_DIE * max(b.box[2:])] for b in bodies}
         marked = {id(f) for fs in marks.values() for f in fs}
-        faces = [f for f in faces if not _glint(f)]
+        faces = [f for f in faces if not _glint(f, bodies)]
         pip_dice = [f for f in faces if id(f) not in marked]
         sure = [f for f in pip_dice if f.confidence >= UNSURE_BELOW]  # a glint is no die to size others by
         beside = None
@@ -273,9 +272,11 @@ def _grown(box: tuple[int, int, int, int], frac: float) -> tuple[int, int, int, 
     return int(x - frac * w), int(y - frac * h), int(w * (1 + 2 * frac)), int(h * (1 + 2 * frac))
 
 
-def _glint(face: PipFace) -> bool:
-    """True when a pip face is one light pip the pip reader is unsure of: a specular highlight."""
-    return len(face.pips) == 1 and face.polarity == "light" and face.confidence < UNSURE_BELOW
+def _glint(face: PipFace, bodies: list[DieBody]) -> bool:
+    """True when a pip face is light pips the pip reader is unsure of with no die body (bodies)
+    around its centre: specular highlights (bright, tiny, on no die)."""
+    return (face.polarity == "light" and face.confidence < UNSURE_BELOW
+            and not any(_holds(b.box, face.centre) for b in bodies))
 
 
 def _holds(box: tuple[int, int, int, int], point: tuple[float, float]) -> bool:
