@@ -117,19 +117,19 @@ def test_a_value_the_reader_also_gives_another_face_is_not_read_by_it():
     assert readable_values(classes, y, readings).tolist() == [1, -1, 3, -1]  # a logo photo read as 2
 
 
-def test_the_threshold_claims_no_more_than_the_sure_readings_vouch_for():
+def test_a_sure_reading_claims_more_than_a_perfect_cross_validation_vouches_for():
     from scipy.stats import beta
 
     from dicetower.vision.calibrate import choose_threshold
 
-    # 18 cross-validated readings all right: the median of Beta(1, 19) vouches for 0.964 accuracy
-    vouched = 1 - beta.ppf(0.5, 1, 19)
-    assert vouched == pytest.approx(0.5 ** (1 / 19))
-    assert choose_threshold(np.full(18, 0.95), np.ones(18, bool)) == 1.0  # 0.95 claims less: none sure
+    # 18 cross-validated readings all right: the rule of succession (the mean of Beta(1, 19)) gives 0.95
+    floor = 1 - beta.mean(1, 19)
+    assert floor == pytest.approx(0.95)
+    assert choose_threshold(np.full(18, 0.94), np.ones(18, bool)) == 1.0  # they claim less: none sure
     p = np.linspace(0.999, 0.90, 18)
     t = choose_threshold(p, np.ones(18, bool))
-    n_sure = int(np.sum(p >= t))
-    assert t >= 1 - beta.ppf(0.5, 1, n_sure + 1) and 0.9 < t < 0.999  # the lowest p still vouched for
+    assert t == p[p >= floor].min()  # the lowest reading that claims enough
     assert choose_threshold(p, np.r_[False, np.ones(17, bool)]) == 1.0  # the most confident is wrong
-    wrong_low = np.r_[np.ones(17, bool), False]
-    assert choose_threshold(p, wrong_low) > p[-1]  # never down to a wrong reading
+    wrong = np.ones(18, bool)
+    wrong[2] = False
+    assert choose_threshold(p, wrong) == p[1]  # never down to a wrong reading
