@@ -25,7 +25,9 @@ Three sources of evidence are added as log-likelihoods (issue 4 items 3-5):
   photos, those faces get the reader's log-probability of their value, and the faces it cannot
   read (a logo, symbols) share the log-probability of "none of these values".
 Softmax of the sum divided by a temperature fitted on cross-validated predictions gives the
-confidence (calibrate.py).
+confidence (calibrate.py), weighed against the standard reader's own reading (corroborated): a face
+it does not back is unsure, and a face it reads sure, that no other face of the set shows, is sure
+(two independent readers agree).
 
 Run time: OpenCV and numpy only.
 """
@@ -171,8 +173,8 @@ class FewShotModel:
     threshold: the set's
     probability below which a reading is unsure; sure_faces: (C,) bool, the faces that may be read
     sure at all (calibrate.py: their cross-validated readings were all right); vouched: (C,) bool,
-    the faces the standard reader may vouch for when it is sure (corroborated(): the
-    cross-validation never caught it sure and wrong about them).
+    the faces the standard reader may vouch for when it is sure (corroborated(); calibrate.
+    vouched_faces: it was never sure and wrong about them on the labelled photos).
     """
 
     bank: np.ndarray
