@@ -1,7 +1,7 @@
 """Dice inside a container (a dice dome's floor, a tray cut by the frame's border) are found as the
 hull of one coloured body, whatever the die's colour; a smooth patch of floor is no die; and glints
-(a lone bright speck the pip reader is unsure of, with no die body around it) are no dice, while real
-dice showing 1 are kept. Drawn scenes, and real photos from ../shared/datasets (skipped when absent)."""
+(light specks the pip reader takes for pips it is unsure of, with no die body around them) are no
+dice, while real dice showing 1 are kept. Drawn scenes, and real photos from ../shared/datasets (skipped when absent)."""
 
 import csv
 
@@ -62,7 +62,7 @@ def realdice_rows(step: int) -> list[dict[str, str]]:
 
 def test_glints_on_a_dice_dome_and_the_d20s_numerals_are_no_pip_dice():
     """realdice_d20 holds one blue d20 per photo and no pip die: the dome's glints (read as unsure
-    lone pips) must not be reported, nor the d20's numerals read as pips in place of the d20."""
+    light pips, alone or in pairs) must not be reported, nor the d20's numerals read as pips in place of the d20."""
     reader = DiceReader()
     if not reader.reads_numbered:
         pytest.skip("numbered dice need the shipped models (`make models`)")
