@@ -78,6 +78,7 @@ FAINT_SNR = 2.0  # grain, creases and glyph pieces score about 2 (measured on lu
 PIXEL_BLUR = 0.6  # blur_ratio of sharp pips (99th percentile of sure 4s and 5s on matteop65)
 MAX_BLUR = 2.5  # blur_ratio of a pip smeared over 2.5 times its width: still read, if its face is seen squarely
 SQUARE_FACE = 0.8  # face roundness (layout_fit) from which a face is seen squarely
+MOTION_ALIGN = 10.0  # degrees: pips smeared by one motion blur point their major axes within this of their mean
 PIP_SOLIDITY = 0.8  # a pip blob's area over its convex hull's at least (cables, grain and merged pips: less)
 PIECE_SOLIDITY = 0.75  # the same for a pip cut from merged pips (the watershed's cut is ragged)
 SPLIT_STEP = 1.2  # threshold step when splitting merged pips apart (x the previous threshold)
@@ -849,12 +850,38 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]
             roughness = face_roughness(g, gray, polarity)
             if roughness > (2 * PLAIN_FACE if n == 1 else NO_FACE):
                 continue  # no plain die face: a speck on a patterned die, a glyph's dots, keys, a spot on glass
-            conf *= math.exp(-((max(0.0, roughness - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
+            if not _blurred_two(g, response, thr):
+                conf *= math.exp(-((max(0.0, roughness - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
         if ambiguous or (n in (2, 4) and _centre_marked(g, response, thr)):
             conf = min(conf, AMBIGUOUS_CAP)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g)))
     _flag_cocked(faces)
     return _drop_odd_lone_pips(faces)
+
+
+def _in_motion(group: list[Pip]) -> bool:
+    """True when every pip of a face is strong (surround_snr >= MIN_SNR) and smeared alike by a motion
+    blur: each elongated (roundness under SQUARE_FACE) along one direction (within MOTION_ALIGN
+    degrees). A blur spreads the die's edges and the pips' halos over the face, so its roughness is
+    no sign of a glyph or a speck there."""
+    if any(p.snr < MIN_SNR or p.roundness >= SQUARE_FACE for p in group):
+        return False
+    mean = _pip_direction(group)
+    return all(min(abs(p.angle - mean), 180.0 - abs(p.angle - mean)) <= MOTION_ALIGN for p in group)
+
+
+def _blurred_two(group: list[Pip], response: np.ndarray, thr: float) -> bool:
+    """True when a 2 is a die's face in motion, whose roughness (its edges and pips' halos spread over
+    the face) is no sign of a speck or glyph: both pips strong and smeared alike (_in_motion), as close
+    as pips of one face are (within LINK_DIAMETERS: a pair farther apart may be pips of two faces, a
+    top face's 1 and its side face's pip), and bare where a 3 would have its third pip
+    (_centre_marked with beyond; response: HxW uint8 pip response, thr its threshold)."""
+    if len(group) != 2 or not _in_motion(group):
+        return False
+    a, b = group
+    if math.hypot(a.x - b.x, a.y - b.y) > LINK_DIAMETERS * 0.5 * (a.diameter + b.diameter):
+        return False
+    return not _centre_marked(group, response, thr, beyond=True)
 
 
 def _layout_face(group: list[Pip], gray: np.ndarray, polarity: str, thr: float, sure: float = 0.8) -> bool:
@@ -867,10 +894,12 @@ def _layout_face(group: list[Pip], gray: np.ndarray, polarity: str, thr: float, 
             and face_roughness(group, gray, polarity) < math.inf)
 
 
-def _centre_marked(group: list[Pip], response: np.ndarray, thr: float) -> bool:
+def _centre_marked(group: list[Pip], response: np.ndarray, thr: float, beyond: bool = False) -> bool:
     """True when a 2's or 4's pattern holds a faint pip where a fuller face has one: the centre of a 2
     or 4 (a 3 or a 5 whose centre pip was not found), or the middle of a 4's side (a 6 whose columns a
-    motion blur smeared into bars, their middle pips lost in them). Marked: the mean pip response
+    motion blur smeared into bars, their middle pips lost in them); with beyond, also a 2's line
+    continued past either pip by their spacing (a 3 whose corner pip was lost: its other two pips look
+    like a 2). Marked: the mean pip response
     (HxW uint8) over a disc of 0.3 pip diameters there exceeds the face's own level (the same disc
     half-way from the centre to each pip, plain body on every d6 layout) by CENTRE_FRACTION of the pip
     threshold thr."""
@@ -890,6 +919,9 @@ def _centre_marked(group: list[Pip], response: np.ndarray, thr: float) -> bool:
     if len(group) == 4:
         _, m = _layout_map(np.array([[p.x, p.y] for p in group]))
         spots += [tuple(np.array([u, v, 1.0]) @ m) for u, v in ((-1, 0), (1, 0), (0, -1), (0, 1))]
+    if beyond and len(group) == 2:
+        a, b = group
+        spots += [(2 * a.x - b.x, 2 * a.y - b.y), (2 * b.x - a.x, 2 * b.y - a.y)]
     return any(disc_mean(x, y) > level + CENTRE_FRACTION * thr for x, y in spots)
 
 
