@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
-from scipy import ndimage
+from scipy import ndimage  # type: ignore[import-untyped]
 
 #: Canonical pip layouts of a d6 face, in units of the pip pitch, centred on the face.
 D6_LAYOUTS: dict[int, np.ndarray] = {
@@ -200,14 +200,14 @@ def _blob_shape(c: np.ndarray, shape: tuple[int, ...], piece: bool) -> _Blob | N
         return None  # cut by the frame edge: not a whole pip
     blob = _Blob(c, area, (x, y, bw, bh), None)
     # a pip fills its fitted ellipse and is convex; cables, grain, creases and merged pips do not
-    if area < (PIECE_SOLIDITY if piece else PIP_SOLIDITY) * max(cv2.contourArea(cv2.convexHull(c)), 1e-6):
+    if area / max(cv2.contourArea(cv2.convexHull(c)), 1e-6) < (PIECE_SOLIDITY if piece else PIP_SOLIDITY):
         return blob
-    ellipse = cv2.fitEllipse(c)
-    major, minor = max(ellipse[1]), min(ellipse[1])
+    (cx, cy), (w, h), angle = cv2.fitEllipse(c)
+    major, minor = max(w, h), min(w, h)
     if major <= 0:
         return None
     if 0.6 < area / max(math.pi * major * minor / 4.0, 1e-6) < 1.4:
-        blob.ellipse = ellipse
+        blob.ellipse = ((cx, cy), (w, h), angle)
     return blob
 
 
