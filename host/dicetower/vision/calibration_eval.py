@@ -12,26 +12,28 @@ reads photos it was not learned from. `python -m dicetower.vision.calibration_ev
 Each row: accuracy, unsure rate (below the set's cross-validated threshold), accuracy of the sure
 readings, and the calibration's own cross-validated figures.
 
-Measured (accuracy / unsure / accuracy when sure), k labelled photos per face, with the standard
-readers' prior, colour per face and the honest thresholds (calibrate.py):
-    fickett d4   k=3 0.897/0.583/1.000   (before: 0.785/0.205/0.865, 54 sure wrong of 400)
-    fickett d6   k=3 0.989/0.134/0.994   (before: 0.995/0.011/0.995; the one sure wrong tile shows a 3
-                                          labelled 2)
-    fickett d8   k=3 0.968/0.302/1.000   (before: 0.940/0.214/1.000)
-    fickett d12  k=3 0.949/0.610/1.000   (before: 0.882/0.728/1.000)
-    fickett d20  k=3 0.832/0.895/1.000   (before: 0.776/0.785/1.000)
-    synthetic logo d6  k=3 1.000/0.333/1.000  k=4 1.000/0.000/1.000  k=5 1.000/0.017/1.000
-                       (before, k=4: 0.733/0.617/0.957)
-    synthetic Alkemy white+yellow+red  k=3 0.983/1.000/-  k=4 0.989/0.317/1.000  k=5 0.983/0.194/1.000
-                       (before, k=4: 0.739/1.000/-)
-    synthetic stone  k=3 0.900/0.567/1.000  k=4 0.950/0.500/1.000  k=5 0.933/0.733/1.000
-                       (before, k=4: 1.000/0.000/1.000)
-    realdice d20 (whole photos, the die found by the reader)  k=3 0.040/1.000/-  k=5 0.050/1.000/-
-These were measured with the numeral net before 37c9676. With that cautious net, synthetic k=4:
-logo d6 1.000/0.300/1.000, Alkemy 0.983/0.922/1.000, stone 0.950/0.500/1.000 (the prior backs fewer
-readings strongly enough to pass the 1 - 1/N threshold; still no sure wrong).
-(fickett k=5 before: d4 0.867/0.709/1.000, d6 0.994/0.006/0.994, d8 0.978/0.034/1.000,
-d12 0.928/0.382/1.000, d20 0.895/0.552/1.000.)
+Measured (accuracy / unsure, no sure wrong reading in any row), k labelled photos per face, after
+two-reader agreement (fewshot.FewShotModel.corroborated) and the one small-sample rule
+(calibrate.choose_threshold), numeral net of bee1906, 2026-11-21; before: the same evaluation at
+4eae35e (numeral net of 37c9676, floor 1 - 1/N, no agreement):
+    fickett d4   k=3 0.905/0.655 (before 0.897/0.583)   k=4 0.927/0.702
+    fickett d6   k=3 0.989/0.565 (before 0.989/0.672)   k=4 0.994/0.422
+    fickett d8   k=3 0.964/0.694 (before 0.964/0.702)   k=4 0.967/0.338
+    fickett d12  k=3 0.919/0.815 (before 0.917/0.849)   k=4 0.931/0.736
+    fickett d20  k=3 0.826/0.963 (before 0.831/0.947)   k=4 0.895/0.983
+    synthetic logo d6  k=3 1.000/0.650 (before 0.983/1.000)  k=4 1.000/0.283 (1.000/0.300)
+                       k=5 0.983/0.267 (1.000/0.283)
+    synthetic Alkemy white+yellow+red  k=3 0.983/1.000 (0.983/1.000)  k=4 0.983/0.933 (0.983/0.922)
+                       k=5 0.978/0.728 (0.989/0.650)
+    synthetic stone  k=3 0.900/0.583 (0.900/0.567)  k=4 0.950/0.500 (0.950/0.500)
+                       k=5 0.933/0.767 (0.933/0.733)
+    realdice d20 (whole photos, the die found by the reader)  k=3 0.060/1.000 (last session: 0.040/1.000)
+The numeral net changed between the two (bee1906) and synth.py's renders were being changed in the
+tree, so part of each difference is theirs. Replaying the cross-validated and held-out evidence
+collected with the net of 37c9676 (fickett k=3 and 5, synthetic k=3 to 5) under each rule: the
+two-reader agreement alone takes the logo d6 from 100/35/30 % unsure (k=3/4/5) to 22/13/10 % and
+fickett d6 k=5 from 59 to 56 %, with no sure wrong reading; floors looser than the rule of
+succession (Beta quantiles, see choose_threshold) gave 1-3 sure wrong readings on fickett d4/d12.
 """
 
 from __future__ import annotations
