@@ -11,7 +11,7 @@ import pytest
 from dicetower import paths
 from dicetower.vision.camera import load_image
 from dicetower.vision.colour import colour_mask
-from dicetower.vision.detect import DieBody, find_close_up, may_hold_close_up
+from dicetower.vision.detect import DieBody, close_up_regions, find_close_up, find_pip_faces
 
 DATASETS = paths.shared_dir() / "datasets"
 DEMO = paths.repo_root() / "demo" / "matteop65"
@@ -69,24 +69,43 @@ def test_laptop_edges_and_cables_filling_a_frame_are_no_close_up():
 
 def _no_dark_pips(patch: np.ndarray) -> bool:
     """True when no pip face is read in the patch at any scale (no die in it)."""
-    from dicetower.vision.detect import find_pip_faces
-
     return not find_pip_faces(patch)
 
 
-def test_smaller_pip_scales_only_when_a_die_may_need_them():
+def test_smaller_pip_scales_only_where_a_die_may_need_them():
     """Pips larger than the pip filter (KERNEL_PX) are only on dice longer than KERNEL_PX / PIP_OF_DIE
-    analysis px, whole in the frame; with no body found at all, the frame may be a close-up."""
+    analysis px, whole in the frame: their boxes are where smaller scales look; with no body found at
+    all, the whole frame may be a close-up."""
     mask = np.full((30, 30), 255, np.uint8)
     small = DieBody((10, 10, 30, 30), mask)
-    assert not may_hold_close_up((480, 640, 3), [small])
-    assert may_hold_close_up((480, 640, 3), [small, DieBody((100, 100, 120, 110), np.full((110, 120), 255, np.uint8))])
-    assert may_hold_close_up((480, 640, 3), [])
+    large = DieBody((100, 100, 120, 110), np.full((110, 120), 255, np.uint8))
+    assert close_up_regions((480, 640, 3), [small]) == []
+    assert close_up_regions((480, 640, 3), [small, large]) == [(100, 100, 120, 110)]
+    assert close_up_regions((480, 640, 3), []) == [(0, 0, 640, 480)]
     # a large blob cut by the frame's border (a dice dome's floor) is no die to look closer at
     floor = DieBody((0, 200, 300, 280), np.full((280, 300), 255, np.uint8), cut=True)
-    assert not may_hold_close_up((480, 640, 3), [small, floor])
+    assert close_up_regions((480, 640, 3), [small, floor]) == []
     # a 12 MP frame is analysed at 640 px: a 300 px die there is under 50 analysis px
-    assert not may_hold_close_up((3000, 4000, 3), [DieBody((0, 0, 300, 300), np.full((300, 300), 255, np.uint8))])
+    assert close_up_regions((3000, 4000, 3), [DieBody((0, 0, 300, 300), np.full((300, 300), 255, np.uint8))]) == []
+
+
+def test_smaller_pip_scales_read_the_pips_in_the_boxes_given():
+    """A real d6 showing 5 (matteop65 demo photo) enlarged so that its pips exceed the pip filter at
+    the analysis scale: no face there; the smaller scales read its 5 when its box is given, and
+    nothing when only a box without a die is (its neighbours' pieces at the crop's edge are not looked at)."""
+    photo = load_image(DEMO / "five_23.jpg")
+    face = max(find_pip_faces(photo, False), key=lambda f: f.confidence)
+    x, y, w, h = face.box
+    side = max(w, h)
+    cx, cy = x + w // 2, y + h // 2
+    big = cv2.resize(photo[max(0, cy - side):cy + side, max(0, cx - side):cx + side], (480, 480),
+                     interpolation=cv2.INTER_CUBIC)
+    assert find_pip_faces(big, False) == [], "pips twice the filter's size read at the analysis scale"
+    read = find_pip_faces(big, [(120, 120, 240, 240)])
+    assert [f.value for f in read] == [face.value]
+    fx, fy, fw, fh = read[0].box
+    assert fx < 240 < fx + fw and fy < 240 < fy + fh, f"the 5 read at {read[0].box}, not at the die"
+    assert find_pip_faces(big, [(0, 0, 60, 60)]) == []
 
 
 def test_colour_mask_finds_the_named_colour_only():

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -253,25 +254,27 @@ def _split_blob(response: np.ndarray, mask: np.ndarray, level: float) -> tuple[l
         seeds = stats[:, cv2.CC_STAT_AREA] >= 2
         seeds[0] = False  # the background
         if np.count_nonzero(seeds) >= 2:
-            # padded by 1 px: OpenCV's watershed marks the image's outer ring as boundary
-            markers = cv2.copyMakeBorder(np.where(seeds, np.arange(n, dtype=np.int32), 0)[cores],
-                                         1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
-            relief = cv2.cvtColor(cv2.copyMakeBorder(255 - response, 1, 1, 1, 1, cv2.BORDER_REPLICATE), cv2.COLOR_GRAY2BGR)
-            cv2.watershed(relief, markers)
-            labels = np.maximum(markers[1:-1, 1:-1] * mask, 0)  # the watershed's lines between pieces: 0
-            sizes = np.bincount(labels.ravel(), minlength=n)
-            total = np.count_nonzero(mask)
-            pieces = [k for k in np.flatnonzero(seeds) if 0 < sizes[k] < total]
-            if len(pieces) < 2:
-                return [], t
-            boxes = ndimage.find_objects(labels)
-            return [((labels[boxes[k - 1]] == k).view(np.uint8), boxes[k - 1][1].start, boxes[k - 1][0].start)
-                    for k in pieces if sizes[k] >= MIN_PIP_AREA_PX], t
+            break
         t *= SPLIT_STEP
-    return [], t
+    else:
+        return [], t
+    # padded by 1 px: OpenCV's watershed marks the image's outer ring as boundary
+    markers = cv2.copyMakeBorder(np.where(seeds, np.arange(n, dtype=np.int32), 0)[cores],
+                                 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    relief = cv2.cvtColor(cv2.copyMakeBorder(255 - response, 1, 1, 1, 1, cv2.BORDER_REPLICATE), cv2.COLOR_GRAY2BGR)
+    cv2.watershed(relief, markers)
+    labels = np.maximum(markers[1:-1, 1:-1] * mask, 0)  # the watershed's lines between pieces: 0
+    sizes = np.bincount(labels.ravel(), minlength=n)[:n]
+    pieces = np.flatnonzero(seeds & (sizes > 0) & (sizes < np.count_nonzero(mask)))
+    if len(pieces) < 2:
+        return [], t
+    boxes = ndimage.find_objects(labels)
+    return [((labels[boxes[k - 1]] == k).view(np.uint8), boxes[k - 1][1].start, boxes[k - 1][0].start)
+            for k in pieces.tolist() if sizes[k] >= MIN_PIP_AREA_PX], t
 
 
-def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_contrast: float = 25.0) -> tuple[list[Pip], float]:
+def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_contrast: float = 25.0,
+              within: list[tuple[int, int, int, int]] | None = None) -> tuple[list[Pip], float]:
     """Pip candidates in a pip_response map (of gray, HxW uint8): Otsu threshold (never below
     min_contrast), then elliptical, compact blobs on a plain surround (surround_snr >= MIN_SNR; weak
     and faint ones down to FAINT_SNR are kept with their snr, for read_faces to weigh) whose
@@ -280,11 +283,15 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
     A blob that is no ellipse (pips merged by blur or close spacing) is split at a higher threshold
     (_split_blob) and its pieces tested again; a blob that is a pip itself (an ellipse on a plain
     surround, surround_snr >= MIN_SNR) stays whole, and one on a busier surround stays whole unless
-    it falls apart into two or more pips. Returns (pips, threshold used)."""
+    it falls apart into two or more pips. within: boxes (x, y, w, h px); when given, only the blobs
+    whose box meets one of them are looked at (the threshold is still the whole map's).
+    Returns (pips, threshold used)."""
     thr, _ = cv2.threshold(response, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     thr = max(float(thr), min_contrast)
     mask = (response > thr).astype(np.uint8)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if within is not None:
+        contours = [c for c in contours if any(_meets(cv2.boundingRect(c), b) for b in within)]
     max_area = math.pi / 4.0 * max_diameter * max_diameter
     max_face = FACE_SIDE_DIAMETERS * max_diameter  # the face of the largest pips
 
@@ -312,8 +319,9 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
         if blob.area >= max_area:
             # too large to be one pip itself: only its pieces may be pips, and those only when its
             # surround is not plain (a plain one makes it one large blob, never split)
-            found = split(blob, level, depth, blob_id)
-            return found if found and surround_snr(gray, cx, cy, max(axes) / 2.0) < MIN_SNR else []
+            if surround_snr(gray, cx, cy, max(axes) / 2.0) >= MIN_SNR:
+                return []
+            return split(blob, level, depth, blob_id)
         snr = surround_snr(gray, cx, cy, max(axes) / 2.0)
         pip = _blob_pip(blob, response, snr) if snr >= FAINT_SNR else None
         if pip is not None:
@@ -330,6 +338,11 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
         if all(abs(pip.x - q.x) + abs(pip.y - q.y) > 1.0 for q in unique):
             unique.append(pip)
     return unique, thr
+
+
+def _meets(a: Sequence[int], b: Sequence[int]) -> bool:
+    """True when boxes a and b (x, y, w, h px) share a pixel."""
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
 
 
 def _segment_clear(a: Pip, b: Pip, response: np.ndarray, thr: float, pips: list[Pip]) -> bool:
@@ -807,11 +820,13 @@ def merge_halves(groups: list[list[Pip]], thr: float, sure: float = 0.8) -> list
     return groups
 
 
-def read_faces(gray: np.ndarray, polarity: str, kernel_px: int) -> list[PipFace]:
+def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
+               within: list[tuple[int, int, int, int]] | None = None) -> list[PipFace]:
     """Top faces of the pip dice in one grayscale frame. gray: HxW uint8 (analysis scale); polarity:
-    "dark" or "light" pips; kernel_px: structuring size (odd, larger than a pip). Boxes in gray's px."""
+    "dark" or "light" pips; kernel_px: structuring size (odd, larger than a pip); within: boxes (x, y,
+    w, h, gray's px) to look for pips in (find_pips), None for the whole frame. Boxes in gray's px."""
     response = pip_response(gray, polarity, kernel_px)
-    pips, thr = find_pips(response, gray, kernel_px)
+    pips, thr = find_pips(response, gray, kernel_px, within=within)
     groups = merge_halves(group_faces(pips, response, thr), thr)
     faint = {id(p) for g in groups if any(q.snr < WEAK_SNR for q in g) and not _layout_face(g, gray, polarity, thr)
              for p in g if p.snr < WEAK_SNR}

@@ -14,8 +14,8 @@ import numpy as np
 from dicetower.readings import UNSURE_BELOW, DieReading
 
 from .colour import colour_name
-from .detect import (DieBody, PipFace, analysis_scale, find_close_up, find_die_bodies, find_pip_faces,
-                     may_hold_close_up)
+from .detect import (DieBody, PipFace, analysis_scale, close_up_regions, find_close_up, find_die_bodies,
+                     find_pip_faces)
 
 Classifier = Callable[..., Any]
 
@@ -124,9 +124,9 @@ class DiceReader:
         if self.classify is None:
             faces = find_pip_faces(image)
         else:
-            # bodies first: the pip search looks at smaller scales only when a die may need them
+            # bodies first: the pip search looks at smaller scales only where a die may need them
             found = find_die_bodies(image, reference)
-            faces = find_pip_faces(image, may_hold_close_up(image.shape, found))
+            faces = find_pip_faces(image, close_up_regions(image.shape, found))
             if self.die_set is not None:
                 # the set reads every die: a sure pip face is a die the body search may miss (white dice
                 # on a light table), read by the set; an unsure one (a glint, a speck) is no die to it
