@@ -163,7 +163,7 @@ def _lab_distance(lab: np.ndarray, table: np.ndarray) -> np.ndarray:
 def _lab_l1(lab: np.ndarray, colour: np.ndarray) -> np.ndarray:
     """City-block distance (HxW float32, sum of |dL|, |da|, |db|) between HxWx3 float32 Lab pixels
     and one colour (3,)."""
-    return cv2.transform(cv2.absdiff(lab, np.full(lab.shape, colour, np.float32)), np.ones((1, 3), np.float32))
+    return cv2.transform(np.abs(lab - np.asarray(colour, np.float32)), np.ones((1, 3), np.float32))
 
 
 def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
@@ -317,10 +317,10 @@ class _Ground:
         tiny = cv2.resize(small, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else small
         self.lab = cv2.cvtColor(tiny, cv2.COLOR_BGR2LAB).astype(np.float32)
 
-    def share(self, colour: np.ndarray, area_px: float, outside: np.ndarray | None = None) -> float:
-        """Pixels (of the frame, or of its `outside` part: 160-px bool mask) within GROUND_LAB of colour
-        (Lab, 3), per px of a body of area_px frame px."""
-        lab = self.lab if outside is None else self.lab[outside][:, None, :]
+    def share(self, colour: np.ndarray, area_px: float, among: np.ndarray | None = None) -> float:
+        """Pixels (of the frame, or among the given part of it: its 160-px Lab pixels, Nx1x3 float32)
+        within GROUND_LAB of colour (Lab, 3), per px of a body of area_px frame px."""
+        lab = self.lab if among is None else among
         near = cv2.countNonZero((_lab_l1(lab, colour) < GROUND_LAB).astype(np.uint8))
         return near / max(1.0, area_px * self.s * self.s)
 
@@ -332,12 +332,13 @@ class _Ground:
         for b in bodies:
             x, y, w, h = b.box
             outside[int(y * s):int(np.ceil((y + h) * s)), int(x * s):int(np.ceil((x + w) * s))] = False
+        among = self.lab[outside][:, None, :]
         out = []
         for b in bodies:
             x, y, w, h = b.box
             crop = self.image[y:y + h, x:x + w]
             px = crop[b.mask > 0] if (b.mask > 0).any() else crop.reshape(-1, 3)
-            share = self.share(_median_lab(px), cv2.countNonZero(b.mask), outside)
+            share = self.share(_median_lab(px), cv2.countNonZero(b.mask), among)
             cut = x <= 1 or y <= 1 or x + w >= W - 1 or y + h >= H - 1
             out.append(replace(b, ground_share=share, cut=cut))
         return out
