@@ -13,7 +13,7 @@ import pytest
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision import synth
 from dicetower.vision.calibrate import (LabelledCrop, calibrate, fit_temperature, readable_values,
-                                        sure_faces_of)
+                                        reader_recall, sure_faces_of)
 from dicetower.vision.faces import FaceClass, softmax
 from dicetower.vision.fewshot import PRIOR_FLOOR, FewShotModel, prior_loglik
 
@@ -73,6 +73,30 @@ def test_prior_gives_a_logo_face_the_probability_of_no_readable_value():
     assert np.argmax(ll) == 1 and ll[3] == pytest.approx(np.log(0.05), rel=1e-4)
     nothing = prior_loglik({}, prior_value)  # the reader saw no numeral: the logo is the likely face
     assert np.argmax(nothing) == 3 and nothing[0] == pytest.approx(np.log(PRIOR_FLOOR))
+
+
+def test_a_reader_that_misses_a_face_is_weak_evidence_against_it():
+    # fickett d4: the net reads the 1 but not the 2, 3, 4; it read 4 of the 1's 5 labelled photos
+    prior_value = np.array([1, -1, -1, -1])
+    y = np.repeat(np.arange(4), 5)
+    readings = [{1: 0.9}] * 4 + [{1: 0.05, 2: 0.07}] + [{1: 0.01}] * 15
+    recall = reader_recall(prior_value, y, readings)
+    assert recall[0] == pytest.approx(5 / 7)  # Laplace: (4 + 1) / (5 + 2)
+    assert np.all(recall[1:] == 1.0)
+    # the rate is the reader's on the set, pooled over the faces it reads: 9 of 10 photos read
+    two = reader_recall(np.array([1, 2, -1]), np.repeat(np.arange(3), 5),
+                        [{1: 0.9}] * 4 + [{}] + [{2: 0.8}] * 5 + [{}] * 5)
+    assert two.tolist() == pytest.approx([10 / 12, 10 / 12, 1.0])
+    nothing = {1: 0.05, 2: 0.07, 3: 0.05, 4: 0.07}  # the reader saw no 1 on a 1 it missed
+    full, mixed = prior_loglik(nothing, prior_value), prior_loglik(nothing, prior_value, recall)
+    assert full[3] - full[0] > 2.5  # counted as sure, "no 1" made a 4 17 times likelier than a 1
+    # as often as the reader misses a 1, seeing none is evidence against it by at most 1 / (1 - recall)
+    assert 0 < mixed[3] - mixed[0] < np.log(1 / (1 - recall[0]))
+    read = prior_loglik({1: 0.95}, prior_value, recall)  # a 1 the reader does read still counts
+    assert read[0] - read[3] > np.log(10)
+    # a face the reader reads as another of the set's values is evidence against this one in full
+    other = prior_loglik({2: 0.9}, np.array([1, 2, -1]), np.array([0.7, 0.7, 1.0]))
+    assert other[0] == pytest.approx(np.log(PRIOR_FLOOR)) and np.argmax(other) == 1
 
 
 def _model(prior_value, threshold):

@@ -21,10 +21,14 @@ two-reader agreement (fewshot.FewShotModel.corroborated) and the one small-sampl
     fickett d8   k=3 0.964/0.694 (before 0.964/0.702)   k=4 0.967/0.338
     fickett d12  k=3 0.919/0.815 (before 0.917/0.849)   k=4 0.931/0.736
     fickett d20  k=3 0.826/0.963 (before 0.831/0.947)   k=4 0.895/0.983
-    fickett k=5 d4 0.941/0.724 (1 sure wrong: a 1 read as 4 at 0.955, threshold 0.950; the net of
-                bee1906 now reads d4's 1, so the d4 set has a prior, and the rule before gives the
-                same threshold), d6 0.989/0.345, d8 0.983/0.457, d12 0.945/0.756, d20 0.929/0.834
-                (before: 0.941/0.70, 0.989/0.59, 0.978/0.45, 0.943/0.74, 0.929/0.83, none sure wrong)
+    fickett k=5 d4 0.941/0.753, d6 0.989/0.414, d8 0.983/0.496, d12 0.945/0.741, d20 0.929/0.834,
+                none sure wrong, with a standard reader's miss rate in its prior (fewshot.prior_loglik,
+                calibrate.reader_recall); without it (c428d0b) d4 0.941/0.724 with 1 sure wrong (a 1
+                the net read no value on, {1: 0.054}, read as 4 at 0.955 against a threshold of 0.950:
+                the net reads d4's 1 only, so its silence counted as a 17-fold "not a 1" though it
+                misses 43 of the 105 1s), d6 0.989/0.345, d8 0.983/0.457, d12 0.945/0.756, d20
+                0.929/0.834; logo d6 k=5 0.983/0.250 (0.983/0.267), Alkemy k=5 0.972/0.728
+                (0.978/0.728), k=3 and the stone unchanged
     synthetic logo d6  k=3 1.000/0.650 (before 0.983/1.000)  k=4 1.000/0.283 (1.000/0.300)
                        k=5 0.983/0.267 (1.000/0.283)
     synthetic Alkemy white+yellow+red  k=3 0.983/1.000 (0.983/1.000)  k=4 0.983/0.933 (0.983/0.922)
