@@ -13,13 +13,19 @@ from dicetower.vision.faces import FaceClass
 FICKETT = shared_dir() / "datasets" / "fickett_poly_tiles"
 
 
-@pytest.mark.skipif(not FICKETT.is_dir(), reason=f"{FICKETT} not found (the shared real photos)")
-def test_fickett_d8_from_three_tiles_per_face(tmp_path):
+def _tiles_by_face(die_type: str) -> dict[FaceClass, list]:
+    """fickett's main-cluster tiles of one die (faces_eval.fickett_tiles), grouped by face in file order."""
     from dicetower.vision.faces_eval import fickett_tiles
 
     by_face: dict[FaceClass, list] = {}
-    for t in fickett_tiles(FICKETT, "d8"):
+    for t in fickett_tiles(FICKETT, die_type):
         by_face.setdefault(t.face, []).append(t)
+    return by_face
+
+
+@pytest.mark.skipif(not FICKETT.is_dir(), reason=f"{FICKETT} not found (the shared real photos)")
+def test_fickett_d8_from_three_tiles_per_face(tmp_path):
+    by_face = _tiles_by_face("d8")
     learn = [t for ts in by_face.values() for t in ts[:3]]
     test = [t for ts in by_face.values() for t in ts[3::4]]  # every 4th held-out tile, 8 faces
     ds, report = calibrate(learn, "fickett_d8", out_dir=tmp_path / "set")
@@ -36,11 +42,7 @@ def test_fickett_d8_from_three_tiles_per_face(tmp_path):
 
 @pytest.mark.skipif(not FICKETT.is_dir(), reason=f"{FICKETT} not found (the shared real photos)")
 def test_fickett_d4_one_the_net_misses_is_not_read_as_a_sure_four(tmp_path):
-    from dicetower.vision.faces_eval import fickett_tiles
-
-    by_face: dict[FaceClass, list] = {}
-    for t in fickett_tiles(FICKETT, "d4"):
-        by_face.setdefault(t.face, []).append(t)
+    by_face = _tiles_by_face("d4")
     learn = [t for ts in by_face.values() for t in ts[:5]]
     ds, report = calibrate(learn, "fickett_d4", out_dir=tmp_path / "set")
     assert ds.meta["faces_read_by_prior"] == ["d4:1"]
