@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from dicetower import paths
+from dicetower.vision.boxes import iou
 from dicetower.vision.camera import load_image
 from dicetower.vision.colour import HUE_NAMES, colour_mask
 from dicetower.vision.faces_eval import remove_overlay
@@ -74,13 +75,6 @@ def reference_box(image: np.ndarray, colour: str) -> tuple[int, int, int, int] |
         return None
     k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
     return tuple(int(v) for v in stats[k, :4])  # type: ignore[return-value]
-
-
-def iou(a: tuple[int, ...], b: tuple[int, ...]) -> float:
-    """Intersection over union of boxes (x, y, w, h)."""
-    iw = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
-    ih = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
-    return iw * ih / max(1, a[2] * a[3] + b[2] * b[3] - iw * ih)
 
 
 def _figures(reader: DiceReader, images: Iterator[tuple[str, list[dict[str, str]]]], type_only: bool) -> dict[str, float]:

@@ -123,7 +123,8 @@ def test_colour_mask_finds_the_named_colour_only():
 def test_the_d20_in_a_dice_dome_gets_a_box_tight_by_the_bench_measure():
     """`make bench`'s tight-box rate on realdice_d20: the die read with the labelled colour has a box
     of IoU >= 0.5 with the bounding box of the largest region of that colour (the blue d20)."""
-    from bench.vision import iou, reference_box
+    from bench.vision import reference_box
+    from dicetower.vision.boxes import iou
     from dicetower.vision.reader import DiceReader
     from dicetower.vision.scoring import match
 

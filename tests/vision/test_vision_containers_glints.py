@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from bench.vision import iou
 from dicetower import paths
+from dicetower.vision.boxes import iou
 from dicetower.vision.camera import load_image
 from dicetower.vision.detect import find_die_bodies
 from dicetower.vision.reader import DiceReader

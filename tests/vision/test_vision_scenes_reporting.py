@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from dicetower import paths
+from dicetower.vision.boxes import iou
 from dicetower.vision.camera import load_image
 from dicetower.vision.detect import DieBody, find_die_bodies
 from dicetower.vision.faces import FaceResult
@@ -165,12 +166,6 @@ def test_many_numbered_dice_on_a_rendered_tray_are_found_one_body_each():
     # measured 59 of 75 found (29 of 75 when dice under 4% of the frame's side were dropped), none spurious
     assert found >= 0.7 * total, f"{found} of {total} dice found"
     assert spurious <= 3
-
-
-def iou(a, b) -> float:
-    iw = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
-    ih = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
-    return iw * ih / max(1, a[2] * a[3] + b[2] * b[3] - iw * ih)
 
 
 def test_a_numbered_die_filling_the_frame_is_found_and_a_bare_table_close_up_is_not():

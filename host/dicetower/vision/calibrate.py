@@ -41,6 +41,7 @@ import numpy as np
 
 from dicetower.paths import user_data_dir
 from dicetower.readings import UNSURE_BELOW
+from dicetower.vision.boxes import centre, holds, intersection
 from dicetower.vision.faces import DieSet, FaceClass, forget_die_set, softmax
 from dicetower.vision.fewshot import (FewShotModel, fit_fewshot, prior_loglik, read_value, reader_support,
                                       standard_values)
@@ -134,19 +135,10 @@ def as_read(box: tuple[int, int, int, int], boxes: list[tuple[int, int, int, int
     reader may frame a die by a part of it (a pip face grown to the die), and a set learned from
     such boxes, or boxes moved by a few px, read synthetic logo d6 scenes worse (5 of 8 right
     against 6)."""
-    def inter(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> int:
-        w = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
-        h = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
-        return max(0, w) * max(0, h)
-
-    def holds(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
-        cx, cy = b[0] + b[2] / 2, b[1] + b[3] / 2
-        return a[0] <= cx <= a[0] + a[2] and a[1] <= cy <= a[1] + a[3]
-
     area = box[2] * box[3]
-    same = [b for b in boxes if holds(b, box) and holds(box, b) and b[2] * b[3] >= PART_OF_DIE * area
-            and inter(b, box) >= SAME_DIE_OVERLAP * area]
-    return max(same, key=lambda b: (inter(b, box), -b[2] * b[3])) if same else box
+    same = [b for b in boxes if holds(b, centre(box)) and holds(box, centre(b)) and b[2] * b[3] >= PART_OF_DIE * area
+            and intersection(b, box) >= SAME_DIE_OVERLAP * area]
+    return max(same, key=lambda b: (intersection(b, box), -b[2] * b[3])) if same else box
 
 
 def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool] | None = None

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from .boxes import iou, overlap
 from .pips import PipFace, Pip, read_faces
 
 #: Frames are analysed with their long side at most this many px (12 MP photos are downscaled).
@@ -40,15 +41,6 @@ def _scaled_face(face: PipFace, factor: float) -> PipFace:
     return replace(face, pips=pips, box=(int(round(x * factor)), int(round(y * factor)),
                                          int(round(w * factor)), int(round(h * factor))),
                    centre=(face.centre[0] * factor, face.centre[1] * factor))
-
-
-def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
-    """Intersection over the smaller box's area (0..1)."""
-    ax, ay, aw, ah = a
-    bx, by, bw, bh = b
-    iw = max(0, min(ax + aw, bx + bw) - max(ax, bx))
-    ih = max(0, min(ay + ah, by + bh) - max(ay, by))
-    return iw * ih / max(1, min(aw * ah, bw * bh))
 
 
 def _plausible_polarity(dark: list[PipFace], light: list[PipFace]) -> list[PipFace]:
@@ -94,7 +86,7 @@ def find_pip_faces(image: np.ndarray, close_ups: bool | list[tuple[int, int, int
         faces.sort(key=lambda f: -f.confidence)
         kept: list[PipFace] = []
         for f in faces:
-            if all(_overlap(f.box, g.box) < 0.3 for g in kept):
+            if all(overlap(f.box, g.box) < 0.3 for g in kept):
                 kept.append(f)
         if kept:
             return [_scaled_face(f, 1.0 / s) for f in kept]
@@ -214,7 +206,7 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
         blobs.append(i)
     for i in blobs:
         x, y, w, h, area = stats[i]
-        if any(_overlap((x, y, w, h), c) == 1.0 for c in searched):
+        if any(overlap((x, y, w, h), c) == 1.0 for c in searched):
             continue  # within a container whose dice were found there (a patch of its floor)
         comp = (labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255
         for px, py, piece in _split_touching(comp):
@@ -350,14 +342,6 @@ def _median_lab(pixels_bgr: np.ndarray) -> np.ndarray:
     return np.median(lab, axis=0).astype(np.float32)
 
 
-def _iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
-    """Intersection over union of boxes (x, y, w, h)."""
-    iw = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
-    ih = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
-    inter = iw * ih
-    return inter / max(1, a[2] * a[3] + b[2] * b[3] - inter)
-
-
 #: Inside a container (a large blob cut by the frame's border: no whole die), a region whose side is at
 #: most this fraction of a larger region holding it is a die lying in it (the larger is a floor or a
 #: tray); a larger one is a part of a die (a face, a numeral's surround).
@@ -407,11 +391,11 @@ def _dice_inside(blob: np.ndarray, ground: _Ground, s: float) -> list[tuple[tupl
     cands.sort(key=lambda c: c[0])
     kept: list[tuple[float, tuple[int, int, int, int], np.ndarray]] = []
     for c in cands:
-        if all(_iou(c[1], k[1]) < 0.3 for k in kept):
+        if all(iou(c[1], k[1]) < 0.3 for k in kept):
             kept.append(c)
 
     def holds(outer: tuple[int, int, int, int], inner: tuple[int, int, int, int]) -> bool:
-        return max(inner[2:]) < max(outer[2:]) and _overlap(inner, outer) > 0.6
+        return max(inner[2:]) < max(outer[2:]) and overlap(inner, outer) > 0.6
 
     kept = [k for k in kept if not any(holds(k[1], o[1]) and max(o[1][2:]) <= PART_OF * max(k[1][2:]) for o in kept)]
     kept = [o for o in kept if not any(holds(k[1], o[1]) for k in kept)]

@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 from scipy import ndimage  # type: ignore[import-untyped]
+
+from .boxes import meets
 
 #: Canonical pip layouts of a d6 face, in units of the pip pitch, centred on the face.
 D6_LAYOUTS: dict[int, np.ndarray] = {
@@ -281,7 +282,7 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
     mask = (response > thr).astype(np.uint8)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if within is not None:
-        contours = [c for c in contours if any(_meets(cv2.boundingRect(c), b) for b in within)]
+        contours = [c for c in contours if any(meets(cv2.boundingRect(c), b) for b in within)]
     max_area = math.pi / 4.0 * max_diameter * max_diameter
     max_face = FACE_SIDE_DIAMETERS * max_diameter  # the face of the largest pips
 
@@ -328,11 +329,6 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
         if all(abs(pip.x - q.x) + abs(pip.y - q.y) > 1.0 for q in unique):
             unique.append(pip)
     return unique, thr
-
-
-def _meets(a: Sequence[int], b: Sequence[int]) -> bool:
-    """True when boxes a and b (x, y, w, h px) share a pixel."""
-    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
 
 
 def _segment_clear(a: Pip, b: Pip, response: np.ndarray, thr: float, pips: list[Pip]) -> bool:

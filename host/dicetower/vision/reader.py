@@ -13,6 +13,7 @@ import numpy as np
 
 from dicetower.readings import UNSURE_BELOW, DieReading
 
+from .boxes import holds, meets
 from .colour import colour_name
 from .detect import (DieBody, PipFace, analysis_scale, close_up_regions, find_close_up, find_die_bodies,
                      find_pip_faces)
@@ -155,7 +156,7 @@ class DiceReader:
         one pip far smaller than its body). Light pips the pip reader is unsure of with no die body
         around them are glints (specular highlights on a dice dome or a tray: bright, tiny, on no
         die), no die; dark pips are never highlights and stay a die (flagged unsure)."""
-        marks = {id(b): [f for f in faces if f.confidence < UNSURE_BELOW and _holds(b.box, f.centre)
+        marks = {id(b): [f for f in faces if f.confidence < UNSURE_BELOW and holds(b.box, f.centre)
                          and max(f.box[2:]) < PIP_BOX_OF_DIE * max(b.box[2:])] for b in bodies}
         marked = {id(f) for fs in marks.values() for f in fs}
         faces = [f for f in faces if not _glint(f, bodies)]
@@ -167,7 +168,7 @@ class DiceReader:
             beside = (float(np.median([max(f.box[2:]) for f in sure])), ground)
         kept: list[DieBody] = []
         for body in bodies:
-            if any(_overlaps(body.box, _grown(f.box, 0.5)) for f in pip_dice):
+            if any(meets(body.box, _grown(f.box, 0.5)) for f in pip_dice):
                 continue  # part of a pip die (its sides, its shadow) already read by its pips
             if self.die_set is None and self.reference is None and not is_die_like(image, body, beside):
                 continue
@@ -276,14 +277,4 @@ def _glint(face: PipFace, bodies: list[DieBody]) -> bool:
     """True when a pip face is light pips the pip reader is unsure of with no die body (bodies)
     around its centre: specular highlights (bright, tiny, on no die)."""
     return (face.polarity == "light" and face.confidence < UNSURE_BELOW
-            and not any(_holds(b.box, face.centre) for b in bodies))
-
-
-def _holds(box: tuple[int, int, int, int], point: tuple[float, float]) -> bool:
-    """True when box (x, y, w, h) holds point (x, y), px."""
-    return box[0] <= point[0] <= box[0] + box[2] and box[1] <= point[1] <= box[1] + box[3]
-
-
-def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
-    """True when boxes a and b (x, y, w, h) share any pixel."""
-    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+            and not any(holds(b.box, face.centre) for b in bodies))
