@@ -79,6 +79,17 @@ def numeral_classes() -> list[str]:
     return load_net().classes
 
 
+def marks_are_light(values: np.ndarray) -> bool:
+    """Whether a die's marks (numerals, symbols) are lighter than its body, from its grey levels
+    (values: any shape, float): the marks are the minority tail, so light marks on a dark die skew
+    the levels right (positive skewness; only its sign, that of the third central moment, matters).
+    True for no values."""
+    if values.size == 0:
+        return True
+    centred = values - values.mean()
+    return float(np.mean(centred ** 3)) >= 0
+
+
 def up_face_mark(grey: np.ndarray, mask: np.ndarray, centre: tuple[float, float], radius: float
                  ) -> tuple[float, float] | None:
     """Centre (x, y px) of the numeral nearest the die's centre, or None when no mark lies within
@@ -95,9 +106,7 @@ def up_face_mark(grey: np.ndarray, mask: np.ndarray, centre: tuple[float, float]
     values = grey[inner > 0]
     if values.size < 50:
         return None
-    centred = values - values.mean()
-    skew = float(np.mean(centred ** 3)) / (float(np.mean(centred ** 2)) ** 1.5 + 1e-6)
-    ink = grey if skew >= 0 else 255 - grey
+    ink = grey if marks_are_light(values) else 255 - grey
     k = int(round(0.3 * radius)) | 1
     tophat = cv2.morphologyEx(ink, cv2.MORPH_TOPHAT, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     t8 = np.where(inner > 0, tophat, 0).clip(0, 255).astype(np.uint8)
@@ -172,10 +181,8 @@ def face_patch(crop_bgr: np.ndarray, mask: np.ndarray | None = None) -> np.ndarr
     yy, xx = np.mgrid[:PATCH, :PATCH]
     inner = patch[(xx - PATCH / 2 + 0.5) ** 2 + (yy - PATCH / 2 + 0.5) ** 2 <= (0.4 * PATCH) ** 2]
     lo, mid, hi = np.percentile(inner, (2, 50, 98))
-    centred = inner - inner.mean()
-    skew = float(np.mean(centred ** 3)) / (float(np.mean(centred ** 2)) ** 1.5 + 1e-6)
     out = (patch - lo) / max(hi - lo, 8.0)
-    if skew < 0:
+    if not marks_are_light(inner):
         out = 1 - out
     return (out.clip(0, 1) * 255).astype(np.uint8)
 

@@ -54,6 +54,7 @@ import cv2
 import numpy as np
 
 from dicetower.paths import models_dir
+from dicetower.vision.numerals import marks_are_light
 from dicetower.readings import UNSURE_BELOW
 
 #: The die types told apart, in the model's class order.
@@ -477,14 +478,9 @@ def face_structure(grey: np.ndarray, gx: np.ndarray, gy: np.ndarray, die: np.nda
     tangential = per_ring(radial2) / np.maximum(per_ring(mag2), 1e-6)
     edge_h = harmonics(mag)
     # ink: the minority tone's top-hat (numerals are thinner than a quarter of the radius)
-    vals = grey[inside].astype(np.float32)
-    if len(vals):
-        centred = vals - vals.mean()
-        skew = float(np.mean(centred**3)) / (float(np.mean(centred**2)) ** 1.5 + 1e-6)
-    else:
-        skew = 0.0
     k = max(3, int(0.25 * radius)) | 1
-    hat = cv2.morphologyEx(grey, cv2.MORPH_TOPHAT if skew >= 0 else cv2.MORPH_BLACKHAT,
+    hat = cv2.morphologyEx(grey, cv2.MORPH_TOPHAT if marks_are_light(grey[inside].astype(np.float32))
+                           else cv2.MORPH_BLACKHAT,
                            cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     level = max(INK_MIN, float(cv2.threshold(hat[inside].reshape(-1, 1), 0, 255,
                                              cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0])) if inside.any() else 255.0
