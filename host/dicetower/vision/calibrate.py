@@ -43,7 +43,7 @@ from dicetower.paths import user_data_dir
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision.boxes import centre, holds, intersection
 from dicetower.vision.faces import DieSet, FaceClass, forget_die_set, softmax
-from dicetower.vision.fewshot import (FewShotModel, fit_fewshot, prior_loglik, read_value, reader_support,
+from dicetower.vision.fewshot import (FewShotModel, describe, fit_described, prior_loglik, read_value, reader_support,
                                       standard_values)
 
 AUGMENT = 1  # light/blur/centring variants per labelled crop, each at every turn (fewshot.ROTATIONS)
@@ -277,6 +277,7 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     marks = _marks(classes)
     y_all = np.array([classes.index(s.face) for s in samples])
     reader, die_type, readings = _standard_readings(samples, classes)
+    described = describe([s.crop for s in samples], rng, n_aug)  # once: every fold learns from it
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     oof_y, values_of, vouched_of, oof_readings = [], [], [], []
     for f in range(k):
@@ -284,7 +285,7 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
         test = [i for i in range(len(samples)) if fold[i] == f]
         if not test:
             continue
-        model = fit_fewshot([samples[i].crop for i in train], y_all[train], n, rng, n_aug, marks=marks)
+        model = fit_described([described[i] for i in train], y_all[train], n, rng, marks=marks)
         values = readable_values(classes, y_all[train], [readings[i] for i in train]) if reader else None
         vouched = vouched_faces(values, y_all[train], [readings[i] for i in train]) if values is not None else None
         recall = reader_recall(values, y_all[train], [readings[i] for i in train]) if values is not None else None
@@ -324,7 +325,7 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
         check.prior_value, check.vouched = values, vouched
         proba[i] = check.corroborated(proba[i], reading)
     sure_faces = sure_faces_of(y[backed], predicted[backed], n)  # a mistake the reader caught bans nothing
-    model = fit_fewshot([s.crop for s in samples], y_all, n, rng, n_aug, marks=marks)
+    model = fit_described(described, y_all, n, rng, marks=marks)
     model.mark_temperature, model.fewshot_temperature, model.threshold = mark_temperature, temperature, threshold
     model.sure_faces = sure_faces
     if reader:

@@ -23,7 +23,7 @@ import numpy as np
 
 from dicetower.vision.calibrate import CalibrationError, CalibrationReport, LabelledCrop, calibrate, find_die_crop
 from dicetower.vision.faces import DieSet, FaceClass
-from dicetower.vision.fewshot import fit_fewshot
+from dicetower.vision.fewshot import describe, fit_described
 
 SCREEN_COLS = 16  # characters per OLED row (link.tower_link.SCREEN_COLS)
 ASK_AT_MOST = 3   # faces proposed for one rolled photo before it is dropped
@@ -68,6 +68,7 @@ def panel_calibration(link: Any, camera: Any, faces: list[FaceClass], name: str,
         raise CalibrationError("panel calibration needs at least 2 shots per face (one is tested against the others)")
     total = len(faces) * shots_per_face
     samples: list[LabelledCrop] = []
+    described: list[tuple[np.ndarray, np.ndarray]] = []  # fewshot.describe of each sample, for the refits
     count = {f: 0 for f in faces}
 
     def progress() -> str:
@@ -83,6 +84,7 @@ def panel_calibration(link: Any, camera: Any, faces: list[FaceClass], name: str,
 
     def keep(face: FaceClass, crop: np.ndarray, source: str) -> None:
         samples.append(LabelledCrop(crop, face, f"{source}#{len(samples)}"))
+        described.extend(describe([crop], np.random.default_rng(len(samples)), n_aug=0))
         count[face] += 1
         say(f"[{len(samples)}/{total}] learned {face.key} from {source}")
 
@@ -132,8 +134,8 @@ def panel_calibration(link: Any, camera: Any, faces: list[FaceClass], name: str,
             continue
         misses = 0
         crop, source = shot
-        model = fit_fewshot([s.crop for s in samples], np.array([faces.index(s.face) for s in samples]),
-                            len(faces), np.random.default_rng(len(samples)), n_aug=0)
+        model = fit_described(described, np.array([faces.index(s.face) for s in samples]), len(faces),
+                              np.random.default_rng(len(samples)))
         ranked = [faces[j] for j in np.argsort(-model.logits(crop)) if count[faces[j]] < shots_per_face]
         for face in ranked[:ASK_AT_MOST]:
             link.show_screen(["IS THE DIE UP", "SHOWING", _face_text(face), "", "OK  = yes", "NO  = no", "",

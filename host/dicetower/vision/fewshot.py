@@ -445,25 +445,37 @@ def augmented_vectors(crop: np.ndarray, rng: np.random.Generator, n_aug: int, fe
     return np.concatenate(out), c.colour
 
 
+def describe(crops: list[np.ndarray], rng: np.random.Generator, n_aug: int = 1, feature: str = "hog"
+             ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The bank vectors and colour of each labelled crop (HxWx3 uint8 BGR): augmented_vectors of
+    each, [(M x D float32, (6,) float32)]. Computed once per crop, then shared by every model
+    learned from it (calibrate's cross-validation folds, the panel's refits: fit_described)."""
+    return [augmented_vectors(crop, rng, n_aug, feature) for crop in crops]
+
+
 def fit_fewshot(crops: list[np.ndarray], y: np.ndarray, n_classes: int, rng: np.random.Generator,
                 n_aug: int = 1, feature: str = "hog", marks: np.ndarray | None = None) -> FewShotModel:
-    """A FewShotModel from labelled crops (HxWx3 uint8 BGR) with class indices y (N,).
-    marks: (C,) mark index per class (default: every class its own mark). The prior and the
-    temperatures are set by calibrate.py. Raises ValueError when there are no crops."""
-    if not crops:
+    """A FewShotModel from labelled crops (HxWx3 uint8 BGR) with class indices y (N,):
+    fit_described(describe(crops)). marks: (C,) mark index per class (default: every class its own
+    mark). The prior and the temperatures are set by calibrate.py. Raises ValueError when there are
+    no crops."""
+    return fit_described(describe(crops, rng, n_aug, feature), y, n_classes, rng, feature, marks)
+
+
+def fit_described(described: list[tuple[np.ndarray, np.ndarray]], y: np.ndarray, n_classes: int,
+                  rng: np.random.Generator, feature: str = "hog", marks: np.ndarray | None = None
+                  ) -> FewShotModel:
+    """A FewShotModel from described crops (describe: [(M x D vectors, (6,) colour)]) with class
+    indices y (N,); marks as fit_fewshot. Raises ValueError when there are none."""
+    if not described:
         raise ValueError("need at least one labelled crop")
     y = np.asarray(y)
     marks = np.arange(n_classes) if marks is None else np.asarray(marks, np.int32)
-    bank, labels, crop_colours = [], [], []
-    for crop, label in zip(crops, y):
-        v, colour = augmented_vectors(crop, rng, n_aug, feature)
-        bank.append(v)
-        labels.append(np.full(len(v), marks[label], np.int32))
-        crop_colours.append(colour)
-    means, sd, weight = colour_model(np.array(crop_colours), y, n_classes)
-    bank_a = np.concatenate(bank)
+    means, sd, weight = colour_model(np.array([colour for _, colour in described]), y, n_classes)
+    bank_a = np.concatenate([v for v, _ in described])
+    labels = np.concatenate([np.full(len(v), marks[label], np.int32) for (v, _), label in zip(described, y)])
     mean, basis = principal_axes(bank_a, DIMS, rng)
-    return FewShotModel(project(bank_a, mean, basis).astype(np.float16), np.concatenate(labels), n_classes,
+    return FewShotModel(project(bank_a, mean, basis).astype(np.float16), labels, n_classes,
                         mean, basis, marks, means, sd, weight, feature)
 
 
@@ -489,12 +501,16 @@ def principal_axes(x: np.ndarray, dims: int, rng: np.random.Generator, sample: i
                    ) -> tuple[np.ndarray, np.ndarray]:
     """Mean (D,) and the `dims` principal axes (D x dims float32, largest variance first) of the rows
     of x (N x D), from at most `sample` rows drawn at random, by the eigenvectors of their Gram
-    matrix (snapshot PCA: an s x s eigenproblem instead of D x D)."""
+    matrix (snapshot PCA: an s x s eigenproblem instead of D x D; only its largest `dims`
+    eigenpairs are computed, LAPACK ?syevx)."""
+    import scipy.linalg  # type: ignore[import-untyped]  # calibration time only: reading needs OpenCV and numpy
+
     mean = x.mean(axis=0)
     rows = x[rng.choice(len(x), sample, replace=False)] if len(x) > sample else x
     c = (rows - mean).astype(np.float64)
-    vals, vecs = np.linalg.eigh(c @ c.T)
-    keep = np.argsort(-vals)[:min(dims, len(vals))]
+    s = len(c)
+    vals, vecs = scipy.linalg.eigh(c @ c.T, subset_by_index=[max(0, s - dims), s - 1], driver="evx")
+    keep = np.argsort(-vals)
     keep = keep[vals[keep] > 1e-9 * vals[keep[0]]]
     basis = c.T @ vecs[:, keep] / np.sqrt(vals[keep])
     return mean.astype(np.float32), np.ascontiguousarray(basis, np.float32)
