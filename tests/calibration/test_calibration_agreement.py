@@ -68,3 +68,42 @@ def test_a_labelled_box_is_framed_as_the_reader_frames_its_die():
     assert as_read((290, 40, 60, 60), read) == (290, 40, 60, 60)  # a box round the whole die: kept
     assert as_read((200, 200, 40, 40), read) == (200, 200, 40, 40)  # no die found there: as labelled
     assert as_read((150, 150, 40, 40), read) == (150, 150, 40, 40)  # overlapping a die's corner only
+
+
+def test_a_reader_that_reads_another_face_of_the_die_does_not_back_the_reading():
+    from dicetower.vision.fewshot import reads_another_face
+
+    # fickett d12: the net reads 2, 3, 5 on the set's photos (prior_value), not 7 or 8; on a 7 it gave
+    # 7 0.28 and 8 0.008, and the few-shot read a sure 8 (0.992): "none of 2, 3, 5" backed it at 0.92
+    prior_value = [-1, 2, 3, -1, 5, -1, -1, -1, -1, -1, -1, -1]
+    m = _model(prior_value, threshold=0.98)
+    m.face_value = np.arange(1, 13)
+    reading = {1: 0.058, 2: 0.053, 3: 0.006, 5: 0.024, 7: 0.284, 8: 0.0078, 12: 0.034}
+    p = np.full(12, 0.0007)
+    p[7] = 1 - p.sum() + p[7]
+    assert m.reader_support(7, reading) > 0.9  # the old test: the reader reads none of 2, 3, 5
+    assert not m.backed(p, reading) and not _sure(m, m.corroborated(p, reading))
+    assert reads_another_face(reading, 8) and not reads_another_face(reading, 7)
+    # a reader that reads no numeral spreads ~0.01 over the values: no evidence against any face
+    noise = {v: 0.01 for v in range(1, 13)} | {7: 0.06}
+    assert not reads_another_face(noise, 8) and m.backed(p, noise) and _sure(m, m.corroborated(p, noise))
+    # a weak lean (under 10 times the reading's own value) is no disagreement either
+    assert not reads_another_face({7: 0.3, 8: 0.05}, 8)
+    m.face_value = None  # a set without face values (symbols only): the rule is off
+    assert m.backed(p, reading)
+
+
+def test_the_reader_vouches_for_a_value_and_the_few_shot_for_its_colour():
+    # Alkemy: the 3 in white, yellow and red (one mark), and a 4 in white and red
+    m = _model([3, 3, 3, 4, 4], threshold=0.95)
+    m.marks = np.array([0, 0, 0, 1, 1])
+    sure_of_red = np.array([0.01, 0.01, 0.96, 0.01, 0.01]) * 0.9 + [0.0, 0.0, 0.0, 0.05, 0.05]
+    assert not _sure(m, sure_of_red)  # 0.864 alone: under the threshold
+    lifted = m.corroborated(sure_of_red, {3: 0.97})
+    assert _sure(m, lifted) and np.argmax(lifted) == 2
+    torn = np.array([0.02, 0.25, 0.58, 0.1, 0.05])  # the colour is not sure among the 3s
+    assert not _sure(m, m.corroborated(torn, {3: 0.97}))
+    m.marks = np.arange(5)  # faces that differ in more than colour: the reader's value picks none
+    assert not _sure(m, m.corroborated(sure_of_red, {3: 0.97}))
+    m.marks, m.vouched = np.array([0, 0, 0, 1, 1]), np.array([True, False, True, True, True])
+    assert not _sure(m, m.corroborated(sure_of_red, {3: 0.97}))  # caught sure and wrong on a 3 once

@@ -311,8 +311,9 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     z = z_fewshot / temperature + prior_weight * prior_s
     proba = softmax(z)
     predicted = proba.argmax(axis=1)
+    face_value = np.array([-1 if c.value is None else c.value for c in classes], np.int32)
     check = FewShotModel(np.zeros((0, 1)), np.zeros(0, np.int32), n, np.zeros(1), np.zeros((1, 1)), marks,
-                         np.zeros((n, 4)), np.ones(4), prior_reader=reader)
+                         np.zeros((n, 4)), np.ones(4), prior_reader=reader, face_value=face_value)
     backed = np.ones(len(y), bool)
     for i, (values, reading) in enumerate(zip(values_of, oof_readings)):
         check.prior_value = values
@@ -327,7 +328,7 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     sure_faces = sure_faces_of(y[backed], predicted[backed], n)  # a mistake the reader caught bans nothing
     model = fit_described(described, y_all, n, rng, marks=marks)
     model.mark_temperature, model.fewshot_temperature, model.threshold = mark_temperature, temperature, threshold
-    model.sure_faces = sure_faces
+    model.sure_faces, model.face_value = sure_faces, face_value
     if reader:
         model.prior_reader, model.die_type, model.prior_weight = reader, die_type, prior_weight
         model.prior_value = readable_values(classes, y_all, readings)

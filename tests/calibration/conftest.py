@@ -1,0 +1,12 @@
+"""Shared set-up for tests/calibration.
+
+BLAS runs single-threaded here: the calibration's matrix products and eigendecompositions are a few
+hundred rows, and on this 2-core machine shared by several jobs OpenBLAS's worker threads spin
+against each other (measured: tests/calibration 172 s wall and 66 s CPU with the default threads,
+66 s and 20 s with one). The variables count only when set before numpy is first imported, i.e.
+when this folder's tests run on their own (`pytest tests/calibration`)."""
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
