@@ -16,8 +16,9 @@ MATTEO = paths.shared_dir() / "datasets" / "matteop65_table_d6"
 needs_shared = pytest.mark.skipif(not MATTEO.is_dir(), reason=f"labelled photos not found at {MATTEO}")
 
 #: Train photos where dice move: pips smeared along the motion, merged into bars or crowded by their
-#: neighbours. Measured: 47 of 55 dice read right (31 before pips were split and weak pips read, 44
-#: before faint pips were read on a face their layout vouches for), none wrong and sure.
+#: neighbours. Measured: 50 of 55 dice read right (31 before pips were split and weak pips read, 44
+#: before faint pips were read on a face their layout vouches for, 47 before streaked pips were measured
+#: beside their streak and a 3 in motion on a rough face kept unsure), none wrong and sure.
 BLURRED = ["four_50", "six_42", "six_43", "six_44", "six_45", "six_46", "six_47", "six_49", "two_23",
            "two_47", "three_29", "three_36"]
 #: Valid/valid_56's label "4" boxes a die whose top face shows 1 (label error, seen in the photo).
@@ -60,7 +61,7 @@ def test_valid_split_every_die_read_and_sure():
 def test_motion_blurred_dice_read_and_never_wrong_when_sure():
     s = _score([f"images/Train/{name}.jpg" for name in BLURRED])
     assert s["dice"] == 55
-    assert s["right"] >= 46, s
+    assert s["right"] >= 49, s
     assert s["wrong_sure"] == 0, s
 
 

@@ -8,7 +8,9 @@ Pips (find_pips): compact elliptical blobs on a plain surround. Pips merged into
 close spacing are split apart at a higher threshold (_split_blob); a pip crowded by its neighbours
 or by blur (a weak pip, surround SNR 4..8) is read only beside strong ones, and a blurred pip whose
 halo fills its surround (a faint pip, SNR 2..4) only on a face of 4 to 6 pips whose layout vouches for
-it (_layout_face), which vouches for weak pips too.
+it (_layout_face), which vouches for weak pips too. A pip a motion blur drew out into a streak, whose
+ring runs along the streak into the die's blurred edge or the next pip, is measured beside the streak
+(streak_snr) and, on a plain face there, read as a faint pip.
 
 How a face is told from its neighbours: pips of one face share one size and one foreshortening, lie
 within ~4 pip diameters of each other and have clean die body between them (group_faces); a tangle
@@ -18,7 +20,8 @@ layout) is the top face; flatter pip groups beside or below it are the die's sid
 looking obliquely sees them). Confidence comes from the affine fit to the d6 layout, the pips' shape
 agreeing with the face's foreshortening plus at most a motion-blur streak (blur_ratio), pip size
 consistency and contrast; 1 to 3 pips must also sit on a plain face (face_roughness), since a glyph
-or a speck can look like a pip, and a 2 or 4 must have a bare centre (no faint pip of a 3 or 5).
+or a speck can look like a pip (3 pips in a row smeared alike are a die in motion even on a rough
+face: kept, flagged unsure), and a 2 or 4 must have a bare centre (no faint pip of a 3 or 5).
 A top face far more foreshortened than the other dice's is a die not lying flat: reported as cocked
 (GEN-D01).
 """
@@ -171,6 +174,32 @@ def surround_snr(gray: np.ndarray, x: float, y: float, radius: float) -> float:
     return float(abs(med - _median(inner)) / (spread + 1.0))
 
 
+def streak_snr(gray: np.ndarray, ellipse: tuple[tuple[float, float], tuple[float, float], float]) -> float:
+    """surround_snr of a pip smeared into a streak, measured beside it: over the band along its major
+    axis (within its half-length) at 1.3..2.3 half-widths from it. ellipse: ((x, y), (w, h), angle) px and
+    degrees as cv2.fitEllipse gives it, over gray (HxW uint8). Along a motion streak lie what the blur
+    smeared into it (the next pip of its column, the die's blurred edge), so the ring of surround_snr
+    misses a streaked pip that the plain face beside it shows clearly."""
+    (x, y), (w, h), angle = ellipse
+    a, b = max(w, h) / 2.0, max(min(w, h) / 2.0, 1.0)
+    t = math.radians(angle if w >= h else angle + 90.0)
+    r_out = max(a, 2.3 * b)
+    hh, ww = gray.shape
+    x0, x1 = max(int(x - r_out) - 1, 0), min(int(x + r_out) + 2, ww)
+    y0, y1 = max(int(y - r_out) - 1, 0), min(int(y + r_out) + 2, hh)
+    dx = (np.arange(x0, x1) - x)[None, :]
+    dy = (np.arange(y0, y1) - y)[:, None]
+    u = dx * math.cos(t) + dy * math.sin(t)
+    v = np.abs(-dx * math.sin(t) + dy * math.cos(t))
+    win = gray[y0:y1, x0:x1]
+    band = win[(np.abs(u) < a) & (v > 1.3 * b) & (v < 2.3 * b)].astype(np.float32)
+    inner = win[(u / max(0.5 * a, 1.5)) ** 2 + (v / max(0.5 * b, 1.5)) ** 2 < 1.0]
+    if band.size < 8 or inner.size == 0:
+        return 0.0
+    med = _median(band)
+    return float(abs(med - _median(inner)) / (1.4826 * _median(np.abs(band - med)) + 1.0))
+
+
 @dataclass
 class _Blob:
     """A blob of the pip mask as _blob_shape measures it: its outer contour (Nx1x2 int px), area
@@ -314,6 +343,8 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
                 return []
             return split(blob, level, depth, blob_id)
         snr = surround_snr(gray, cx, cy, max(axes) / 2.0)
+        if snr < FAINT_SNR and min(axes) < SQUARE_FACE * max(axes) and streak_snr(gray, blob.ellipse) >= MIN_SNR:
+            snr = FAINT_SNR  # a pip smeared into a streak (alone or cut from a bar): faint, read only on a face its layout vouches for
         pip = _blob_pip(blob, response, snr) if snr >= FAINT_SNR else None
         if pip is not None:
             pip.blob = blob_id
@@ -849,9 +880,13 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
                 conf = min(conf, AMBIGUOUS_CAP)  # too little layout to vouch for a weak pip
         if n <= 3:  # few pips are weak evidence of a die: the face around them must be plain
             roughness = face_roughness(g, gray, polarity)
-            if roughness > (2 * PLAIN_FACE if n == 1 else NO_FACE):
+            rough = roughness > (2 * PLAIN_FACE if n == 1 else NO_FACE)
+            if rough and (n != 3 or not _smeared_alike(g)):
                 continue  # no plain die face: a speck on a patterned die, a glyph's dots, keys, a spot on glass
-            if not _blurred_two(g, response, thr):
+            # 3 pips in a row smeared alike on a rough face: a die in motion, its blurred edges over its face;
+            # kept, its confidence lost to the roughness below (flagged unsure, not dropped: a die is not lost).
+            # Not 2: two strokes side by side are a numeral's "11" as often as a blurred 2
+            if rough or not _blurred_two(g, response, thr):
                 conf *= math.exp(-((max(0.0, roughness - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
         if ambiguous or (n in (2, 4) and _centre_marked(g, response, thr)):
             conf = min(conf, AMBIGUOUS_CAP)
@@ -860,15 +895,20 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
     return _drop_odd_lone_pips(faces)
 
 
-def _in_motion(group: list[Pip]) -> bool:
-    """True when every pip of a face is strong (surround_snr >= MIN_SNR) and smeared alike by a motion
-    blur: each elongated (roundness under SQUARE_FACE) along one direction (within MOTION_ALIGN
-    degrees). A blur spreads the die's edges and the pips' halos over the face, so its roughness is
-    no sign of a glyph or a speck there."""
-    if any(p.snr < MIN_SNR or p.roundness >= SQUARE_FACE for p in group):
+def _smeared_alike(group: list[Pip]) -> bool:
+    """True when the pips of a face are smeared alike by a motion blur: each elongated (roundness under
+    SQUARE_FACE) along one direction (within MOTION_ALIGN degrees). A blur spreads the die's edges and
+    the pips' halos over the face, so its roughness is no sign of a glyph or a speck there."""
+    if any(p.roundness >= SQUARE_FACE for p in group):
         return False
     mean = _pip_direction(group)
     return all(min(abs(p.angle - mean), 180.0 - abs(p.angle - mean)) <= MOTION_ALIGN for p in group)
+
+
+def _in_motion(group: list[Pip]) -> bool:
+    """True when every pip of a face is strong (surround_snr >= MIN_SNR) and smeared alike by a motion
+    blur (_smeared_alike)."""
+    return all(p.snr >= MIN_SNR for p in group) and _smeared_alike(group)
 
 
 def _blurred_two(group: list[Pip], response: np.ndarray, thr: float) -> bool:
@@ -911,6 +951,8 @@ def _centre_marked(group: list[Pip], response: np.ndarray, thr: float, beyond: b
     def disc_mean(x: float, y: float) -> float:
         x0, x1 = max(int(x - r), 0), min(int(x + r) + 1, w)
         y0, y1 = max(int(y - r), 0), min(int(y + r) + 1, h)
+        if x0 >= x1 or y0 >= y1:
+            return 0.0  # off the frame (a 2's line continued past a pip near the frame's edge): nothing marked
         yy, xx = np.mgrid[y0:y1, x0:x1]
         disc = response[y0:y1, x0:x1][np.hypot(xx - x, yy - y) <= r]
         return float(disc.mean()) if disc.size else 0.0
