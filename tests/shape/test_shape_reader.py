@@ -91,3 +91,35 @@ def test_look_alikes_are_never_sure_by_shape_alone():
     crop, _, _ = synth.render_shape_crop(synth.standard_spec("d20", rng), rng, 120, tilt_deg=5.0)
     r = die_type_by_shape(crop)
     assert r.unsure and r.proba["d20"] <= 0.6 + 1e-6
+
+
+def test_the_outline_has_half_the_say_of_the_inside():
+    # the inside-only expert (face edges, numerals) ignores the outline: changing only the outline
+    # features moves the logits by half of what the all-feature expert alone would move them
+    from dicetower.vision.shape import FEATURE_NAMES, INSIDE_FEATURES, OUTLINE_NAMES
+
+    model = load_model()
+    rng = np.random.default_rng(12)
+    x = model.mean + model.scale * rng.normal(size=len(FEATURE_NAMES)).astype(np.float32)
+    outline = [i for i, n in enumerate(FEATURE_NAMES) if n in OUTLINE_NAMES]
+    assert outline and not set(outline) & set(INSIDE_FEATURES.tolist())
+    assert len(outline) + len(INSIDE_FEATURES) == len(FEATURE_NAMES)
+    moved = x.copy()
+    moved[outline] += 3 * model.scale[outline]
+    dz = (moved - x) / model.scale
+    assert np.allclose(model.logits(moved) - model.logits(x), 0.5 * dz @ model.weights, atol=1e-4)
+    # and changing the inside features moves both experts
+    inside = x.copy()
+    inside[INSIDE_FEATURES] += model.scale[INSIDE_FEATURES]
+    dz = (inside - x) / model.scale
+    expected = 0.5 * (dz @ model.weights + dz[INSIDE_FEATURES] @ model.inside_weights)
+    assert np.allclose(model.logits(inside) - model.logits(x), expected, atol=1e-4)
+
+
+def test_fit_logistic_needs_one_column_per_feature():
+    from dicetower.vision.shape import fit_logistic
+
+    with pytest.raises(ValueError, match="FEATURE_NAMES"):
+        fit_logistic(np.zeros((6, 5)), np.arange(6))
+    with pytest.raises(ValueError, match="finite"):
+        fit_logistic(np.full((6, 5), np.nan), np.arange(6))

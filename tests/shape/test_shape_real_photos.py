@@ -25,7 +25,7 @@ def test_lurig_heldout_photos():
     assert len(results) == 25
     right = [r.die_type == t for r, t in results]
     sure_right = [r.die_type == t for r, t in results if not r.unsure]
-    assert sum(right) >= 20, f"{sum(right)}/25 right"  # measured 21 (0.84)
+    assert sum(right) >= 20, f"{sum(right)}/25 right"  # measured 20 (0.80; 21 with the all-feature expert alone)
     assert all(sure_right), f"{sum(sure_right)}/{len(sure_right)} sure right"
 
 
@@ -52,12 +52,13 @@ def fickett_sample(die_type: str, step: int) -> list:
 
 
 def test_fickett_tiles_types():
-    # measured on this sample: d4 11/11, d6 6/6, d8 6/7 (0/7 before shape.face_structure and close-up
-    # renders), d12 9/11 (4/11), d20 13/17 (14/17); 12 sure, all right; no d8, d12 or d20 is sure by
-    # shape alone (shape.temper_lookalikes)
+    # measured on this sample (d4, d6 every 40th tile; the look-alikes d8, d12, d20 every 10th):
+    # d4 11/11, d6 6/6, d8 26/28 (23/28 with the all-feature expert alone, before the inside-only
+    # expert: shape.ShapeModel), d12 30/41 (30/41), d20 58/68 (53/68); 11 sure, all right; no d8,
+    # d12 or d20 is sure by shape alone (shape.temper_lookalikes)
     right, n, sure, sure_right = {}, {}, 0, 0
     for t in ("d4", "d6", "d8", "d12", "d20"):
-        tiles = fickett_sample(t, 40)
+        tiles = fickett_sample(t, 10 if t in LOOKALIKES else 40)
         results = [die_type_by_shape(tile) for tile in tiles]
         n[t] = len(tiles)
         right[t] = sum(r.die_type == t for r in results)
@@ -65,6 +66,6 @@ def test_fickett_tiles_types():
         sure_right += sum(not r.unsure and r.die_type == t for r in results)
         assert not any(r.die_type in LOOKALIKES and not r.unsure for r in results), t
     assert right["d4"] >= 0.9 * n["d4"] and right["d6"] >= n["d6"] - 1, (right, n)
-    assert right["d8"] >= n["d8"] - 2 and right["d12"] >= n["d12"] - 3 and right["d20"] >= n["d20"] - 5, (right, n)
-    assert sum(right.values()) >= 0.8 * sum(n.values()), (right, n)
+    assert right["d8"] >= n["d8"] - 3 and right["d12"] >= n["d12"] - 12 and right["d20"] >= n["d20"] - 12, (right, n)
+    assert sum(right.values()) >= 0.84 * sum(n.values()), (right, n)  # measured 131/153 (0.856)
     assert sure_right == sure, (sure_right, sure)  # no sure wrong type

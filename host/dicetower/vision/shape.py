@@ -32,8 +32,14 @@ How it works:
    pentagon): per ring, the gradient energy, its share across the radius and its 3-, 5- and 6-fold
    angular harmonics, the numerals' ink; the central numeral's extent; straight edges binned by
    their distance from the centre.
-4. A multinomial logistic regression on the standardised features (numpy at run time) gives the
-   probabilities. Its temperature is fitted on out-of-fold logits by likelihood (Guo et al. 2017),
+4. Two multinomial logistic regressions on the standardised features (numpy at run time), their
+   logits averaged, give the probabilities: one on every feature, one on the features of the die's
+   inside only (INSIDE_FEATURES: face edges and numerals, not the outline). The outline of a real
+   crop often tells little or lies: the die is cut by the crop's frame (fickett's tiles), or a
+   translucent die on a pale tray gives a ragged silhouette; on fickett_poly_tiles (evaluation only)
+   the outline features separate d8 from d20 the other way round than on renders, while the face
+   structure separates them the same way and more strongly. Averaging with the inside-only
+   expert halves the outline's say. Their temperature is fitted on out-of-fold logits by likelihood (Guo et al. 2017),
    then raised until the held-out readings that come out sure (confidence >= UNSURE_BELOW) are
    right at least 99 % of the time, on real photos and on renders alike: a sure type can be
    trusted, and a die the model hesitates on is flagged. The look-alikes d8, d12 and d20 are never
@@ -329,11 +335,15 @@ FACE_STRUCTURE_NAMES: tuple[str, ...] = (
     + ("ink_central_extent", "ink_central_area", "ink_blobs")
     + tuple(f"edge_distance_{a}_{b}" for a, b in EDGE_DISTANCE_BINS)
 )
-FEATURE_NAMES: tuple[str, ...] = (
+OUTLINE_NAMES: tuple[str, ...] = (
     tuple(f"outline_h{k}" for k in range(1, HARMONICS + 1))
     + tuple(f"dp_vertices_{e}" for e in DP_EPS)
     + ("solidity", "circularity", "rect_aspect", "ellipse_aspect", "mean_angle", "angle_std", "fill_of_circle")
-    + ("radius_peaks_fine", "radius_peaks_coarse", "border_touch")
+    + ("radius_peaks_fine", "radius_peaks_coarse")
+)
+FEATURE_NAMES: tuple[str, ...] = (
+    OUTLINE_NAMES
+    + ("border_touch",)
     + ("lines_n", "lines_len", "lines_inner_len")
     + tuple(f"lines_len_{a}_{b}" for a, b in SEGMENT_BINS)
     + tuple(f"lines_orient_h{k}" for k in range(1, ORIENT_HARMONICS + 1))
@@ -341,6 +351,9 @@ FEATURE_NAMES: tuple[str, ...] = (
     + ("edges_r0", "edges_r1", "edges_r2", "edges_r3")
     + FACE_STRUCTURE_NAMES
 )
+#: columns of FEATURE_NAMES that describe the die's inside (face edges, numerals, and whether the
+#: silhouette touches the frame), not its outline: the inside-only expert's (ShapeModel)
+INSIDE_FEATURES = np.array([i for i, n in enumerate(FEATURE_NAMES) if n not in OUTLINE_NAMES])
 
 
 def features(view: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -556,21 +569,28 @@ def temper_lookalikes(proba: np.ndarray) -> np.ndarray:
 
 @dataclass
 class ShapeModel:
-    """Multinomial logistic regression on standardised shape features.
+    """Two multinomial logistic regressions on standardised shape features, their logits averaged:
+    one on every feature, one on the die's inside only (INSIDE_FEATURES; see the module's docs).
 
-    mean, scale: (F,) feature standardisation; weights: F x C; bias: (C,); temperature: logits are
-    divided by it before the softmax (fitted on held-out data); meta: provenance and figures."""
+    mean, scale: (F,) feature standardisation; weights: F x C, bias: (C,) of the all-feature expert;
+    inside_weights: len(INSIDE_FEATURES) x C, inside_bias: (C,) of the inside-only expert;
+    temperature: logits are divided by it before the softmax (fitted on held-out data); meta:
+    provenance and figures."""
 
     mean: np.ndarray
     scale: np.ndarray
     weights: np.ndarray
     bias: np.ndarray
+    inside_weights: np.ndarray
+    inside_bias: np.ndarray
     temperature: float = 1.0
     meta: dict = field(default_factory=dict)
 
     def logits(self, x: np.ndarray) -> np.ndarray:
-        """N x C class scores of N feature rows (before the temperature)."""
-        return ((np.atleast_2d(x) - self.mean) / self.scale) @ self.weights + self.bias
+        """N x C class scores of N feature rows (before the temperature): the mean of the two
+        experts' logits."""
+        z = (np.atleast_2d(x) - self.mean) / self.scale
+        return 0.5 * (z @ self.weights + self.bias + z[:, INSIDE_FEATURES] @ self.inside_weights + self.inside_bias)
 
     def proba(self, x: np.ndarray) -> np.ndarray:
         """N x C calibrated class probabilities of N feature rows, look-alikes tempered
@@ -583,7 +603,7 @@ class ShapeModel:
 
         path.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(path, mean=self.mean, scale=self.scale, weights=self.weights, bias=self.bias,
-                            temperature=self.temperature, version=FEATURE_VERSION,
+                            inside_weights=self.inside_weights, inside_bias=self.inside_bias, temperature=self.temperature, version=FEATURE_VERSION,
                             meta=json.dumps(self.meta))
 
     @classmethod
@@ -597,7 +617,8 @@ class ShapeModel:
                 if int(z["version"]) != FEATURE_VERSION:
                     raise ShapeModelError(f"shape model {path} has feature version {int(z['version'])}, "
                                           f"this code reads {FEATURE_VERSION}: {hint}")
-                return cls(z["mean"], z["scale"], z["weights"], z["bias"], float(z["temperature"]),
+                return cls(z["mean"], z["scale"], z["weights"], z["bias"], z["inside_weights"], z["inside_bias"],
+                           float(z["temperature"]),
                            json.loads(str(z["meta"])))
         except (OSError, KeyError, ValueError) as exc:
             raise ShapeModelError(f"shape model {path} is missing or unreadable ({exc}): {hint}") from exc
@@ -670,20 +691,32 @@ CLOSE_UP_EVERY = 3  # every 3rd round of training renders is cut as close-ups
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None, l2: float = L2
                  ) -> ShapeModel:
-    """Multinomial logistic regression (L-BFGS, ridge penalty l2 on standardised features) of N x F
-    features x on labels y (indices into DIE_TYPES), rows weighted by weights (default 1).
-    Temperature 1; fit it with fit_temperature on held-out logits. Raises ValueError on empty or
-    non-finite input."""
-    from scipy.optimize import minimize
-
+    """The two experts of a ShapeModel, each a multinomial logistic regression (L-BFGS, ridge
+    penalty l2 on standardised features), fitted on N x len(FEATURE_NAMES) features x with labels y
+    (indices into DIE_TYPES), rows weighted by weights (default 1). Temperature 1; fit it with
+    fit_temperature on held-out logits. Raises ValueError on empty or non-finite input or on rows of
+    another length than FEATURE_NAMES."""
     x = np.asarray(x, np.float64)
     if len(x) == 0 or not np.isfinite(x).all():
         raise ValueError("need a non-empty, finite feature matrix")
-    n, f = x.shape
-    c = len(DIE_TYPES)
-    w = np.ones(n) if weights is None else np.asarray(weights, np.float64)
+    if x.ndim != 2 or x.shape[1] != len(FEATURE_NAMES):
+        raise ValueError(f"need N x {len(FEATURE_NAMES)} features (FEATURE_NAMES), got shape {x.shape}")
+    w = np.ones(len(x)) if weights is None else np.asarray(weights, np.float64)
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
     z = (x - mean) / scale
+    weights_all, bias_all = _fit_softmax_regression(z, y, w, l2)
+    weights_in, bias_in = _fit_softmax_regression(z[:, INSIDE_FEATURES], y, w, l2)
+    return ShapeModel(mean.astype(np.float32), scale.astype(np.float32), weights_all, bias_all, weights_in, bias_in)
+
+
+def _fit_softmax_regression(z: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float
+                            ) -> tuple[np.ndarray, np.ndarray]:
+    """Weights (F x C float32) and bias (C,) of a multinomial logistic regression of standardised
+    features z (N x F) on labels y, rows weighted by w, ridge penalty l2 (L-BFGS)."""
+    from scipy.optimize import minimize
+
+    n, f = z.shape
+    c = len(DIE_TYPES)
     onehot = np.eye(c)[y]
 
     def loss(p: np.ndarray) -> tuple[float, np.ndarray]:
@@ -695,8 +728,7 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None
         return nll + l2 * (wm**2).sum() / (2 * n), np.concatenate([grad_w.ravel(), g.sum(axis=0)])
 
     res = minimize(loss, np.zeros(f * c + c), jac=True, method="L-BFGS-B", options={"maxiter": 1000})
-    return ShapeModel(mean.astype(np.float32), scale.astype(np.float32),
-                      res.x[:f * c].reshape(f, c).astype(np.float32), res.x[f * c:].astype(np.float32))
+    return res.x[:f * c].reshape(f, c).astype(np.float32), res.x[f * c:].astype(np.float32)
 
 
 def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
