@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING
 
 from dicetower.paths import models_dir, user_data_dir
 from dicetower.readings import UNSURE_BELOW
+from dicetower.vision.view import ViewEstimate
 
 if TYPE_CHECKING:
     from dicetower.vision.fewshot import FewShotModel
@@ -58,6 +59,9 @@ FEWSHOT_MODEL = "fewshot"  # set.json "model" of a calibrated set (vision/fewsho
 NUMERALS_MODEL = "numerals"  # set.json "model" of a set read by read_numbered (the standard set)
 
 MIN_SIDE = 12  # px: a crop with a shorter side cannot be read with confidence
+#: Highest confidence of a standard reading whose scene's view elevation is unsure (view.ViewEstimate.sure
+#: False): below UNSURE_BELOW, so the die is flagged
+VIEW_UNSURE_CAP = 0.5
 
 
 class DieSetError(LookupError):
@@ -173,12 +177,15 @@ class DieSet:
     path: Path | None = None
     meta: dict = field(default_factory=dict)
 
-    def classify(self, crop: np.ndarray, mask: np.ndarray | None = None) -> FaceResult:
+    def classify(self, crop: np.ndarray, mask: np.ndarray | None = None,
+                 view: ViewEstimate | None = None) -> FaceResult:
         """Classify one die crop (HxWx3 uint8 BGR, any rotation; mask: HxW uint8 die mask or None,
-        used by the standard set). A crop under MIN_SIDE px is classified but given confidence 0
+        used by the standard set; view: the scene's view.ViewEstimate or None for top-down, used by
+        the standard set, see read_numbered; a calibrated set learned its dice as its camera sees
+        them). A crop under MIN_SIDE px is classified but given confidence 0
         (too small to read: unsure). Raises ValueError when the crop is not a non-empty HxWx3 image."""
         if self.model is None:
-            result = read_numbered(crop, mask)
+            result = read_numbered(crop, mask, view)
         else:
             result = self.result_from_proba(self.model.proba(crop))
         if min(crop.shape[:2]) < MIN_SIDE:
@@ -283,14 +290,18 @@ def forget_die_set(name: str) -> None:
         _CACHE.pop(name, None)
 
 
-def read_numbered(crop: np.ndarray, mask: np.ndarray | None = None) -> FaceResult:
+def read_numbered(crop: np.ndarray, mask: np.ndarray | None = None,
+                  view: ViewEstimate | None = None) -> FaceResult:
     """The standard set's reading of a numbered die (d4, d6, d8, d10, d12, d20).
 
     crop: HxWx3 uint8 BGR, one die, any rotation; mask: HxW uint8 (non-zero = the die, from the
     detector) or None (the die's silhouette is found in the crop). The die type's probabilities come
     from its shape (shape.die_type_by_shape), the numeral's from the CNN of numerals.py (on
-    numerals.face_patch), and joint_reading combines them. A crop under MIN_SIDE px gets
-    confidence 0. Raises ValueError for a crop that is not a non-empty HxWx3 uint8 image,
+    numerals.face_patch), and joint_reading combines them. view: the scene's view elevation
+    (view.view_of_scene; None = top-down): seen obliquely, the numeral is read on the face pointing up
+    (face_patch's elevation), and when the elevation itself is unsure (view.sure False) the reading's
+    confidence is at most VIEW_UNSURE_CAP, below UNSURE_BELOW: flagged, never guessed (GEN-D01).
+    A crop under MIN_SIDE px gets confidence 0. Raises ValueError for a crop that is not a non-empty HxWx3 uint8 image,
     FileNotFoundError / shape.ShapeModelError when the shipped models are not built (`make models`)."""
     from dicetower.vision import numerals, shape
 
@@ -298,7 +309,11 @@ def read_numbered(crop: np.ndarray, mask: np.ndarray | None = None) -> FaceResul
     if min(crop.shape[:2]) < MIN_SIDE:
         return FaceResult("d6", None, 0.0, type_confidence=0.0)
     types = shape.die_type_by_shape(crop, mask).proba
-    return joint_reading(types, numerals.numeral_proba([numerals.face_patch(crop, mask)])[0])
+    elevation = 90.0 if view is None else view.elevation
+    result = joint_reading(types, numerals.numeral_proba([numerals.face_patch(crop, mask, elevation)])[0])
+    if view is not None and view.oblique and not view.sure:
+        result.confidence = min(result.confidence, VIEW_UNSURE_CAP)
+    return result
 
 
 def joint_reading(type_proba: dict[str, float], numeral_proba: np.ndarray) -> FaceResult:
@@ -352,13 +367,16 @@ def joint_reading(type_proba: dict[str, float], numeral_proba: np.ndarray) -> Fa
     return FaceResult(die_type, value, float(confidence), type_confidence=float(type_confidence))
 
 
-def classify_crop(crop_bgr: np.ndarray, die_set: str | None = None, mask: np.ndarray | None = None) -> FaceResult:
+def classify_crop(crop_bgr: np.ndarray, die_set: str | None = None, mask: np.ndarray | None = None,
+                  view: ViewEstimate | None = None) -> FaceResult:
     """Die type and face of one die crop.
 
     crop_bgr: HxWx3 uint8 BGR, one die roughly centred, the die filling most of it, any rotation,
     top-down view. die_set: None / "standard" for the shipped models, or a calibrated set's name.
     mask: HxW uint8 (non-zero = the die, e.g. detect.DieBody.mask) or None.
+    view: the scene's view elevation (view.view_of_scene of the frame the crop is cut from) or None
+    for a top-down camera; an oblique view makes the standard set read the face pointing up.
     Returns FaceResult (result.unsure => the caller flags the die, GEN-D01; a crop under MIN_SIDE
     px gets confidence 0). Raises DieSetError for an unknown die set, ValueError for a crop that is
     not a non-empty HxWx3 image."""
-    return load_die_set(die_set).classify(crop_bgr, mask)
+    return load_die_set(die_set).classify(crop_bgr, mask, view)

@@ -3,7 +3,8 @@ closing note): `python -m dicetower.vision.faces_eval`.
 
 - standard set (synthetic-trained, shipped: die type by shape x the numeral net) on
   fickett_poly_tiles (value and die type; overlay text painted out), lurig_dietype (die type, CC0)
-  and realdice_d20 (value; the die cut out by its blue colour, realdice_crop), with unsure rate and
+  and realdice_d20 (value; the die cut out by its blue colour, realdice_crop, read with the photo's
+  view elevation, view.view_of_scene), with unsure rate and
   accuracy over the sure readings; and the numeral net alone told the true die type (the value
   reading without the type cue's errors);
 - calibration on fickett_poly_tiles: `per_face` tiles of each face learned, every other main-cluster
@@ -29,6 +30,7 @@ from dicetower.readings import UNSURE_BELOW
 from dicetower.vision.calibrate import LabelledCrop, calibrate
 from dicetower.vision.camera import load_image
 from dicetower.vision.faces import FaceClass, load_die_set
+from dicetower.vision.view import TOP_DOWN, ViewEstimate, view_of_scene
 
 
 def remove_overlay(tile: np.ndarray) -> np.ndarray:
@@ -60,11 +62,11 @@ def fickett_tiles(root: Path, die_type: str, clean: bool = True, step: int = 1) 
     return out
 
 
-def realdice_crop(image: np.ndarray) -> np.ndarray | None:
-    """Evaluation only: the realdice_d20 die (the one blue die in a dome roller) cut out of a
-    640x480 frame by its colour (HSV hue 95-130, saturation >= 90, value >= 60; largest blob), a
-    square of 1.25 x its box, or None when no blue blob of 400 px or more is found. The reader's own
-    detection (detect.py) is measured separately; this isolates the face classifier."""
+def realdice_box(image: np.ndarray) -> tuple[int, int, int, int] | None:
+    """Evaluation only: the box (x, y, w, h px) of the realdice_d20 die (the one blue die in a dome
+    roller) in a 640x480 frame, by its colour (HSV hue 95-130, saturation >= 90, value >= 60; largest
+    blob), or None when no blue blob of 400 px or more is found. The reader's own detection
+    (detect.py) is measured separately; this isolates the face classifier."""
     hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
     m = ((hsv[..., 0] >= 95) & (hsv[..., 0] <= 130) & (hsv[..., 1] >= 90) & (hsv[..., 2] >= 60)).astype(np.uint8)
     m = cv2.morphologyEx(m * 255, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
@@ -72,31 +74,43 @@ def realdice_crop(image: np.ndarray) -> np.ndarray | None:
     if n < 2 or stats[1:, 4].max() < 400:
         return None
     x, y, w, h, _ = stats[1 + int(np.argmax(stats[1:, 4]))]
+    return int(x), int(y), int(w), int(h)
+
+
+def realdice_crop(image: np.ndarray) -> np.ndarray | None:
+    """Evaluation only: the realdice_d20 die cut out of a frame, a square of 1.25 x its box
+    (realdice_box), or None when it is not found."""
+    box = realdice_box(image)
+    if box is None:
+        return None
+    x, y, w, h = box
     side, cx, cy = int(max(w, h) * 1.25), x + w // 2, y + h // 2
     return image[max(0, cy - side // 2):cy + side // 2, max(0, cx - side // 2):cx + side // 2]
 
 
-def realdice_crops(root: Path, step: int = 1) -> list[tuple[np.ndarray, str, int]]:
-    """(crop, "d20", value) for every step-th labelled realdice_d20 photo whose die realdice_crop
-    finds (evaluation only: the source has no licence)."""
+def realdice_crops(root: Path, step: int = 1) -> list[tuple[np.ndarray, str, int, ViewEstimate]]:
+    """(crop, "d20", value, view) for every step-th labelled realdice_d20 photo whose die
+    realdice_box finds, view being the photo's view elevation (view.view_of_scene given that box)
+    (evaluation only: the source has no licence)."""
     out = []
     for r in list(csv.DictReader((root / "labels.csv").open()))[::step]:
         img = cv2.imread(str(root / r["image"]))
-        crop = None if img is None else realdice_crop(img)
-        if crop is not None:
-            out.append((crop, "d20", int(r["value"])))
+        box = None if img is None else realdice_box(img)
+        if box is not None:
+            out.append((realdice_crop(img), "d20", int(r["value"]), view_of_scene(img, [box])))
     return out
 
 
-def numerals_given_type(crops: list[tuple[np.ndarray, str, int | None]], name: str) -> str:
+def numerals_given_type(crops: list[tuple[np.ndarray, str, int | None, ViewEstimate | None]], name: str) -> str:
     """The numeral net alone, told the true die type (numerals.value_proba): isolates the value
-    reading from the die-type cue."""
+    reading from the die-type cue. crops: (crop, die type, value, the scene's view or None for
+    top-down)."""
     from dicetower.vision.numerals import face_patch, value_proba
 
     results, ms = [], []
-    for crop, die_type, value in crops:
+    for crop, die_type, value, view in crops:
         t = time.perf_counter()
-        proba = value_proba(face_patch(crop), die_type)
+        proba = value_proba(face_patch(crop, elevation=TOP_DOWN if view is None else view.elevation), die_type)
         ms.append(1000 * (time.perf_counter() - t))
         best = max(proba, key=proba.__getitem__)
         results.append((best == value, proba[best] >= UNSURE_BELOW, proba[best]))
@@ -113,12 +127,15 @@ def _summary(name: str, results: list[tuple[bool, bool, float]], ms: list[float]
             f"ms median {np.median(ms):.1f} p95 {np.percentile(ms, 95):.1f}")
 
 
-def standard_on(crops: list[tuple[np.ndarray, str, int | None]], name: str, type_only: bool) -> str:
+def standard_on(crops: list[tuple[np.ndarray, str, int | None, ViewEstimate | None]], name: str,
+                type_only: bool) -> str:
+    """The standard set's reading (faces.DieSet.classify, given the scene's view) of crops: (crop, die
+    type, value, view or None for top-down)."""
     ds = load_die_set(None)
     results, ms = [], []
-    for crop, die_type, value in crops:
+    for crop, die_type, value, view in crops:
         t = time.perf_counter()
-        r = ds.classify(crop)
+        r = ds.classify(crop, view=view)
         ms.append(1000 * (time.perf_counter() - t))
         ok = r.die_type == die_type and (type_only or r.value == value)
         results.append((ok, r.confidence >= UNSURE_BELOW, r.confidence))
@@ -154,7 +171,7 @@ def main() -> None:
     fickett = data / "fickett_poly_tiles"
     for die_type in ("d4", "d6", "d8", "d12", "d20"):
         tiles = fickett_tiles(fickett, die_type)
-        crops = [(t.crop, die_type, t.face.value) for t in tiles[::3]]
+        crops = [(t.crop, die_type, t.face.value, None) for t in tiles[::3]]
         print(standard_on(crops, f"standard set, fickett {die_type} (value)", type_only=False))
         print(numerals_given_type(crops, f"numeral net given the type, fickett {die_type}"))
         print(calibration_on(tiles, args.per_face, f"calibrated fickett {die_type}"))
@@ -162,7 +179,7 @@ def main() -> None:
     for r in csv.DictReader((data / "lurig_dietype" / "labels.csv").open()):
         img = cv2.imread(str(data / "lurig_dietype" / r["image"]))
         if img is not None:
-            lurig.append((img, r["die_type"], None))
+            lurig.append((img, r["die_type"], None, None))
     print(standard_on(lurig, "standard set, lurig_dietype (die type only)", type_only=True))
     crops = realdice_crops(data / "realdice_d20")
     print(standard_on(crops, "standard set, realdice_d20 (die cut by colour)", type_only=False))

@@ -14,6 +14,8 @@ Public API:
         one die as a detector would crop it (margin and centre jitter included)
     render_scene(specs_and_faces, rng, size=(640, 480)) -> (frame: HxWx3 uint8 BGR, truths: list[dict])
         several dice on one tray, ground-truth boxes (x, y, w, h) in px
+    render_oblique_scene(specs_and_faces, rng, elevation) -> (frame, truths, floor ellipse)
+        dice on a round floor seen from `elevation` degrees (the up faces foreshortened)
     DieSpec, StoneFace, standard_spec(die_type, rng), alkemy_spec(colour), demo_stone()
 
 Everything is driven by a numpy Generator: the same seed gives the same pixels.
@@ -556,11 +558,15 @@ def _face_up(solid: Polyhedron, die_type: str, fi: int, verts: np.ndarray) -> np
 
 
 def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size: int,
-                      tilt_deg: float = 8.0, spin_deg: float | None = None, info: dict | None = None
-                      ) -> tuple[np.ndarray, np.ndarray]:
+                      tilt_deg: float = 8.0, spin_deg: float | None = None, info: dict | None = None,
+                      elevation: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The die alone: (colour HxWx3 float BGR, alpha HxW float 0..1) on a size x size patch,
     the die spanning about 80% of it. spin_deg None: any rotation about the optical axis;
     a number s: the up face's marks read upright, give or take s degrees.
+    elevation: None, the face read looks at the camera (tilted up to tilt_deg); degrees (0, 90]: the
+    face read points up and the camera looks down on it from that elevation, its image "up" away
+    from the camera (the face's centre appears cos(elevation) x its inradius above the die's centre,
+    foreshortened vertically by sin(elevation)), after a random tilt of up to tilt_deg.
     info: a dict that, when given, receives how legible the mark that is read is (before camera
     effects): "mark_px", its area in px (the up face's mark; a d4's three marks of its top
     vertex), and "mark_contrast", the mean grey-level difference between its ink and the face
@@ -588,6 +594,11 @@ def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size:
     axis /= np.linalg.norm(axis) + 1e-9
     tilt = cv2.Rodrigues(axis * np.radians(rng.uniform(0, tilt_deg)))[0]
     r = tilt @ spin @ rot
+    if elevation is not None:
+        if not 0 < elevation <= 90:
+            raise ValueError(f"elevation must be in (0, 90] degrees, got {elevation}")
+        # turn the up face's normal (+z) toward image up (+y) by 90 - elevation about the x axis
+        r = cv2.Rodrigues(np.array([-np.radians(90 - elevation), 0.0, 0.0]))[0] @ r
     verts = solid.vertices @ r.T
     normals = solid.normals @ r.T
     dist = rng.uniform(4.0, 9.0)  # camera distance in die radii: perspective strength
@@ -720,16 +731,18 @@ def truth_of(spec: DieSpec, value: int) -> dict:
 
 
 def render_crop(spec: DieSpec, value: int, rng: np.random.Generator, size: int = 112,
-                background: np.ndarray | None = None, spin_deg: float | None = None
-                ) -> tuple[np.ndarray, dict]:
+                background: np.ndarray | None = None, spin_deg: float | None = None,
+                elevation: float | None = None) -> tuple[np.ndarray, dict]:
     """One die showing `value` (1..N; a stone's face number 1..6) as a detector would crop it:
     returns (crop: size x size x 3 uint8 BGR, truth dict as truth_of). The die spans 65-95% of the
     crop, off centre by up to 8%. spin_deg None: any rotation; s: marks upright +- s degrees.
-    Raises ValueError for a value the die does not have."""
+    elevation: None, the face shown looks at the camera; degrees (0, 90]: it points up and the camera
+    looks down from that elevation (_render_die_patch).
+    Raises ValueError for a value the die does not have or an elevation outside (0, 90]."""
     if not 1 <= value <= FACES[spec.die_type]:
         raise ValueError(f"{spec.die_type} has no face {value}")
     die = int(size * rng.uniform(0.68, 1.0))
-    patch, alpha = _render_die_patch(spec, value, rng, die, spin_deg=spin_deg)
+    patch, alpha = _render_die_patch(spec, value, rng, die, spin_deg=spin_deg, elevation=elevation)
     bg = (tray_background(rng, (size, size)) if background is None else background).astype(np.float32)
     off = size - die
     x = int(np.clip(off / 2 + rng.uniform(-0.08, 0.08) * size, 0, off))
@@ -762,6 +775,55 @@ def render_scene(dice: list[tuple[DieSpec, int]], rng: np.random.Generator,
         boxes.append((x, y, s, s))
         truths.append({**truth_of(spec, value), "box": box})
     return _finish(bg, rng, blur_max=0.8), truths
+
+
+def render_oblique_scene(dice: list[tuple[DieSpec, int]], rng: np.random.Generator, elevation: float,
+                         size: tuple[int, int] = (640, 480), die_px: tuple[int, int] = (36, 56)
+                         ) -> tuple[np.ndarray, list[dict], tuple[tuple[float, float], tuple[float, float], float]]:
+    """Dice on a round floor (a dice dome's or round tray's, with a darker rim) on a table, all seen
+    from a camera at `elevation` degrees above the floor's plane, its image "up" away from it: the
+    floor is an ellipse of minor/major ratio sin(elevation), each die shows its face `value` pointing
+    up (_render_die_patch's elevation). Returns (frame: HxWx3 uint8 BGR with (W, H) = size, truths:
+    one dict per die as truth_of plus "box" [x, y, w, h] px and "elevation", the floor's ellipse
+    ((cx, cy), (major, minor), 0) px). Raises ValueError for an elevation outside (0, 90] or dice
+    that cannot all be placed on the floor without overlapping."""
+    if not 0 < elevation <= 90:
+        raise ValueError(f"elevation must be in (0, 90] degrees, got {elevation}")
+    w, h = size
+    bg = tray_background(rng, size).astype(np.float32)
+    major = rng.uniform(0.55, 0.8) * min(w, h / max(np.sin(np.radians(elevation)), 0.75))
+    minor = major * np.sin(np.radians(elevation))
+    cx = w / 2 + rng.uniform(-0.05, 0.05) * w
+    cy = h / 2 + rng.uniform(-0.05, 0.05) * h
+    # the rim is the one of black and white further in grey from the table: a floor that can be seen
+    rim = np.array(COLOURS["black" if bg.mean() > 110 else "white"], np.float32)
+    floor = np.array(COLOURS[str(rng.choice(["green", "blue", "red", "purple", "teal"]))], np.float32) * 0.8
+    for colour, grow in ((rim, 1.0), (floor, 0.9)):
+        layer = np.zeros((h, w), np.uint8)
+        cv2.ellipse(layer, (int(round(cx)), int(round(cy))), (int(major * grow / 2), int(minor * grow / 2)),
+                    0, 0, 360, 255, -1, cv2.LINE_AA)
+        a = layer.astype(np.float32)[..., None] / 255
+        shade = 1 + 0.1 * _noise_field(rng, (h, w), 4)[..., None]
+        bg = bg * (1 - a) + colour * shade * a
+    truths, boxes = [], []
+    for spec, value in dice:
+        s = int(rng.integers(die_px[0], die_px[1] + 1))
+        patch, alpha = _render_die_patch(spec, value, rng, s, tilt_deg=4.0, elevation=elevation)
+        for _ in range(200):
+            t, rho = rng.uniform(0, 2 * np.pi), np.sqrt(rng.uniform(0, 1)) * 0.6
+            x = int(cx + rho * major / 2 * np.cos(t) - s / 2)
+            y = int(cy + rho * minor / 2 * np.sin(t) - s * 0.6)
+            if 0 <= x <= w - s and 0 <= y <= h - s and \
+                    all(x + s <= bx or bx + bw <= x or y + s <= by or by + bh <= y for bx, by, bw, bh in boxes):
+                break
+        else:
+            raise ValueError(f"cannot place {len(dice)} dice of {die_px} px on a floor of {major:.0f} px")
+        _composite(bg, patch, alpha, x, y, rng)
+        ys, xs = np.nonzero(alpha > 0.5)
+        box = [x + int(xs.min()), y + int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)]
+        boxes.append((x, y, s, s))
+        truths.append({**truth_of(spec, value), "box": box, "elevation": float(elevation)})
+    return _finish(bg, rng, blur_max=0.8), truths, ((float(cx), float(cy)), (float(major), float(minor)), 0.0)
 
 
 def render_shape_crop(spec: DieSpec, rng: np.random.Generator, size: int = 112, tilt_deg: float = 40.0
