@@ -20,6 +20,7 @@ import argparse
 import csv
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
@@ -81,27 +82,36 @@ def realdice_crop(image: np.ndarray) -> np.ndarray | None:
     """Evaluation only: the realdice_d20 die cut out of a frame, a square of 1.25 x its box
     (realdice_box), or None when it is not found."""
     box = realdice_box(image)
-    if box is None:
-        return None
+    return None if box is None else _square_around(image, box)
+
+
+def _square_around(image: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+    """A square of 1.25 x box's (x, y, w, h px) longer side around its centre, cut to the image."""
     x, y, w, h = box
     side, cx, cy = int(max(w, h) * 1.25), x + w // 2, y + h // 2
     return image[max(0, cy - side // 2):cy + side // 2, max(0, cx - side // 2):cx + side // 2]
 
 
-def realdice_crops(root: Path, step: int = 1) -> list[tuple[np.ndarray, str, int, ViewEstimate]]:
+#: A die to read: (crop HxWx3 uint8 BGR, die type, value or None, the scene's view or None for top-down)
+Labelled = tuple[np.ndarray, str, "int | None", "ViewEstimate | None"]
+
+
+def realdice_crops(root: Path, step: int = 1) -> list[Labelled]:
     """(crop, "d20", value, view) for every step-th labelled realdice_d20 photo whose die
     realdice_box finds, view being the photo's view elevation (view.view_of_scene given that box)
     (evaluation only: the source has no licence)."""
-    out = []
+    out: list[Labelled] = []
     for r in list(csv.DictReader((root / "labels.csv").open()))[::step]:
         img = cv2.imread(str(root / r["image"]))
-        box = None if img is None else realdice_box(img)
+        if img is None:
+            continue
+        box = realdice_box(img)
         if box is not None:
-            out.append((realdice_crop(img), "d20", int(r["value"]), view_of_scene(img, [box])))
+            out.append((_square_around(img, box), "d20", int(r["value"]), view_of_scene(img, [box])))
     return out
 
 
-def numerals_given_type(crops: list[tuple[np.ndarray, str, int | None, ViewEstimate | None]], name: str) -> str:
+def numerals_given_type(crops: Sequence[Labelled], name: str) -> str:
     """The numeral net alone, told the true die type (numerals.value_proba): isolates the value
     reading from the die-type cue. crops: (crop, die type, value, the scene's view or None for
     top-down)."""
@@ -127,8 +137,7 @@ def _summary(name: str, results: list[tuple[bool, bool, float]], ms: list[float]
             f"ms median {np.median(ms):.1f} p95 {np.percentile(ms, 95):.1f}")
 
 
-def standard_on(crops: list[tuple[np.ndarray, str, int | None, ViewEstimate | None]], name: str,
-                type_only: bool) -> str:
+def standard_on(crops: Sequence[Labelled], name: str, type_only: bool) -> str:
     """The standard set's reading (faces.DieSet.classify, given the scene's view) of crops: (crop, die
     type, value, view or None for top-down)."""
     ds = load_die_set(None)
@@ -181,9 +190,9 @@ def main() -> None:
         if img is not None:
             lurig.append((img, r["die_type"], None, None))
     print(standard_on(lurig, "standard set, lurig_dietype (die type only)", type_only=True))
-    crops = realdice_crops(data / "realdice_d20")
-    print(standard_on(crops, "standard set, realdice_d20 (die cut by colour)", type_only=False))
-    print(numerals_given_type(crops, "numeral net given the type, realdice_d20"))
+    realdice = realdice_crops(data / "realdice_d20")
+    print(standard_on(realdice, "standard set, realdice_d20 (die cut by colour)", type_only=False))
+    print(numerals_given_type(realdice, "numeral net given the type, realdice_d20"))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ outlines are region borders of Otsu thresholds of the frame's lightness, saturat
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -120,7 +121,7 @@ def _candidates(small: np.ndarray) -> tuple[list[tuple], np.ndarray]:
     return out, far
 
 
-def view_of_scene(frame: np.ndarray, dice_boxes: list[tuple[int, int, int, int]] = ()) -> ViewEstimate:
+def view_of_scene(frame: np.ndarray, dice_boxes: Sequence[tuple[int, int, int, int]] = ()) -> ViewEstimate:
     """The view elevation of a frame (HxWx3 uint8 BGR) from its floor's ellipse, given the boxes
     (x, y, w, h frame px) of the dice found in it: the largest outline that an ellipse fits
     (LOOSE_FIT or better), whole in the frame, with a major axis of at least MIN_MAJOR_OF_FRAME of the
@@ -159,7 +160,7 @@ def view_of_scene(frame: np.ndarray, dice_boxes: list[tuple[int, int, int, int]]
     elevations = np.array([e for e, _, _ in close or floors])
     elevation = float(np.median(elevations))
     # sure: closely fitted outlines, at least half of them within AGREE_DEG of their median
-    sure = bool(close) and np.mean(np.abs(elevations - elevation) <= AGREE_DEG) >= 0.5
+    sure = bool(close) and bool(np.mean(np.abs(elevations - elevation) <= AGREE_DEG) >= 0.5)
     (cx, cy), (ew, eh), angle = max(close or floors, key=lambda fl: max(fl[2][1]))[2]
     ellipse = ((cx / f, cy / f), (max(ew, eh) / f, min(ew, eh) / f), angle)
     if elevation >= TOP_DOWN_FROM:
