@@ -3,15 +3,19 @@
     from dicetower.vision.view import view_of_scene, TOP_DOWN
     view = view_of_scene(frame_bgr, dice_boxes)   # ViewEstimate
     view.elevation    # degrees above the floor's plane the camera looks from (90 = straight down)
-    view.sure         # False when a floor outline was seen but fits an ellipse too loosely to trust
+    view.sure         # False when the floor's outlines fit ellipses loosely or disagree: flag the reading
 
 A round floor (a dice dome's floor, a round tray, a dice ring) seen from an elevation e is an
 ellipse whose minor/major axis ratio is sin(e) (orthographic approximation; the minor axis points
-along the view direction). The floor is found as the largest outline in the frame that an ellipse
-fits closely, that lies whole in the frame, that is much larger than the dice and that holds them.
-A frame with no such outline is seen from above (TOP_DOWN: the tower's own camera; tiles and close-ups
-of one die, whose only round outline is the die's own). Nothing here is keyed to one dataset: the
-outlines are region borders of Otsu thresholds of the frame's lightness, saturation and a*/b* colour.
+along the view direction; a camera held upright sees the floor's far side at the image's top).
+The floor's outlines are ellipses fitted to the frame's edge chains (Canny) that edges support round
+most of their perimeter, that lie whole in the frame, that are much larger than the dice and that
+hold them; the elevation is the median of theirs (a dome's floor rings, its rim and its base are
+concentric circles, all giving it). A frame with no such outline is seen from above (TOP_DOWN: the
+tower's own camera, trays that are not round; tiles and close-ups of one die, whose only round
+outline is the die's own). Nothing here is keyed to one dataset; checked on synthetic round floors of
+known elevation (synth.render_oblique_scene), realdice_d20's dome (oblique) and the top-down sources
+(fickett tiles, matteop65, lurig, synthetic trays: all top-down).
 """
 
 from __future__ import annotations
@@ -58,10 +62,10 @@ EDGE_TOL = 1.5
 
 @dataclass(frozen=True)
 class ViewEstimate:
-    """The view of one frame: elevation (degrees, 0 < e <= 90; 90 = top-down), sure (False: the floor
-    ellipse fits loosely, readings that depend on the elevation must be flagged unsure), ellipse
-    ((cx, cy), (major, minor), angle degrees) of the floor in frame px, or None (top-down, no floor
-    seen)."""
+    """The view of one frame: elevation (degrees, 0 < e <= 90; 90 = top-down), sure (False: the floor's
+    outlines fit loosely or disagree, readings that depend on the elevation must be flagged unsure),
+    ellipse ((cx, cy), (major, minor), angle degrees) of the floor's largest outline in frame px, or
+    None (no floor seen)."""
 
     elevation: float
     sure: bool = True
@@ -122,14 +126,16 @@ def _candidates(small: np.ndarray) -> tuple[list[tuple], np.ndarray]:
 
 
 def view_of_scene(frame: np.ndarray, dice_boxes: Sequence[tuple[int, int, int, int]] = ()) -> ViewEstimate:
-    """The view elevation of a frame (HxWx3 uint8 BGR) from its floor's ellipse, given the boxes
-    (x, y, w, h frame px) of the dice found in it: the largest outline that an ellipse fits
-    (LOOSE_FIT or better), whole in the frame, with a major axis of at least MIN_MAJOR_OF_FRAME of the
-    frame's short side and MIN_MAJOR_OF_DIE x the largest die box side, holding every die's centre
-    (grown by half its major axis: a die on the far rim of a floor seen from low stands above its
-    ellipse). Its minor/major ratio gives the elevation (elevation_of_ratio); one at or above
-    TOP_DOWN_FROM, no such outline, no dice, or a frame under MIN_SCENE_SIDE px is TOP_DOWN. sure is False when the fit is below
-    SURE_FIT. Raises ValueError for a frame that is not HxWx3 uint8."""
+    """The view elevation of a frame (HxWx3 uint8 BGR) from its floor, given the boxes (x, y, w, h
+    frame px) of the dice found in it. Floor outlines: candidate ellipses (_candidates) supported by
+    edges round LOOSE_FIT of their perimeter or more, whole in the frame, of minor/major at least
+    MIN_RATIO, with a major axis of at least MIN_MAJOR_OF_FRAME of the frame's short side and
+    MIN_MAJOR_OF_DIE x the largest die box side, holding every die's centre (grown by half its major
+    axis: a die on the far rim of a floor seen from low stands above its ellipse). The elevation is
+    the median of the closely fitted outlines' (SURE_FIT) by elevation_of_ratio, or of the loose ones'
+    when none fits closely; sure when some fit closely and at least half of those lie within
+    AGREE_DEG of it. One at or above TOP_DOWN_FROM, no outline, no dice, or a frame under
+    MIN_SCENE_SIDE px is TOP_DOWN. Raises ValueError for a frame that is not HxWx3 uint8."""
     if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
         raise ValueError(f"frame must be HxWx3 uint8 BGR, got {getattr(frame, 'shape', None)} "
                          f"{getattr(frame, 'dtype', '')}")
