@@ -5,6 +5,7 @@ Interface for the reader (H2) and the service:
 
     from dicetower.vision.faces import classify_crop, load_die_set, FaceResult, DieSetError
     result = classify_crop(crop_bgr, die_set=None)   # crop_bgr: HxWx3 uint8 BGR, one die, any rotation
+    result = classify_crop(crop_bgr, view=view.view_of_scene(frame, boxes))  # a camera looking obliquely
     result.die_type      # "d4".."d20" | "stone" | ...   (the die's shape / the calibrated set's type)
     result.value         # face value 1..N (d10 "0" reads 10, GEN-D02), or None for symbol-only faces
     result.confidence    # 0..1; below dicetower.readings.UNSURE_BELOW the reading is unsure
