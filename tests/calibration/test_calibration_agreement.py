@@ -1,11 +1,14 @@
 """Two independent readers agreeing (issue 4 item 6): a calibrated set's few-shot reading that the
 standard reader reads sure, of a face only it shows, is sure beyond what the few cross-validated
 readings alone allow; a reader caught sure and wrong on the labelled photos vouches for nothing; and
-labelled boxes are framed as `dicetower read` frames the die (a set learns the crops it will read)."""
+labelled boxes are framed as `dicetower read` frames the die (a set learns the crops it will read); a
+reader that reads another face backs nothing; the reader's value and the few-shot's colour together
+pick one of a value's colours; and two readers whose error rates multiply under 0.1 % vouch together."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision.calibrate import as_read, vouched_faces
@@ -107,3 +110,33 @@ def test_the_reader_vouches_for_a_value_and_the_few_shot_for_its_colour():
     assert not _sure(m, m.corroborated(sure_of_red, {3: 0.97}))
     m.marks, m.vouched = np.array([0, 0, 0, 1, 1]), np.array([True, False, True, True, True])
     assert not _sure(m, m.corroborated(sure_of_red, {3: 0.97}))  # caught sure and wrong on a 3 once
+
+
+def test_two_readers_that_agree_make_a_face_sure_when_their_error_rates_multiply_below_a_thousandth():
+    from dicetower.vision.calibrate import agreement_error
+
+    # a d6, 5 photos per face: the few-shot alone read all 30 held out right, the net misread none
+    y = np.repeat(np.arange(6), 5)
+    prior_value = np.array([1, 2, 3, 4, 5, -1])
+    face_value = np.arange(1, 7)
+    readings = [{int(v): 0.9} if v < 6 else {} for v in face_value[y]]
+    assert agreement_error(y, y, prior_value, face_value, y, readings) == pytest.approx((1 / 32) ** 2)
+    assert agreement_error(y, y, prior_value, face_value, y, readings) <= 0.001
+    # 4 photos per face vouch for no more than (1/26)^2 = 0.0015; one few-shot error doubles the rate
+    y4 = np.repeat(np.arange(6), 4)
+    assert agreement_error(y4, y4, prior_value, face_value, y4, readings[:24]) > 0.001
+    wrong = y.copy()
+    wrong[0] = 1
+    assert agreement_error(wrong, y, prior_value, face_value, y, readings) == pytest.approx(2 / 32 / 32)
+    misread = list(readings)
+    misread[0] = {2: 0.7}  # a 1 read as 2
+    assert agreement_error(y, y, prior_value, face_value, y, misread) == pytest.approx(2 / 32 / 32)
+
+    m = _model([1, 2, 3, -1], threshold=0.97)
+    m.face_value = np.array([1, 2, 3, 6])
+    p = np.array([0.9, 0.05, 0.03, 0.02])  # the net reads 1 at 0.7: backs it, but is not sure itself
+    assert not _sure(m, m.corroborated(p, {1: 0.7}, fewshot_pick=0))
+    m.agreement_sure = True
+    assert _sure(m, m.corroborated(p, {1: 0.7}, fewshot_pick=0))
+    assert not _sure(m, m.corroborated(p, {1: 0.7}, fewshot_pick=1))  # the few-shot alone read a 2
+    assert not _sure(m, m.corroborated(p, {1: 0.45}, fewshot_pick=0))  # the net reads no value

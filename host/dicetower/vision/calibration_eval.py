@@ -42,13 +42,14 @@ collected with the net of 37c9676 (fickett k=3 and 5, synthetic k=3 to 5) under 
 two-reader agreement alone takes the logo d6 from 100/35/30 % unsure (k=3/4/5) to 22/13/10 % and
 fickett d6 k=5 from 59 to 56 %, with no sure wrong reading; floors looser than the rule of
 succession (Beta quantiles, see choose_threshold) gave 1-3 sure wrong readings on fickett d4/d12.
-After this session's two reader rules (fewshot.reads_another_face: a reader that reads another face
-of the die backs no reading; FewShotModel.reader_picks: the reader's sure value and a sure few-shot
-colour lift a face shown in several colours) and each crop described once for every fold (new random
-draws), 2026-11-21 (session 5), numeral net and synth.py as in the tree that day
-(k=3 / k=5; none sure wrong):
-    fickett d4   0.915/0.748  0.931/0.793      fickett d6   0.989/0.645  0.994/0.402
-    fickett d8   0.984/0.589  0.978/0.409      fickett d12  0.925/0.793  0.940/0.546
+After this session's three reader rules (fewshot.reads_another_face: a reader that reads another
+face of the die backs no reading; FewShotModel.reader_picks: the reader's sure value and a sure
+few-shot colour lift a face shown in several colours; calibrate.agreement_error: both readers reading
+a face is sure when their error rates multiply to <= 0.1 %) and each crop described once for every
+fold (new random draws), 2026-11-21 (session 5), numeral net and synth.py as in the tree that day,
+fickett tile #0168 of the d6 (labelled 2, shows 3) left out (k=3 / k=5; none sure wrong):
+    fickett d4   0.915/0.748  0.931/0.793      fickett d6   0.995/0.643  1.000/0.358
+    fickett d8   0.984/0.589  0.978/0.392      fickett d12  0.925/0.793  0.940/0.546
     fickett d20  0.844/0.865  0.928/0.848
     synthetic logo d6  k=3 1.000/0.417  k=4 0.983/0.200  k=5 0.983/0.183
     synthetic Alkemy   k=3 0.983/1.000  k=4 0.989/0.661  k=5 0.978/0.517
@@ -90,8 +91,14 @@ def held_out(learn: list[LabelledCrop], test: list[LabelledCrop], name: str) -> 
             f"sure {report.sure_accuracy:.3f} threshold {report.threshold:.3f}")
 
 
+#: fickett tiles whose label is wrong in the shared copy, left out of the rows: tile #0168 of the d6
+#: montage is labelled 2 and shows a 3 (seen by eye; the session 4 closing note)
+FICKETT_LABEL_ERRORS = {"images/151026d6chessexgeminicoppersteel_summary.jpg#2520,360"}
+
+
 def fickett_rows(per_face: int) -> list[str]:
-    """Held-out rows for the fickett dice with `per_face` tiles of each face learned."""
+    """Held-out rows for the fickett dice with `per_face` tiles of each face learned (label errors,
+    FICKETT_LABEL_ERRORS, left out)."""
     from dicetower.vision.faces_eval import fickett_tiles
 
     root = shared_dir() / "datasets" / "fickett_poly_tiles"
@@ -101,7 +108,8 @@ def fickett_rows(per_face: int) -> list[str]:
     for die_type in ("d4", "d6", "d8", "d12", "d20"):
         by_face: dict[FaceClass, list[LabelledCrop]] = {}
         for t in fickett_tiles(root, die_type):
-            by_face.setdefault(t.face, []).append(t)
+            if t.group not in FICKETT_LABEL_ERRORS:
+                by_face.setdefault(t.face, []).append(t)
         learn = [t for ts in by_face.values() for t in ts[:per_face]]
         test = [t for ts in by_face.values() for t in ts[per_face:]]
         rows.append(held_out(learn, test, f"fickett {die_type}, {per_face}/face"))

@@ -189,7 +189,8 @@ class FewShotModel:
     the faces the standard reader may vouch for when it is sure (corroborated(); calibrate.
     vouched_faces: it was never sure and wrong about them on the labelled photos); face_value: (C,)
     the value each class shows (its labelled value, -1 for a face of symbols only), whether the
-    reader reads it or not (backed: reads_another_face).
+    reader reads it or not (backed: reads_another_face); agreement_sure: the standard reader and
+    the few-shot reading the same face makes it sure (corroborated(); calibrate.agreement_error).
     """
 
     bank: np.ndarray
@@ -214,6 +215,7 @@ class FewShotModel:
     k_nearest: int = K_NEAREST
     vouched: np.ndarray | None = None
     face_value: np.ndarray | None = None
+    agreement_sure: bool = False
     _bank32: np.ndarray | None = field(default=None, repr=False)
 
     def confidence(self, p: float, face: int | None = None) -> float:
@@ -234,7 +236,7 @@ class FewShotModel:
         logits(), then corroborated() with the standard reader's reading when the set has a prior."""
         marks, colour, values = self.evidence(crop)
         p = softmax(self.combine(marks, colour, self.prior_loglik(values))[None])[0]
-        return self.corroborated(p, values)
+        return self.corroborated(p, values, int(np.argmax(self.combine(marks, colour, np.zeros_like(colour)))))
 
     def logits(self, crop: np.ndarray) -> np.ndarray:
         """(C,) class scores of one crop (HxWx3 uint8 BGR, any rotation), whose softmax gives the
@@ -248,15 +250,20 @@ class FewShotModel:
         return (marks[self.marks] / self.mark_temperature + colour) / self.fewshot_temperature \
             + self.prior_weight * prior
 
-    def corroborated(self, p: np.ndarray, values: dict[int, float] | None) -> np.ndarray:
+    def corroborated(self, p: np.ndarray, values: dict[int, float] | None, fewshot_pick: int | None = None
+                     ) -> np.ndarray:
         """Class probabilities p (C,) weighed against the standard reader's reading `values`
-        ({value: probability}, standard_values) of the most probable class j (reader_support):
+        ({value: probability}, standard_values) of the most probable class j (reader_support);
+        fewshot_pick: the class the few-shot evidence alone (marks and colour) reads, or None:
         - the reader does not back j (backed(): support < 0.5, the two readers disagree or the
           reader sees nothing; or it reads another face of the die, reads_another_face): p[j] is
           capped just under the set's threshold: the reading is unsure, never a few-shot guess
           from 3-5 photos given as sure against the standard reader;
         - the reader is sure of j (support >= UNSURE_BELOW, the reader's own sure level: its sure
-          readings are right 99.9 % of the time on its held-out data), j is the only face showing
+          readings are right 99.9 % of the time on its held-out data; or, in a set whose two
+          readers' error rates multiply to at most 0.1 % (agreement_sure, calibrate.
+          agreement_error), the reader reads j's value (read_value) and the few-shot alone reads
+          j too: two independent readings agree), j is the only face showing
           what the reader read (its value, or "none of the readable values" for a lone logo), and
           the set's cross-validation never caught the reader sure and wrong about j (vouched), or j
           is the colour the few-shot is sure of among faces that show it (reader_picks): two
@@ -271,7 +278,9 @@ class FewShotModel:
         out = p.copy()
         if not self.backed(p, values):
             out[j] = min(out[j], self.threshold * 0.999)
-        elif (support >= UNSURE_BELOW and self.vouched is not None and p[j] < self.threshold
+        elif ((support >= UNSURE_BELOW or self.agreement_sure and fewshot_pick == j
+               and read_value(values, self.prior_value) == self.prior_value[j] >= 0)
+              and self.vouched is not None and p[j] < self.threshold
               and self.vouched[self.prior_value == self.prior_value[j]].all() and self.reader_picks(p, j)):
             rest = 1.0 - p[j]
             out[j] = self.threshold
@@ -362,7 +371,8 @@ class FewShotModel:
                             sure_faces=np.ones(self.n_classes, bool) if self.sure_faces is None else self.sure_faces,
                             k_nearest=self.k_nearest,
                             vouched=np.zeros(self.n_classes, bool) if self.vouched is None else self.vouched,
-                            face_value=np.full(self.n_classes, -1) if self.face_value is None else self.face_value)
+                            face_value=np.full(self.n_classes, -1) if self.face_value is None else self.face_value,
+                            agreement_sure=self.agreement_sure)
 
     @classmethod
     def load(cls, path: Path) -> "FewShotModel":
@@ -378,7 +388,7 @@ class FewShotModel:
                        float(z["prior_weight"]),
                        float(z["fewshot_temperature"]),
                        float(z["threshold"]), z["sure_faces"].astype(bool), int(z["k_nearest"]),
-                       z["vouched"].astype(bool), z["face_value"].astype(np.int32))
+                       z["vouched"].astype(bool), z["face_value"].astype(np.int32), bool(z["agreement_sure"]))
 
 
 def standard_values(crop: np.ndarray, die_type: str, reader: str) -> dict[int, float]:
