@@ -36,7 +36,7 @@ def test_fickett_d8_from_three_tiles_per_face(tmp_path):
     assert sum(right) / len(test) >= 0.9, (sum(right), len(test))  # measured 0.96 over all 248 held out
     # a sure reading needs the numeral net to back it (calibrate.py): 17 of 64 sure with the net of
     # 37c9676 (the net made cautious), 70 % of all 248 with the one before
-    assert sum(sure) >= len(test) / 5  # some readings are given as sure ...
+    assert sum(sure) >= len(test) / 4  # some readings are given as sure (measured 23 of 64, session 5) ...
     assert all(ok for ok, s in zip(right, sure) if s)  # ... and those are all right
 
 

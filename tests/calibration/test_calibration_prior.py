@@ -51,7 +51,7 @@ def test_logo_d6_from_three_photos_per_face_reads_numerals_by_the_net_and_the_lo
     # calibration_eval's logo set at k=3 was 100 % unsure, until a face both readers read sure was
     # made sure (FewShotModel.corroborated) and the threshold's floor 1 - 1/N replaced (choose_threshold)
     assert right.mean() >= 0.94, right.mean()
-    assert 1 - sure.mean() <= 0.3, sure.mean()
+    assert 1 - sure.mean() <= 0.2, sure.mean()  # measured 2 of 24 unsure (session 5)
     assert not np.any(~right & sure)
 
 
@@ -63,6 +63,9 @@ def test_alkemy_bodies_told_apart_by_colour_from_four_photos_per_face(tmp_path):
     assert np.mean([c == t.face.face_colour for c, t in zip(colours, test)]) >= 0.97  # measured 1.000
     right, sure = _held_out(ds, test)
     assert right.mean() >= 0.88, right.mean()  # measured 0.989 over 180 (before: 0.739, all unsure)
+    # the numeral net's sure value and a sure few-shot colour pick one of the 3's colours (FewShotModel.
+    # reader_picks): measured 11 of 18 unsure (session 5); every reading was unsure before it
+    assert 1 - sure.mean() <= 0.75, sure.mean()
     assert not np.any(~right & sure)
 
 
