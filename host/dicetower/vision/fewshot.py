@@ -296,7 +296,8 @@ class FewShotModel:
         differ only in colour (one mark: Alkemy's white, yellow and red 3) and the few-shot gives j at
         least the set's threshold among them (its colour as sure as a reading the cross-validation
         vouches for). Measured (calibration_eval, Alkemy k=5): 42 of the 135 unsure readings made
-        sure, none wrong."""
+        sure, none wrong (0.75 -> 0.52 unsure)."""
+        assert self.prior_value is not None
         group = self.prior_value == self.prior_value[j]
         if np.count_nonzero(group) == 1:
             return True
