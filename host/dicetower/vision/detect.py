@@ -208,16 +208,97 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
         x, y, w, h, area = stats[i]
         if any(overlap((x, y, w, h), c) == 1.0 for c in searched):
             continue  # within a container whose dice were found there (a patch of its floor)
-        comp = (labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255
-        for px, py, piece in _split_touching(comp):
-            ph, pw = piece.shape
-            if cv2.countNonZero(piece) < 0.45 * pw * ph or max(pw, ph) > 2.0 * min(pw, ph):
-                continue  # dice are compact, not cables or edges
-            if max(pw, ph) < min_side_frac * long_side:
-                continue
-            pbox = (int((x + px) * f), int((y + py) * f), int(round(pw * f)), int(round(ph * f)))
-            bodies.append(DieBody(pbox, cv2.resize(piece, (pbox[2], pbox[3]), interpolation=cv2.INTER_NEAREST)))
+        bodies += _compact_pieces((labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255, (x, y), f,
+                                  min_side_frac * long_side)
+    if reference is None and find_close_up(image) is None:  # a close-up's die has no table round its swirls
+        bodies = _with_chroma_bodies(bodies, small, f, min_side_frac * long_side, max_side_frac * long_side,
+                                     searched)
     return ground.measure(bodies)
+
+
+def _compact_pieces(comp: np.ndarray, corner: tuple[int, int], f: float, min_side: float) -> list[DieBody]:
+    """The die bodies in one blob (comp: hxw uint8 mask, 255 = blob, its box's corner (x, y) in the
+    analysed frame, whose px are f frame px): its pieces (_split_touching) that are compact (fill >= 0.45
+    of their box, aspect <= 2: dice, not cables, edges or wood grain) and at least min_side analysed
+    px long; box and mask in frame px."""
+    out = []
+    for px, py, piece in _split_touching(comp):
+        ph, pw = piece.shape
+        if cv2.countNonZero(piece) < 0.45 * pw * ph or max(pw, ph) > 2.0 * min(pw, ph) or max(pw, ph) < min_side:
+            continue
+        pbox = (int((corner[0] + px) * f), int((corner[1] + py) * f), int(round(pw * f)), int(round(ph * f)))
+        out.append(DieBody(pbox, cv2.resize(piece, (pbox[2], pbox[3]), interpolation=cv2.INTER_NEAREST)))
+    return out
+
+
+def _chromaticity_distance(small: np.ndarray) -> np.ndarray:
+    """Per-pixel distance (HxW float32, 0..~1.2) of a frame's chromaticity (B, G, R over their sum: the
+    colour without its lightness) from the median chromaticity of the frame's border strip (the table).
+    A shadow and wood grain are the table's colour darker, so they hardly differ; a die of any hue,
+    and a white or black die on a tinted table, does. small: HxWx3 uint8 BGR."""
+    bgr = cv2.GaussianBlur(small, (5, 5), 0).astype(np.float32)
+    chroma = bgr / (cv2.transform(bgr, np.ones((1, 3), np.float32))[..., None] + 1.0)
+    h, w = chroma.shape[:2]
+    b = max(2, int(0.04 * min(h, w)))
+    border = np.concatenate([chroma[:b].reshape(-1, 3), chroma[-b:].reshape(-1, 3),
+                             chroma[:, :b].reshape(-1, 3), chroma[:, -b:].reshape(-1, 3)])
+    return _lab_distance(chroma, np.median(border, axis=0))
+
+
+def _with_chroma_bodies(bodies: list[DieBody], small: np.ndarray, f: float, min_side: float,
+                        max_side: float, searched: list[tuple[int, int, int, int]]) -> list[DieBody]:
+    """bodies (found by colour distance from the table) completed by the compact blobs of a colour
+    unlike the table's (_chromaticity_distance, Otsu-thresholded), whole in the frame (small: the
+    analysed frame, f frame px per its px; sides from min_side to max_side of its px). The Lab
+    distance takes a die's shadow and the wood grain around it for part of the die (one blob cut by
+    the frame's border, or no compact blob at all); chromaticity sees the die alone. A blob of this
+    pass is added where no body was found, and replaces the bodies it overlaps that are cut by the
+    border (a die with its shadow) or smaller than it (pieces of one die: its numerals, a speckled
+    die's spots); where a larger whole body was found, that body stays. Containers whose dice were
+    found are not searched again (searched: their boxes in small's px): their floor and wall are no
+    table. The caller skips this pass on a close-up (find_close_up): the die fills the frame, and its
+    swirls and faces are no dice."""
+    dist8 = np.clip(_chromaticity_distance(small) * 1000, 0, 255).astype(np.uint8)
+    _, mask = cv2.threshold(dist8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, se)
+    mask = cv2.morphologyEx(closed, cv2.MORPH_OPEN, se)
+    _, joined, joined_stats, _ = cv2.connectedComponentsWithStats(closed)
+    H, W = small.shape[:2]
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        jx, jy, jw, jh, joined_area = joined_stats[joined[labels == i][0]]
+        if (not min_side <= max(w, h) <= max_side or jx == 0 or jy == 0 or jx + jw >= W or jy + jh >= H
+                or joined_area > JOINED_MAX * area or any(overlap((x, y, w, h), c) > 0.5 for c in searched)):
+            continue  # not whole in the frame, held by a thin thing (a cable's bead), or in a container
+        comp = _filled((labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255)
+        for new in _compact_pieces(comp, (x, y), f, min_side):
+            met = [b for b in bodies if overlap(b.box, new.box) >= 0.3]
+            if any(not _cut_in(b.box, small.shape, f) and b.box[2] * b.box[3] >= new.box[2] * new.box[3] for b in met):
+                continue
+            bodies = [b for b in bodies if not any(b is m for m in met)] + [new]
+    return bodies
+
+
+#: A blob of the chromaticity pass is a die only when thin strokes (gaps the 5 px opening cuts: a
+#: cable, a crack) join it to at most this many times its area (wood grain's specks add a little).
+JOINED_MAX = 1.5
+
+
+def _filled(comp: np.ndarray) -> np.ndarray:
+    """A blob mask (hxw uint8, 255 = blob) with its holes filled (a die's numerals, pips and speckles)."""
+    contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = np.zeros_like(comp)
+    cv2.drawContours(out, contours, -1, 255, cv2.FILLED)
+    return out
+
+
+def _cut_in(box: tuple[int, int, int, int], shape: tuple[int, ...], f: float) -> bool:
+    """True when box (x, y, w, h frame px) touches the border of a frame analysed at shape (H, W[, C])
+    with f frame px per px."""
+    x, y, w, h = box
+    return x <= f or y <= f or x + w >= (shape[1] - 1) * f or y + h >= (shape[0] - 1) * f
 
 
 #: Lab distance (sum of |dL|, |da|, |db|, OpenCV 8-bit Lab) within which a pixel has a body's colour.
