@@ -15,7 +15,6 @@ from dicetower.readings import UNSURE_BELOW, DieReading
 
 from .boxes import holds, meets
 from .colour import colour_name
-from .view import ViewEstimate, view_of_scene
 from .detect import (DieBody, PipFace, analysis_scale, close_up_regions, find_close_up, find_die_bodies,
                      find_pip_faces)
 
@@ -84,7 +83,8 @@ class DiceReader:
     decided apart from which face it shows (is_die_like); a die-like blob is reported even when the
     classifier is unsure of its face (flagged unsure), any other is dropped. A frame in which
     nothing is found may be a close-up of one die (detect.find_close_up). With die_set, every
-    die-sized blob is read and unsure ones are flagged. Frames longer than READ_LONG_SIDE px are
+    die-sized blob is read and unsure ones are flagged; a body cut by the frame's border is read unsure
+    (CUT_CONFIDENCE_MAX). Frames longer than READ_LONG_SIDE px are
     read on a downscaled copy.
     Raises faces.DieSetError for an unknown die set, ValueError when no face classifier is installed.
     """
@@ -143,8 +143,7 @@ class DiceReader:
         readings = [DieReading("d6", face.value, clip_box(face.box, image.shape), face.confidence,
                                colour=colour_name(body_pixels(image, face)), cocked=face.cocked)
                     for face in faces]
-        view = view_of_scene(image, [b.box for b in bodies]) if bodies else None
-        return readings + [self._classified(image, body, view) for body in bodies]
+        return readings + [self._classified(image, body) for body in bodies]
 
     def _numbered_bodies(self, image: np.ndarray, faces: list[PipFace],
                          bodies: list[DieBody]) -> tuple[list[PipFace], list[DieBody]]:
@@ -178,21 +177,27 @@ class DiceReader:
         given_way = {id(f) for b in kept for f in marks[id(b)]}
         return [f for f in faces if id(f) not in given_way], kept
 
-    def _classified(self, image: np.ndarray, body: DieBody, view: ViewEstimate | None) -> DieReading:
-        """Read one die body with faces.classify_crop, given the body's tight box, its mask (which
-        pixels of the crop are the die) and the scene's view elevation, unsure when the classifier is."""
+    def _classified(self, image: np.ndarray, body: DieBody) -> DieReading:
+        """Read one die body with faces.classify_crop, given the body's tight box and its mask (which
+        pixels of the crop are the die), unsure when the classifier is or when the body is cut by
+        the frame's border (CUT_CONFIDENCE_MAX)."""
         assert self.classify is not None
         x, y, w, h = body.box
         crop = image[y:y + h, x:x + w]
         mask = body.mask[:crop.shape[0], :crop.shape[1]]
-        oblique = {"view": view} if view is not None and view.oblique else {}  # top-down: the classifier's default
-        result = self.classify(crop, die_set=self.die_set, mask=mask, **oblique)
+        result = self.classify(crop, die_set=self.die_set, mask=mask)
         body_px = crop[mask > 0] if (mask > 0).any() else crop.reshape(-1, 3)
-        return DieReading(result.die_type, result.value, body.box, float(result.confidence),
+        confidence = min(float(result.confidence), CUT_CONFIDENCE_MAX) if body.cut else float(result.confidence)
+        return DieReading(result.die_type, result.value, body.box, confidence,
                           colour=colour_name(body_px), face_colour=result.face_colour,
                           symbols=list(result.symbols))
 
 
+#: A die body cut by the frame's border (DieBody.cut) shows part of its face at most: its reading (with a
+#: calibrated set or a reference frame, which read such bodies) is at most this confident, below
+#: UNSURE_BELOW, so it is flagged unsure, never a sure value read from part of a face (GEN-D01: the
+#: player confirms it or rolls again). matteop65 Valid/valid_8's dark corner read a sure 1 before.
+CUT_CONFIDENCE_MAX = 0.5
 #: A pip face's box side is about this fraction of its die's side (matteop65: 0.6..0.75).
 PIP_BOX_OF_DIE = 0.7
 #: A die's colour is not the ground's: at most this many pixels of its colour lie outside every body,
