@@ -15,6 +15,7 @@ from dicetower.readings import UNSURE_BELOW, DieReading
 
 from .boxes import holds, meets
 from .colour import colour_name
+from .view import ViewEstimate, view_of_scene
 from .detect import (DieBody, PipFace, analysis_scale, close_up_regions, find_close_up, find_die_bodies,
                      find_pip_faces)
 
@@ -143,7 +144,8 @@ class DiceReader:
         readings = [DieReading("d6", face.value, clip_box(face.box, image.shape), face.confidence,
                                colour=colour_name(body_pixels(image, face)), cocked=face.cocked)
                     for face in faces]
-        return readings + [self._classified(image, body) for body in bodies]
+        view = view_of_scene(image, [b.box for b in bodies]) if bodies else None
+        return readings + [self._classified(image, body, view) for body in bodies]
 
     def _numbered_bodies(self, image: np.ndarray, faces: list[PipFace],
                          bodies: list[DieBody]) -> tuple[list[PipFace], list[DieBody]]:
@@ -177,15 +179,16 @@ class DiceReader:
         given_way = {id(f) for b in kept for f in marks[id(b)]}
         return [f for f in faces if id(f) not in given_way], kept
 
-    def _classified(self, image: np.ndarray, body: DieBody) -> DieReading:
-        """Read one die body with faces.classify_crop, given the body's tight box and its mask (which
-        pixels of the crop are the die), unsure when the classifier is or when the body is cut by
-        the frame's border (CUT_CONFIDENCE_MAX)."""
+    def _classified(self, image: np.ndarray, body: DieBody, view: ViewEstimate | None) -> DieReading:
+        """Read one die body with faces.classify_crop, given the body's tight box, its mask (which
+        pixels of the crop are the die) and the scene's view elevation, unsure when the classifier is
+        or when the body is cut by the frame's border (CUT_CONFIDENCE_MAX)."""
         assert self.classify is not None
         x, y, w, h = body.box
         crop = image[y:y + h, x:x + w]
         mask = body.mask[:crop.shape[0], :crop.shape[1]]
-        result = self.classify(crop, die_set=self.die_set, mask=mask)
+        oblique = {"view": view} if view is not None and view.oblique else {}  # top-down: the classifier's default
+        result = self.classify(crop, die_set=self.die_set, mask=mask, **oblique)
         body_px = crop[mask > 0] if (mask > 0).any() else crop.reshape(-1, 3)
         confidence = min(float(result.confidence), CUT_CONFIDENCE_MAX) if body.cut else float(result.confidence)
         return DieReading(result.die_type, result.value, body.box, confidence,
