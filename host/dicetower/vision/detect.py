@@ -268,11 +268,13 @@ def _with_chroma_bodies(bodies: list[DieBody], small: np.ndarray, f: float, min_
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
     for i in range(1, n):
         x, y, w, h, area = stats[i]
-        jx, jy, jw, jh, joined_area = joined_stats[joined[labels == i][0]]
-        if (not min_side <= max(w, h) <= max_side or jx == 0 or jy == 0 or jx + jw >= W or jy + jh >= H
-                or joined_area > JOINED_MAX * area or any(overlap((x, y, w, h), c) > 0.5 for c in searched)):
-            continue  # not whole in the frame, held by a thin thing (a cable's bead), or in a container
-        comp = _filled((labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255)
+        if not min_side <= max(w, h) <= max_side or any(overlap((x, y, w, h), c) > 0.5 for c in searched):
+            continue
+        own = labels[y:y + h, x:x + w] == i
+        jx, jy, jw, jh, joined_area = joined_stats[joined[y:y + h, x:x + w][own][0]]
+        if jx == 0 or jy == 0 or jx + jw >= W or jy + jh >= H or joined_area > JOINED_MAX * area:
+            continue  # not whole in the frame, or held by a thin thing (a cable's bead)
+        comp = _filled(own.astype(np.uint8) * 255)
         for new in _compact_pieces(comp, (x, y), f, min_side):
             met = [b for b in bodies if overlap(b.box, new.box) >= 0.3]
             if any(not _cut_in(b.box, small.shape, f) and b.box[2] * b.box[3] >= new.box[2] * new.box[3] for b in met):
