@@ -257,31 +257,32 @@ def _blob_pip(blob: _Blob, response: np.ndarray, snr: float) -> Pip:
                snr=snr)
 
 
-def _split_blob(response: np.ndarray, mask: np.ndarray, level: float) -> tuple[list[tuple[np.ndarray, int, int]], float]:
+def _split_blob(response: np.ndarray, mask: np.ndarray, level: float,
+                relief: np.ndarray) -> tuple[list[tuple[np.ndarray, int, int]], float]:
     """A blob of merged pips (mask: hxw uint8, 1 on the blob, over response, an hxw uint8 crop) split
     into its pips: the lowest threshold above level (in steps of SPLIT_STEP) at which the blob falls
     apart into two or more cores (of 2 px or more), each core then grown back over the blob by a
-    watershed on the response. Returns the pieces of MIN_PIP_AREA_PX or more (each a mask over its
-    bounding box, uint8, and that box's x, y px in the crop), [] when the blob does not fall apart, and
-    the threshold that split it. Thresholds are tried up to the blob's highest response (above it
-    nothing is left; counting its peaks first to stop at the second highest cost more than the few
-    more thresholds it spares)."""
+    watershed on the response (relief: (h+2)x(w+2)x3 uint8, 255 - response as BGR over the crop grown
+    by 1 px each side; the watershed never reads that outer ring, which it marks as boundary). Returns
+    the pieces of MIN_PIP_AREA_PX or more (each a mask over its bounding box, uint8, and that box's x, y
+    px in the crop), [] when the blob does not fall apart, and the threshold that split it. Thresholds are tried while 4 or more pixels lie above them (two
+    cores of 2 px; counting the blob's peaks first to stop at the second highest cost more than the
+    few thresholds it spares)."""
     masked = response * mask
     t = level * SPLIT_STEP
-    top = float(masked.max())
-    while t < top:
-        n, cores, stats, _ = cv2.connectedComponentsWithStats((masked > t).view(np.uint8))
+    while True:
+        above = (masked > t).view(np.uint8)
+        if np.count_nonzero(above) < 4:
+            return [], t  # too few pixels left for two cores of 2 px, here or at any higher threshold
+        n, cores, stats, _ = cv2.connectedComponentsWithStats(above)
         seeds = stats[:, cv2.CC_STAT_AREA] >= 2
         seeds[0] = False  # the background
         if np.count_nonzero(seeds) >= 2:
             break
         t *= SPLIT_STEP
-    else:
-        return [], t
     # padded by 1 px: OpenCV's watershed marks the image's outer ring as boundary
     markers = cv2.copyMakeBorder(np.where(seeds, np.arange(n, dtype=np.int32), 0)[cores],
                                  1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
-    relief = cv2.cvtColor(cv2.copyMakeBorder(255 - response, 1, 1, 1, 1, cv2.BORDER_REPLICATE), cv2.COLOR_GRAY2BGR)
     cv2.watershed(relief, markers)
     labels = np.maximum(markers[1:-1, 1:-1] * mask, 0)  # the watershed's lines between pieces: 0
     sizes = np.bincount(labels.ravel(), minlength=n)[:n]
@@ -314,6 +315,7 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
         contours = [c for c in contours if any(meets(cv2.boundingRect(c), b) for b in within)]
     max_area = math.pi / 4.0 * max_diameter * max_diameter
     max_face = FACE_SIDE_DIAMETERS * max_diameter  # the face of the largest pips
+    relief: list[np.ndarray] = []
 
     def split(blob: _Blob, level: float, depth: int, blob_id: int) -> list[Pip]:
         """The pips the blob falls apart into (none when it does not)."""
@@ -322,7 +324,11 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
         x, y, w, h = blob.box
         inside = np.zeros((h, w), np.uint8)
         cv2.drawContours(inside, [blob.contour], -1, 1, -1, offset=(-x, -y))
-        pieces, split_at = _split_blob(response[y:y + h, x:x + w], inside, level)
+        if not relief:  # the watershed's relief, made once per frame when its first blob is split
+            relief.append(cv2.cvtColor(255 - response, cv2.COLOR_GRAY2BGR))
+        # a blob is whole in the frame (_blob_shape), so its box grown by 1 px lies in the frame
+        pieces, split_at = _split_blob(response[y:y + h, x:x + w], inside, level,
+                                       relief[0][y - 1:y + h + 1, x - 1:x + w + 1])
         found: list[Pip] = []
         for piece, px, py in pieces:
             outer, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x + px, y + py))
@@ -343,16 +349,17 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
                 return []
             return split(blob, level, depth, blob_id)
         snr = surround_snr(gray, cx, cy, max(axes) / 2.0)
-        if snr < FAINT_SNR and min(axes) < SQUARE_FACE * max(axes) and streak_snr(gray, blob.ellipse) >= MIN_SNR:
-            snr = FAINT_SNR  # a pip smeared into a streak (alone or cut from a bar): faint, read only on a face its layout vouches for
-        pip = _blob_pip(blob, response, snr) if snr >= FAINT_SNR else None
-        if pip is not None:
-            pip.blob = blob_id
         # merged pips have no plain ring around them: a pip on a busier one may be several
         found = split(blob, level, depth, blob_id) if snr < MIN_SNR else []
-        if pip is not None and len(found) < 2:
-            return [pip]  # a blob that does not fall apart into pips is one pip (smeared, or its halo blurred)
-        return found
+        if len(found) >= 2:
+            return found
+        if snr < FAINT_SNR and min(axes) < SQUARE_FACE * max(axes) and streak_snr(gray, blob.ellipse) >= MIN_SNR:
+            snr = FAINT_SNR  # a pip smeared into a streak (alone or cut from a bar): faint, read only on a face its layout vouches for
+        if snr < FAINT_SNR:
+            return found
+        pip = _blob_pip(blob, response, snr)
+        pip.blob = blob_id
+        return [pip]  # a blob that does not fall apart into pips is one pip (smeared, or its halo blurred)
 
     pips = [pip for i, c in enumerate(contours) for pip in pips_of(c, thr, 0, i)]
     unique: list[Pip] = []
