@@ -25,8 +25,9 @@ def test_numbered_die_bodies_found_on_every_eighth_lurig_photo():
         n_bodies += len(bodies)
         covered += any(x < w / 2 < x + bw and y < h / 2 < y + bh for x, y, bw, bh in (b.box for b in bodies))
     # measured 9 of 13 photos covered, 22 bodies over 13 one-die photos (2026-11-21, detect.py at cb89878);
-    # 11 of 13, 21 bodies with the container/large-die test of large blobs
-    assert covered >= 9, f"die covered in {covered} of {len(sample)} photos"
+    # 11 of 13, 21 bodies with the container/large-die test of large blobs; 10 of 13, 26 bodies at
+    # 227ba87, 11 of 13, 27 bodies with the chromaticity pass (a die joined to its shadow or the grain)
+    assert covered >= 11, f"die covered in {covered} of {len(sample)} photos"
     assert n_bodies <= 3 * len(sample), f"{n_bodies} bodies over {len(sample)} one-die photos"
 
 

@@ -129,5 +129,8 @@ def test_drawn_pip_dice_stay_pip_dice_through_the_reader():
                     numbered += hit[0].die_type != "d6"
     # measured 92 of 152 read right and 19 read as numbered dice before the container and glint
     # changes; 90 and 21 after (2026-11-21). Over 30 seeds, an unsure face giving way to a body at
-    # any size read 107 of 216 right and 41 as numbered dice, against 122 and 33 before.
-    assert n == 152 and right >= 88 and numbered <= 23, (n, right, numbered)
+    # any size read 107 of 216 right and 41 as numbered dice, against 122 and 33 before. At 039f22a:
+    # 97 right, 17 numbered without the chromaticity body pass, 99 and 16 with it (2026-11-21). The
+    # dice read as numbered are ones the pip reader finds no face on at all (sharp 2s; yellow, red or
+    # blue pips of little grey contrast with their body), read unsure by the face classifier.
+    assert n == 152 and right >= 97 and numbered <= 17, (n, right, numbered)
