@@ -212,7 +212,7 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
                                   min_side_frac * long_side)
     if reference is None and find_close_up(image) is None:  # a close-up's die has no table round its swirls
         bodies = _with_chroma_bodies(bodies, small, f, min_side_frac * long_side, max_side_frac * long_side,
-                                     searched)
+                                     searched, ground)
     return ground.measure(bodies)
 
 
@@ -246,7 +246,7 @@ def _chromaticity_distance(small: np.ndarray) -> np.ndarray:
 
 
 def _with_chroma_bodies(bodies: list[DieBody], small: np.ndarray, f: float, min_side: float,
-                        max_side: float, searched: list[tuple[int, int, int, int]]) -> list[DieBody]:
+                        max_side: float, searched: list[tuple[int, int, int, int]], ground: "_Ground") -> list[DieBody]:
     """bodies (found by colour distance from the table) completed by the compact blobs of a colour
     unlike the table's (_chromaticity_distance, Otsu-thresholded), whole in the frame (small: the
     analysed frame, f frame px per its px; sides from min_side to max_side of its px). The Lab
@@ -256,7 +256,8 @@ def _with_chroma_bodies(bodies: list[DieBody], small: np.ndarray, f: float, min_
     border (a die with its shadow) or smaller than it (pieces of one die: its numerals, a speckled
     die's spots); where a larger whole body was found, that body stays. Containers whose dice were
     found are not searched again (searched: their boxes in small's px): their floor and wall are no
-    table. The caller skips this pass on a close-up (find_close_up): the die fills the frame, and its
+    table. A blob's colour must be rare in the frame (ground share <= GROUND_SHARE_RARE, as in a
+    container: a knot in the wood is not). The caller skips this pass on a close-up (find_close_up): the die fills the frame, and its
     swirls and faces are no dice."""
     dist8 = np.clip(_chromaticity_distance(small) * 1000, 0, 255).astype(np.uint8)
     _, mask = cv2.threshold(dist8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
@@ -275,6 +276,9 @@ def _with_chroma_bodies(bodies: list[DieBody], small: np.ndarray, f: float, min_
         if jx == 0 or jy == 0 or jx + jw >= W or jy + jh >= H or joined_area > JOINED_MAX * area:
             continue  # not whole in the frame, or held by a thin thing (a cable's bead)
         comp = _filled(own.astype(np.uint8) * 255)
+        pixels = small[y:y + h, x:x + w][comp > 0]
+        if ground.share(_median_lab(pixels), len(pixels) * f * f) > GROUND_SHARE_RARE:
+            continue  # a colour found all over the frame: the table's own (a knot, a stain)
         for new in _compact_pieces(comp, (x, y), f, min_side):
             met = [b for b in bodies if overlap(b.box, new.box) >= 0.3]
             if any(not _cut_in(b.box, small.shape, f) and b.box[2] * b.box[3] >= new.box[2] * new.box[3] for b in met):
