@@ -42,20 +42,21 @@ collected with the net of 37c9676 (fickett k=3 and 5, synthetic k=3 to 5) under 
 two-reader agreement alone takes the logo d6 from 100/35/30 % unsure (k=3/4/5) to 22/13/10 % and
 fickett d6 k=5 from 59 to 56 %, with no sure wrong reading; floors looser than the rule of
 succession (Beta quantiles, see choose_threshold) gave 1-3 sure wrong readings on fickett d4/d12.
-After this session's three reader rules (fewshot.reads_another_face: a reader that reads another
-face of the die backs no reading; FewShotModel.reader_picks: the reader's sure value and a sure
-few-shot colour lift a face shown in several colours; calibrate.agreement_error: both readers reading
-a face is sure when their error rates multiply to <= 0.1 %) and each crop described once for every
+After this session's rules (fewshot.reads_another_face: a reader that reads another face of the die
+backs no reading; FewShotModel.reader_picks: the reader's sure value and a sure few-shot colour lift
+a face shown in several colours; calibrate.agreement_error: both readers reading a face is sure when
+their error rates multiply to <= 0.1 %; calibrate.face_floors: a face confused in cross-validation
+is sure above the confusion's probability instead of never) and each crop described once for every
 fold (new random draws), 2026-11-21 (session 5), numeral net and synth.py as in the tree that day,
 fickett tile #0168 of the d6 (labelled 2, shows 3) left out (k=3 / k=5; none sure wrong):
-    fickett d4   0.915/0.748  0.931/0.793      fickett d6   0.995/0.643  1.000/0.358
-    fickett d8   0.984/0.589  0.978/0.392      fickett d12  0.925/0.793  0.940/0.546
-    fickett d20  0.844/0.865  0.928/0.848
+    fickett d4   0.915/0.650  0.931/0.755      fickett d6   0.995/0.643  1.000/0.358
+    fickett d8   0.984/0.589  0.978/0.392      fickett d12  0.925/0.777  0.940/0.460
+    fickett d20  0.844/0.826  0.928/0.672
     synthetic logo d6  k=3 1.000/0.417  k=4 0.983/0.200  k=5 0.983/0.183
     synthetic Alkemy   k=3 0.983/1.000  k=4 0.989/0.661  k=5 0.978/0.517
-    synthetic stone    k=3 0.900/0.633  k=4 0.950/0.533  k=5 0.917/0.767 (no prior: the draws alone)
+    synthetic stone    k=3 0.900/0.633  k=4 0.950/0.533  k=5 0.917/0.733 (no prior)
     m65 pip set (20 Train photos) on Valid: 125/125 found, 122 sure, none wrong, 3 unsure (2.4 %)
-    realdice d20 k=3 (whole photos) 0.060/1.000
+    realdice d20 k=3 (whole photos) 0.060/1.000 (before face_floors)
 With the new draws but without reads_another_face, fickett d12 k=5 gave 1 sure wrong reading (a 7
 read as a sure 8 at 0.992, the net reading 7 at 0.28) at 0.940/0.635.
 """

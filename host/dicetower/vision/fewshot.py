@@ -184,8 +184,9 @@ class FewShotModel:
     prior_weight: weight of the prior's log-probabilities; feature: "hog";
     fewshot_temperature: marks plus colour are divided by it before the prior is added;
     threshold: the set's
-    probability below which a reading is unsure; sure_faces: (C,) bool, the faces that may be read
-    sure at all (calibrate.py: their cross-validated readings were all right); vouched: (C,) bool,
+    probability below which a reading is unsure; face_floor: (C,) the probability a reading of each
+    face must exceed to be sure (calibrate.face_floors: the most confident cross-validated
+    confusion involving the face, 0 when there was none); vouched: (C,) bool,
     the faces the standard reader may vouch for when it is sure (corroborated(); calibrate.
     vouched_faces: it was never sure and wrong about them on the labelled photos); face_value: (C,)
     the value each class shows (its labelled value, -1 for a face of symbols only), whether the
@@ -211,7 +212,7 @@ class FewShotModel:
     prior_weight: float = 0.0
     fewshot_temperature: float = 0.05
     threshold: float = 0.8
-    sure_faces: np.ndarray | None = None
+    face_floor: np.ndarray | None = None
     k_nearest: int = K_NEAREST
     vouched: np.ndarray | None = None
     face_value: np.ndarray | None = None
@@ -222,12 +223,12 @@ class FewShotModel:
         """The reported confidence (0..1) of a reading whose face (class index, or None) has
         probability p (0..1): p mapped piecewise linearly so that the set's threshold falls on
         UNSURE_BELOW, so a reading is unsure (FaceResult.unsure, GEN-D01) exactly when
-        p < threshold; order and the ends 0, 1 are kept. A face that may not be read sure
-        (sure_faces) is capped just under UNSURE_BELOW."""
+        p < threshold; order and the ends 0, 1 are kept. A reading at or under its face's floor
+        (face_floor) is capped just under UNSURE_BELOW."""
         t = min(max(self.threshold, 1e-6), 1 - 1e-6)
         if p < t:
             return UNSURE_BELOW * p / t
-        if face is not None and self.sure_faces is not None and not self.sure_faces[face]:
+        if face is not None and self.face_floor is not None and p <= self.face_floor[face]:
             return UNSURE_BELOW * 0.999
         return UNSURE_BELOW + (1 - UNSURE_BELOW) * (p - t) / (1 - t)
 
@@ -369,7 +370,7 @@ class FewShotModel:
                             prior_recall=np.ones(self.n_classes) if self.prior_recall is None else self.prior_recall,
                             prior_weight=self.prior_weight,
                             threshold=self.threshold,
-                            sure_faces=np.ones(self.n_classes, bool) if self.sure_faces is None else self.sure_faces,
+                            face_floor=np.zeros(self.n_classes) if self.face_floor is None else self.face_floor,
                             k_nearest=self.k_nearest,
                             vouched=np.zeros(self.n_classes, bool) if self.vouched is None else self.vouched,
                             face_value=np.full(self.n_classes, -1) if self.face_value is None else self.face_value,
@@ -388,7 +389,7 @@ class FewShotModel:
                        z["prior_value"].astype(np.int32), z["prior_recall"].astype(np.float32),
                        float(z["prior_weight"]),
                        float(z["fewshot_temperature"]),
-                       float(z["threshold"]), z["sure_faces"].astype(bool), int(z["k_nearest"]),
+                       float(z["threshold"]), z["face_floor"].astype(np.float32), int(z["k_nearest"]),
                        z["vouched"].astype(bool), z["face_value"].astype(np.int32), bool(z["agreement_sure"]))
 
 
