@@ -18,9 +18,10 @@ give the temperatures (Guo et al. 2017), the prior's weight, and the set's thres
 more than it vouches for). One small-sample rule prices in the few cross-validated readings: the
 error rate of e wrong readings in n has the posterior Beta(e + 1, n - e + 1) (uniform prior,
 Laplace 1812); the temperatures are fitted to its mean (the rule of succession), and a sure reading
-must claim more than that mean gives N readings all right (choose_threshold). A face the cross-validation confused is never
-given as sure, nor a reading the standard reader does not back (or reads as another face); a face
-both readers read is sure beyond what the few readings vouch for when the reader is sure of it, or
+must claim more than that mean gives N readings all right (choose_threshold). A face the
+cross-validation confused is sure only above the confusion's probability (face_floors), and a
+reading the standard reader does not back (or reads as another face) is never sure; a face both
+readers read is sure beyond what the few readings vouch for when the reader is sure of it, or
 when the two readers' error rates on the labelled photos multiply to at most 0.1 % (agreement_error;
 fewshot.FewShotModel.corroborated). Then the model is learned from every photo and saved.
 
