@@ -257,39 +257,29 @@ def _with_chroma_bodies(bodies: list[DieBody], small: np.ndarray, f: float, min_
     die's spots); where a larger whole body was found, that body stays. Containers whose dice were
     found are not searched again (searched: their boxes in small's px): their floor and wall are no
     table. A blob's colour must be rare in the frame (ground share <= GROUND_SHARE_RARE, as in a
-    container: a knot in the wood is not). The caller skips this pass on a close-up (find_close_up): the die fills the frame, and its
+    container: a knot in the wood is not, nor a bead on a cable, whose colour the cable shares). The caller skips this pass on a close-up (find_close_up): the die fills the frame, and its
     swirls and faces are no dice."""
     dist8 = np.clip(_chromaticity_distance(small) * 1000, 0, 255).astype(np.uint8)
     _, mask = cv2.threshold(dist8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
-    closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, se)
-    mask = cv2.morphologyEx(closed, cv2.MORPH_OPEN, se)
-    _, joined, joined_stats, _ = cv2.connectedComponentsWithStats(closed)
+    mask = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, se), cv2.MORPH_OPEN, se)
     H, W = small.shape[:2]
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
     for i in range(1, n):
         x, y, w, h, area = stats[i]
-        if not min_side <= max(w, h) <= max_side or any(overlap((x, y, w, h), c) > 0.5 for c in searched):
+        if (not min_side <= max(w, h) <= max_side or x == 0 or y == 0 or x + w >= W or y + h >= H
+                or any(overlap((x, y, w, h), c) > 0.5 for c in searched)):
             continue
-        own = labels[y:y + h, x:x + w] == i
-        jx, jy, jw, jh, joined_area = joined_stats[joined[y:y + h, x:x + w][own][0]]
-        if jx == 0 or jy == 0 or jx + jw >= W or jy + jh >= H or joined_area > JOINED_MAX * area:
-            continue  # not whole in the frame, or held by a thin thing (a cable's bead)
-        comp = _filled(own.astype(np.uint8) * 255)
+        comp = _filled((labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255)
         pixels = small[y:y + h, x:x + w][comp > 0]
         if ground.share(_median_lab(pixels), len(pixels) * f * f) > GROUND_SHARE_RARE:
-            continue  # a colour found all over the frame: the table's own (a knot, a stain)
+            continue  # a colour found all over the frame: the table's own (a knot), a cable's
         for new in _compact_pieces(comp, (x, y), f, min_side):
             met = [b for b in bodies if overlap(b.box, new.box) >= 0.3]
             if any(not _cut_in(b.box, small.shape, f) and b.box[2] * b.box[3] >= new.box[2] * new.box[3] for b in met):
                 continue
             bodies = [b for b in bodies if not any(b is m for m in met)] + [new]
     return bodies
-
-
-#: A blob of the chromaticity pass is a die only when thin strokes (gaps the 5 px opening cuts: a
-#: cable, a crack) join it to at most this many times its area (wood grain's specks add a little).
-JOINED_MAX = 1.5
 
 
 def _filled(comp: np.ndarray) -> np.ndarray:
