@@ -56,7 +56,7 @@ fickett tile #0168 of the d6 (labelled 2, shows 3) left out (k=3 / k=5; none sur
     synthetic Alkemy   k=3 0.983/1.000  k=4 0.989/0.661  k=5 0.978/0.517
     synthetic stone    k=3 0.900/0.633  k=4 0.950/0.533  k=5 0.917/0.733 (no prior)
     m65 pip set (20 Train photos) on Valid: 125/125 found, 122 sure, none wrong, 3 unsure (2.4 %)
-    realdice d20 k=3 (whole photos) 0.060/1.000 (before face_floors)
+    realdice d20 k=3 (whole photos) 0.060/1.000 (cross-validated 0.05: the few-shot reads no realdice face)
 With the new draws but without reads_another_face, fickett d12 k=5 gave 1 sure wrong reading (a 7
 read as a sure 8 at 0.992, the net reading 7 at 0.28) at 0.940/0.635.
 """
