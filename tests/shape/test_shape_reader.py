@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -123,3 +124,21 @@ def test_fit_logistic_needs_one_column_per_feature():
         fit_logistic(np.zeros((6, 5)), np.arange(6))
     with pytest.raises(ValueError, match="finite"):
         fit_logistic(np.full((6, 5), np.nan), np.arange(6))
+
+
+def test_grabcut_growth_to_the_frame_is_dropped():
+    # GrabCut's refinement may add to the die's silhouette, but not blocks that run out to the
+    # crop's frame (a tray of the die's colour there, as on fickett's tiles)
+    from dicetower.vision.shape import _without_frame_growth
+
+    rough = np.zeros((128, 128), np.uint8)
+    cv2.circle(rough, (64, 64), 50, 255, -1)
+    refined = rough.copy()
+    refined[0:40, 0:30] = 255  # a block from the frame into the die
+    cv2.circle(refined, (64, 112), 8, 255, -1)  # a bump that stays inside the frame
+    refined[60:70, 60:70] = 0  # refinement may also remove pixels
+    out = _without_frame_growth(refined, rough)
+    assert not out[0:5, 0:5].any()  # the block is gone
+    assert out[119, 64] and not out[65, 65]  # the bump and the removal stay
+    assert (out[rough > 0] > 0).mean() > 0.9  # the die itself is kept
+    assert np.array_equal(_without_frame_growth(rough, rough), rough)

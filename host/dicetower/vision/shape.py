@@ -12,7 +12,8 @@ How it works:
 1. Silhouette. The crop is padded to a square and the die separated from the tray: the Lab
    distance of every pixel from the median colour of the crop's border ring, lightness losses
    counted at half weight (a shadow darkens the tray but keeps its hue), Otsu's threshold, the
-   component nearest the centre, holes filled, then refined by GrabCut. A mask from the detector
+   component nearest the centre, holes filled, then refined by GrabCut (less what it grows out to
+   the crop's frame: _without_frame_growth). A mask from the detector
    (detect.DieBody.mask) is used instead when given. When the die is small in the crop (a whole
    photo) the crop is cut again around it, so that every die is described at the same scale.
 2. Shape of the outline (rotation and scale invariant): the convex hull's radius r(theta) around
@@ -229,8 +230,23 @@ def _grabcut(sq: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return mask
     found = np.where((gc == cv2.GC_FGD) | (gc == cv2.GC_PR_FGD), 255, 0).astype(np.uint8)
     refined = cv2.morphologyEx(found, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
-    out = _central_component(refined)
+    out = _central_component(_without_frame_growth(refined, mask))
     return out if out.sum() > 0.5 * mask.sum() else mask
+
+
+def _without_frame_growth(refined: np.ndarray, rough: np.ndarray) -> np.ndarray:
+    """A refined mask less what it added to the rough one in pieces that reach the image's frame
+    (both SxS uint8 0/255). GrabCut takes a tray of the die's colour along the frame for die when
+    the die nearly fills the crop (a grey die on a pale tray, fickett's tiles): its silhouette then
+    grows rectangular blocks to the frame that hide the die's outline and shift its centre."""
+    added = ((refined > 0) & (rough == 0)).astype(np.uint8)
+    n, labels = cv2.connectedComponents(added)
+    if n < 2:
+        return refined
+    frame = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
+    out = refined.copy()
+    out[np.isin(labels, frame[frame > 0])] = 0
+    return out
 
 
 def die_view(crop: np.ndarray, mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -553,10 +569,11 @@ def temper_lookalikes(proba: np.ndarray) -> np.ndarray:
     LOOKALIKE_RATIO times another's: P'(t) = a P(t) + (1 - a) P(group) / 3, a = (R - 1) / (R + 2).
 
     Why: seen from above, d8, d12 and d20 all show a near-round outline of triangles or pentagons.
-    The renders tell them apart by face edges that real dice (rounded, marbled, dark-inked edges) do
-    not show alike, and no real d12 photo may be trained on (lurig_dietype has none), so the shape
-    step cannot vouch for one of them against the others: on fickett_poly_tiles (evaluation only) it
-    was sure of d20 on 8 to 79 of 136 d12 tiles, depending on the training run. With R = 3 a
+    The renders tell them apart by cues that real dice (rounded, marbled, translucent, cut by the
+    crop's frame) do not all show alike, and no real d12 photo may be trained on (lurig_dietype has
+    none), so the shape step cannot vouch for one of them against the others: on fickett_poly_tiles
+    (evaluation only) a model without this was sure of d20 on 8 to 79 of 136 d12 tiles, depending on
+    the training run; the shipped one still reads a quarter of them as d20. With R = 3 a
     look-alike's probability stays at or below 0.6 (unsure) and the numeral decides between them
     (faces.joint_reading: a 13..20 is only on a d20). The sum over the group is unchanged."""
     proba = np.array(proba, np.float64, ndmin=2)
