@@ -95,3 +95,56 @@ def test_cautious_temperature_keeps_sure_readings_right():
         assert (right_when_sure >= tn.SURE_TARGET) == want, (temp, right_when_sure, sure.mean())
     assert t > t0
     assert (tn.tta_proba(logits, t).max(1) >= tn.UNSURE_BELOW).mean() > 0.1  # not everything made unsure
+
+
+def test_the_oblique_share_of_renders_is_seen_from_below_top_down():
+    """A share of the samples gets a view elevation inside OBLIQUE_ELEVATION, all below the elevation
+    face_patch reads as top-down (else their patches would be cut as if seen from above); with no
+    share every sample faces the camera, and the top-down samples do not depend on the share."""
+    from dicetower.vision.view import TOP_DOWN_FROM
+
+    elevations = [tn.sample_elevation(tn.SEED, i, 0.25) for i in range(2000)]
+    oblique = np.array([e for e in elevations if e is not None])
+    assert abs(len(oblique) / len(elevations) - 0.25) < 0.03, len(oblique)
+    lo, hi = tn.OBLIQUE_ELEVATION
+    assert oblique.min() >= lo and oblique.max() < hi <= TOP_DOWN_FROM
+    assert oblique.max() - oblique.min() > 0.8 * (hi - lo)  # the whole range, not one elevation
+    assert elevations == [tn.sample_elevation(tn.SEED, i, 0.25) for i in range(2000)]  # fixed by (seed, i)
+    assert all(tn.sample_elevation(tn.SEED, i, 0.0) is None for i in range(2000))
+    with_share, _ = tn.make_dataset(8, seed=11, workers=1, oblique_share=0.5)
+    without, _ = tn.make_dataset(8, seed=11, workers=1, oblique_share=0.0)
+    flat = [tn.sample_elevation(11, i, 0.5) is None for i in range(8)]
+    assert 0 < sum(flat) < 8
+    assert all(np.array_equal(a, b) == f for a, b, f in zip(with_share, without, flat))
+    import pytest
+
+    with pytest.raises(ValueError, match="oblique_share"):
+        tn.make_dataset(2, oblique_share=1.5)
+
+
+def test_an_oblique_render_is_drawn_at_its_elevation_lying_flat(monkeypatch):
+    """render_sample passes the elevation to the renderer with a die lying nearly flat (tilt 8
+    degrees, not the 20-40 of dice facing the camera), and elevations outside (0, 90] are refused."""
+    import pytest
+
+    from dicetower.vision import synth
+
+    real = synth._render_die_patch
+    seen: list[tuple[float | None, float]] = []
+
+    def spy(*args, **kwargs):
+        seen.append((kwargs["elevation"], kwargs["tilt_deg"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(synth, "_render_die_patch", spy)
+    for seed in range(6):
+        crop = tn.render_sample("17", np.random.default_rng(seed), 40.0)
+        assert crop.ndim == 3 and crop.shape[2] == 3
+    assert seen and all(s == (40.0, 8.0) for s in seen), seen
+    seen.clear()
+    for seed in range(30):
+        tn.render_sample("17", np.random.default_rng(seed))
+    assert {e for e, _ in seen} == {None} and max(t for _, t in seen) > 8.0
+    for bad in (0.0, 95.0):
+        with pytest.raises(ValueError, match=r"\(0, 90\]"):
+            tn.render_sample("17", np.random.default_rng(3), bad)

@@ -15,11 +15,16 @@ whose read mark would be illegible (ink of the body's grey, a face seen edge-on)
 labels are not noise. Extra symbol classes (letters, DejaVu symbols, pip patterns, swords, pluses)
 and a blank class give marks that are not numerals somewhere to go; numerals are drawn three times
 as often, the pairs real dice mix up (1/7, 6/9, 8/9) four times (SCHEDULE). Patches are cut by
-numerals.face_patch, as at run time.
+numerals.face_patch, as at run time. With --oblique-share S (0 for the shipped net, OBLIQUE_SHARE) a
+share S of the dice is seen obliquely, as a camera beside a dice tray sees them: the face that is
+read points up, the camera looks down on it from an elevation drawn from OBLIQUE_ELEVATION
+(synth._render_die_patch's elevation; the up face foreshortened by sin(elevation) and lying above the
+die's centre), and the patch is cut at that true elevation, as the reader cuts it with the elevation
+view.view_of_scene finds.
 No photo, licensed or not, is used. Fixed seeds: the same code gives the same data and net.
 
 Requires torch and onnx (the `train` extra), used here only; run time reads the ONNX file with
-cv2.dnn. Usage: python -m dicetower.vision.train_numerals [--n N] [--epochs E] [--out DIR]
+cv2.dnn. Usage: python -m dicetower.vision.train_numerals [--n N] [--epochs E] [--oblique-share S] [--out DIR]
 """
 
 from __future__ import annotations
@@ -67,6 +72,13 @@ TEXT_HEIGHT = {"d20": (0.30, 0.62), "d4": (0.70, 0.95)}
 #: and covers this fraction of the crop's die area (synth._render_die_patch info); else it is drawn again
 MIN_MARK_CONTRAST = 55.0
 MIN_MARK_AREA = 0.005
+#: share of the training renders seen from an oblique camera (the shipped net: none), and the range of
+#: its view elevation in degrees (uniform; below view.TOP_DOWN_FROM, where face_patch stops treating a
+#: view as top-down). Tried once (O6, 2026-11-21): a share of 0.25 with the defaults below read realdice
+#: given the type 0.390 (0.396 without), the standard set 0.308 (0.289), 50-degree d20 renders better, but
+#: fickett d4 given the type 0.870 (0.906): not shipped.
+OBLIQUE_SHARE = 0.0
+OBLIQUE_ELEVATION = (35.0, 75.0)
 #: training renders and epochs of the shipped net (`make models`): about 30 min on this 2-core machine
 N_TRAIN = 60000
 EPOCHS = 12
@@ -182,8 +194,12 @@ def _motion_blur(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.filter2D(img, -1, k / max(k.sum(), 1e-6))
 
 
-def render_sample(cls: str, rng: np.random.Generator) -> np.ndarray:
+def render_sample(cls: str, rng: np.random.Generator, elevation: float | None = None) -> np.ndarray:
     """One die crop (HxWx3 uint8 BGR) showing class cls, as a detector would crop it from a photo.
+    elevation: None, the face read looks at the camera (tilted up to 40 degrees); degrees (0, 90]: it
+    points up and the camera looks down on it from that elevation, its image "up" away from the camera
+    (synth._render_die_patch), tilted up to 8 degrees (a die lying flat, a camera held not quite level).
+    Raises ValueError for an elevation outside (0, 90].
     On 15 % of the dice only the up face carries its mark (the neighbours' numerals, which real
     crops show at the edges, are left out there so the net learns sooner which mark is read).
     A die whose read mark would be illegible (MIN_MARK_CONTRAST, MIN_MARK_AREA: ink too close to
@@ -200,9 +216,10 @@ def render_sample(cls: str, rng: np.random.Generator) -> np.ndarray:
         if spec.die_type != "d4" and rng.random() < 0.15:
             spec.texts = {v: "" for v in range(1, synth.FACES[spec.die_type] + 1) if v != value} | spec.texts
             spec.logos = {v: sym for v, sym in spec.logos.items() if v == value}
-        tilt = float(rng.choice([8.0, 20.0, 40.0], p=[0.5, 0.3, 0.2]))
+        tilt = float(rng.choice([8.0, 20.0, 40.0], p=[0.5, 0.3, 0.2])) if elevation is None else 8.0
         info: dict = {}
-        patch, alpha = synth._render_die_patch(spec, value, rng, die, tilt_deg=tilt, info=info)
+        patch, alpha = synth._render_die_patch(spec, value, rng, die, tilt_deg=tilt, info=info,
+                                               elevation=elevation)
         if cls == "blank" or (info["mark_contrast"] >= MIN_MARK_CONTRAST
                               and info["mark_px"] >= MIN_MARK_AREA * float(alpha.sum())):
             break
@@ -217,25 +234,40 @@ def render_sample(cls: str, rng: np.random.Generator) -> np.ndarray:
     return synth._finish(bg, rng, blur_max=0.4 + 8.0 / die)
 
 
-def _chunk(args: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
-    seed, start, n = args
+def sample_elevation(seed: int, i: int, share: float = OBLIQUE_SHARE) -> float | None:
+    """The view elevation (degrees, OBLIQUE_ELEVATION) of training sample i, or None for a die facing
+    the camera: a `share` (0..1) of the samples, drawn from their own stream (seed, i, 1) so that the
+    others render as they do with no oblique views."""
+    rng = np.random.default_rng([seed, i, 1])
+    oblique, elevation = rng.random() < share, float(rng.uniform(*OBLIQUE_ELEVATION))
+    return elevation if oblique else None
+
+
+def _chunk(args: tuple[int, int, int, float]) -> tuple[np.ndarray, np.ndarray]:
+    seed, start, n, share = args
     cv2.setNumThreads(1)
     patches, ys = np.zeros((n, PATCH, PATCH), np.uint8), np.zeros(n, np.int64)
     for i in range(n):
         rng = np.random.default_rng([seed, start + i])
         y = SCHEDULE[(start + i) % len(SCHEDULE)]
-        patches[i] = face_patch(render_sample(CLASSES[y], rng))
+        elevation = sample_elevation(seed, start + i, share)
+        crop = render_sample(CLASSES[y], rng, elevation)
+        patches[i] = face_patch(crop, elevation=90.0 if elevation is None else elevation)
         ys[i] = y
     return patches, ys
 
 
-def make_dataset(n: int, seed: int = SEED, workers: int = 2, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def make_dataset(n: int, seed: int = SEED, workers: int = 2, start: int = 0,
+                 oblique_share: float = OBLIQUE_SHARE) -> tuple[np.ndarray, np.ndarray]:
     """Face patches start..n-1 (n - start x PATCH x PATCH uint8, from face_patch on render_sample
-    crops) and their class indices, classes in turn as SCHEDULE lists them (numerals more often than
-    symbols); sample i depends only on (seed, i), so the result depends on neither `workers` nor
-    how the range is split."""
+    crops, an oblique_share of them seen obliquely and cut at their elevation: sample_elevation) and
+    their class indices, classes in turn as SCHEDULE lists them (numerals more often than symbols);
+    sample i depends only on (seed, i, oblique_share), so the result depends on neither `workers` nor
+    how the range is split. Raises ValueError for an oblique_share outside [0, 1]."""
+    if not 0.0 <= oblique_share <= 1.0:
+        raise ValueError(f"oblique_share is a share of the renders, in [0, 1]; got {oblique_share}")
     step = 500
-    jobs = [(seed, s, min(step, n - s)) for s in range(start, n, step)]
+    jobs = [(seed, s, min(step, n - s), oblique_share) for s in range(start, n, step)]
     if workers <= 1:
         parts = [_chunk(j) for j in jobs]
     else:
@@ -401,26 +433,28 @@ def export(net, out: Path, temperature: float, meta: dict) -> Path:
 
 
 def build_numerals(n: int = N_TRAIN, epochs: int = EPOCHS, out: Path | None = None, seed: int = SEED,
-                   log=print, cache: Path | None = None) -> dict:
+                   log=print, cache: Path | None = None, oblique_share: float = OBLIQUE_SHARE) -> dict:
     """Render n training patches (seed) and 2000 held-out ones (seed + 1), train, fit the
     temperature on the held-out renders (likelihood, then cautious_temperature), export to out
     (default models/standard). cache: an .npz file keeping the rendered patches between runs (same
-    n and seed: same data). Returns meta."""
+    n, seed and oblique_share: same data). oblique_share: the share of renders seen from an oblique
+    camera (make_dataset). Returns meta."""
     t0 = time.time()
     n_held = max(len(CLASSES) * 20, 2000)
     x = y = hx = hy = None
     if cache is not None and cache.is_file():
         with np.load(cache) as z:
-            if int(z["seed"]) == seed and len(z["hy"]) == n_held:
+            if int(z["seed"]) == seed and len(z["hy"]) == n_held \
+                    and float(z.get("oblique_share", 0.0)) == oblique_share:
                 x, y, hx, hy = z["x"][:n], z["y"][:n], z["hx"], z["hy"]
     if x is None:
-        x, y = make_dataset(n, seed)
-        hx, hy = make_dataset(n_held, seed + 1)
+        x, y = make_dataset(n, seed, oblique_share=oblique_share)
+        hx, hy = make_dataset(n_held, seed + 1, oblique_share=oblique_share)
     elif len(x) < n:  # extend the cached renders
-        more = make_dataset(n, seed, start=len(x))
+        more = make_dataset(n, seed, start=len(x), oblique_share=oblique_share)
         x, y = np.concatenate([x, more[0]]), np.concatenate([y, more[1]])
     if cache is not None:
-        np.savez(cache, x=x, y=y, hx=hx, hy=hy, seed=seed)
+        np.savez(cache, x=x, y=y, hx=hx, hy=hy, seed=seed, oblique_share=oblique_share)
     log(f"numerals: {len(x)} training and {len(hx)} held-out renders in {time.time() - t0:.0f} s")
     t1 = time.time()
     net = train(x, y, epochs, log=log)
@@ -434,7 +468,7 @@ def build_numerals(n: int = N_TRAIN, epochs: int = EPOCHS, out: Path | None = No
     num = hy < len(NUMERALS) + len(D4)
     meta = {"trained_on": "synthetic renders only (train_numerals.render_sample, synth.py)", "seed": seed,
             "nll_temperature": round(nll_temperature, 4),
-            "n_train": int(len(x)), "epochs": epochs, "train_seconds": round(train_s),
+            "n_train": int(len(x)), "epochs": epochs, "oblique_share": oblique_share, "train_seconds": round(train_s),
             "heldout_n": int(len(hx)), "heldout_accuracy": round(float((pred == hy).mean()), 4),
             "heldout_numeral_accuracy": round(float((pred == hy)[num].mean()), 4),
             "heldout_unsure_rate": round(float(1 - sure.mean()), 4),
@@ -449,10 +483,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=N_TRAIN, help=f"training renders (default {N_TRAIN})")
     ap.add_argument("--epochs", type=int, default=EPOCHS, help=f"epochs (default {EPOCHS})")
+    ap.add_argument("--oblique-share", type=float, default=OBLIQUE_SHARE,
+                    help=f"share of the renders seen from an oblique camera (default {OBLIQUE_SHARE})")
     ap.add_argument("--cache", type=Path, default=None, help="keep the rendered patches in this .npz")
     ap.add_argument("--out", type=Path, default=None, help="output folder (default models/standard)")
     args = ap.parse_args()
-    build_numerals(args.n, args.epochs, args.out, cache=args.cache)
+    build_numerals(args.n, args.epochs, args.out, cache=args.cache, oblique_share=args.oblique_share)
 
 
 if __name__ == "__main__":
