@@ -75,8 +75,8 @@ MIN_MARK_AREA = 0.005
 #: share of the training renders seen from an oblique camera (the shipped net: none), and the range of
 #: its view elevation in degrees (uniform; below view.TOP_DOWN_FROM, where face_patch stops treating a
 #: view as top-down). Tried once (O6, 2026-11-21): a share of 0.25 with the defaults below read realdice
-#: given the type 0.390 (0.396 without), the standard set 0.308 (0.289), 50-degree d20 renders better, but
-#: fickett d4 given the type 0.870 (0.906): not shipped.
+#: given the type 0.390 (0.396 without), the standard set 0.308 (0.289), renders seen from 50 degrees d12
+#: 0.78 (0.75) and d20 0.45 (0.50), fickett d4 given the type 0.870 (0.906): not shipped.
 OBLIQUE_SHARE = 0.0
 OBLIQUE_ELEVATION = (35.0, 75.0)
 #: training renders and epochs of the shipped net (`make models`): about 30 min on this 2-core machine
