@@ -142,3 +142,16 @@ def test_grabcut_growth_to_the_frame_is_dropped():
     assert out[119, 64] and not out[65, 65]  # the bump and the removal stay
     assert (out[rough > 0] > 0).mean() > 0.9  # the die itself is kept
     assert np.array_equal(_without_frame_growth(rough, rough), rough)
+
+
+def test_a_tight_detector_box_is_framed_with_a_margin():
+    # the detector's box is tight round the die; with its mask the die is framed as the renders
+    # were (its bounding square about 80 % of the view), not left touching the view's frame
+    rng = np.random.default_rng(780)
+    crop, mask, _ = synth.render_shape_crop(synth.standard_spec("d8", rng), rng, 120, tilt_deg=5.0)
+    x, y, w, h = cv2.boundingRect(cv2.findNonZero(mask))
+    view, m = die_view(crop[y:y + h, x:x + w], mask[y:y + h, x:x + w])
+    border = np.concatenate([m[0], m[-1], m[:, 0], m[:, -1]])
+    assert not border.any()
+    bx, by, bw, bh = cv2.boundingRect(cv2.findNonZero(m))
+    assert 0.7 * m.shape[0] <= max(bw, bh) <= 0.9 * m.shape[0]

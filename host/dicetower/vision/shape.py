@@ -251,8 +251,11 @@ def _without_frame_growth(refined: np.ndarray, rough: np.ndarray) -> np.ndarray:
 
 def die_view(crop: np.ndarray, mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The die at a standard scale: (image SIDE x SIDE x 3 uint8 BGR, mask SIDE x SIDE uint8 0/255),
-    the die's bounding square filling about 80 % of the image. crop: HxWx3 uint8 BGR; mask: HxW
-    (nonzero = die) or None to segment. Raises ValueError for a crop that is not HxWx3 uint8 or a
+    the die's bounding square filling about 80 % of the image. Without a mask, a die that already
+    fills most of the crop is segmented in the whole crop (a margin would be a guess); with one (the
+    detector's, whose box is tight round the die) the die is always framed with that margin, the
+    crop's border replicated, as the renders the model learned from frame it. crop: HxWx3 uint8
+    BGR; mask: HxW (nonzero = die) or None to segment. Raises ValueError for a crop that is not HxWx3 uint8 or a
     mask of another size."""
     if not isinstance(crop, np.ndarray) or crop.ndim != 3 or crop.shape[2] != 3 or crop.dtype != np.uint8 \
             or min(crop.shape[:2]) < 1:
@@ -271,8 +274,8 @@ def die_view(crop: np.ndarray, mask: np.ndarray | None = None) -> tuple[np.ndarr
         return small, m
     x, y, w, h = cv2.boundingRect(pts)
     side = max(w, h) / 0.8
-    if side >= 0.9 * SIDE:
-        return small, (m if sqm is not None else _grabcut(small, m))  # = segment(small), refined
+    if side >= 0.9 * SIDE and sqm is None:
+        return small, _grabcut(small, m)  # = segment(small), refined
     # cut again around the die, at the crop's full resolution, and segment there
     k = n / SIDE
     cx, cy = (x + w / 2) * k, (y + h / 2) * k
