@@ -5,6 +5,7 @@ face classifier of faces.py (`classify_crop`)."""
 from __future__ import annotations
 
 import importlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any, Callable
 
@@ -25,6 +26,9 @@ Classifier = Callable[..., Any]
 #: pips are found at 640 px or less, bodies at 320, and a die a tenth of the frame still gives the face
 #: classifier a 128 px crop); readings' boxes are given back in the frame's own px.
 READ_LONG_SIDE = 1280
+#: One worker: a frame's die-body search (mostly OpenCV, which releases the GIL) runs on the second core
+#: while the pip search (mostly Python) runs on the first.
+_BODY_SEARCH = ThreadPoolExecutor(max_workers=1, thread_name_prefix="die-bodies")
 
 
 def _face_classifier(die_set: str | None) -> Classifier | None:
@@ -127,9 +131,11 @@ class DiceReader:
         if self.classify is None:
             faces = find_pip_faces(image)
         else:
-            # bodies first: the pip search looks at smaller scales only where a die may need them
-            found = find_die_bodies(image, reference)
-            faces = find_pip_faces(image, close_up_regions(image.shape, found))
+            # the body search runs on the other core while the pips are looked for at the analysis
+            # scale; the smaller scales wait for the bodies, to look only where a die may need them
+            bodies_soon = _BODY_SEARCH.submit(find_die_bodies, image, reference)
+            faces = find_pip_faces(image, lambda: close_up_regions(image.shape, bodies_soon.result()))
+            found = bodies_soon.result()
             if self.die_set is not None:
                 # the set reads every die: a sure pip face is a die the body search may miss (white dice
                 # on a light table), read by the set; an unsure one (a glint, a speck) is no die to it
