@@ -92,15 +92,10 @@ def held_out(learn: list[LabelledCrop], test: list[LabelledCrop], name: str) -> 
             f"sure {report.sure_accuracy:.3f} threshold {report.threshold:.3f}")
 
 
-#: fickett tiles whose label is wrong in the shared copy, left out of the rows: tile #0168 of the d6
-#: montage is labelled 2 and shows a 3 (seen by eye; the session 4 closing note)
-FICKETT_LABEL_ERRORS = {"images/151026d6chessexgeminicoppersteel_summary.jpg#2520,360"}
-
-
 def fickett_rows(per_face: int) -> list[str]:
     """Held-out rows for the fickett dice with `per_face` tiles of each face learned (label errors,
     FICKETT_LABEL_ERRORS, left out)."""
-    from dicetower.vision.faces_eval import fickett_tiles
+    from dicetower.vision.faces_eval import FICKETT_LABEL_ERRORS, fickett_tiles
 
     root = shared_dir() / "datasets" / "fickett_poly_tiles"
     if not root.is_dir():

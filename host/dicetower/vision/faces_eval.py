@@ -43,6 +43,12 @@ def remove_overlay(tile: np.ndarray) -> np.ndarray:
     return cv2.inpaint(tile, text, 3, cv2.INPAINT_TELEA)
 
 
+#: fickett tiles whose label is wrong in the shared copy, left out of the calibration rows (a wrong label
+#: there is learned or counted as a sure-wrong reading): tile #0168 of the d6 montage is labelled 2 and
+#: shows a 3 (seen by eye; the session 4 closing note)
+FICKETT_LABEL_ERRORS = {"images/151026d6chessexgeminicoppersteel_summary.jpg#2520,360"}
+
+
 def fickett_tiles(root: Path, die_type: str, clean: bool = True, step: int = 1) -> list[LabelledCrop]:
     """Main-cluster tiles of one fickett die (representative tiles, which carry extra overlay
     text, left out), in file order, every step-th; clean: overlay text inpainted (remove_overlay)."""
@@ -152,9 +158,12 @@ def standard_on(crops: Sequence[Labelled], name: str, type_only: bool) -> str:
 
 
 def calibration_on(tiles: list[LabelledCrop], per_face: int, name: str) -> str:
+    """A set calibrated from the first per_face tiles of each face, read on the rest (FICKETT_LABEL_ERRORS
+    left out): its held-out figures as one printed row."""
     by_face: dict[FaceClass, list[LabelledCrop]] = {}
     for t in tiles:
-        by_face.setdefault(t.face, []).append(t)
+        if t.group not in FICKETT_LABEL_ERRORS:
+            by_face.setdefault(t.face, []).append(t)
     learn = [t for ts in by_face.values() for t in ts[:per_face]]
     test = [t for ts in by_face.values() for t in ts[per_face:]]
     with tempfile.TemporaryDirectory() as tmp:
