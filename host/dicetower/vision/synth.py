@@ -765,16 +765,28 @@ def render_scene(dice: list[tuple[DieSpec, int]], rng: np.random.Generator,
         patch, alpha = _render_die_patch(spec, value, rng, s)
         for _ in range(200):
             x, y = int(rng.integers(0, w - s)), int(rng.integers(0, h - s))
-            if all(x + s <= bx or bx + bw <= x or y + s <= by or by + bh <= y for bx, by, bw, bh in boxes):
+            if _free(x, y, s, boxes):
                 break
         else:
             raise ValueError(f"cannot place {len(dice)} dice of {die_px} px on a {size} tray")
-        _composite(bg, patch, alpha, x, y, rng)
-        ys, xs = np.nonzero(alpha > 0.5)
-        box = [x + int(xs.min()), y + int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)]
-        boxes.append((x, y, s, s))
-        truths.append({**truth_of(spec, value), "box": box})
+        truths.append({**truth_of(spec, value), "box": _placed(bg, patch, alpha, x, y, rng, boxes)})
     return _finish(bg, rng, blur_max=0.8), truths
+
+
+def _free(x: int, y: int, s: int, boxes: list[tuple[int, int, int, int]]) -> bool:
+    """True when an s px square at (x, y) px overlaps none of boxes (x, y, w, h px)."""
+    return all(x + s <= bx or bx + bw <= x or y + s <= by or by + bh <= y for bx, by, bw, bh in boxes)
+
+
+def _placed(bg: np.ndarray, patch: np.ndarray, alpha: np.ndarray, x: int, y: int, rng: np.random.Generator,
+            boxes: list[tuple[int, int, int, int]]) -> list[int]:
+    """Composite a die patch (sxsx3, alpha sxs 0..1) onto bg (HxWx3 float32) at (x, y) px, record its
+    square in boxes, and return the die's tight box [x, y, w, h] px (where alpha > 0.5)."""
+    _composite(bg, patch, alpha, x, y, rng)
+    ys, xs = np.nonzero(alpha > 0.5)
+    s = patch.shape[0]
+    boxes.append((x, y, s, s))
+    return [x + int(xs.min()), y + int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)]
 
 
 def render_oblique_scene(dice: list[tuple[DieSpec, int]], rng: np.random.Generator, elevation: float,
@@ -813,16 +825,12 @@ def render_oblique_scene(dice: list[tuple[DieSpec, int]], rng: np.random.Generat
             t, rho = rng.uniform(0, 2 * np.pi), np.sqrt(rng.uniform(0, 1)) * 0.6
             x = int(cx + rho * major / 2 * np.cos(t) - s / 2)
             y = int(cy + rho * minor / 2 * np.sin(t) - s * 0.6)
-            if 0 <= x <= w - s and 0 <= y <= h - s and \
-                    all(x + s <= bx or bx + bw <= x or y + s <= by or by + bh <= y for bx, by, bw, bh in boxes):
+            if 0 <= x <= w - s and 0 <= y <= h - s and _free(x, y, s, boxes):
                 break
         else:
             raise ValueError(f"cannot place {len(dice)} dice of {die_px} px on a floor of {major:.0f} px")
-        _composite(bg, patch, alpha, x, y, rng)
-        ys, xs = np.nonzero(alpha > 0.5)
-        box = [x + int(xs.min()), y + int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)]
-        boxes.append((x, y, s, s))
-        truths.append({**truth_of(spec, value), "box": box, "elevation": float(elevation)})
+        truths.append({**truth_of(spec, value), "box": _placed(bg, patch, alpha, x, y, rng, boxes),
+                       "elevation": float(elevation)})
     return _finish(bg, rng, blur_max=0.8), truths, ((float(cx), float(cy)), (float(major), float(minor)), 0.0)
 
 
