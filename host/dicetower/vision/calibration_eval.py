@@ -93,21 +93,16 @@ def held_out(learn: list[LabelledCrop], test: list[LabelledCrop], name: str) -> 
 
 
 def fickett_rows(per_face: int) -> list[str]:
-    """Held-out rows for the fickett dice with `per_face` tiles of each face learned (label errors,
-    FICKETT_LABEL_ERRORS, left out)."""
-    from dicetower.vision.faces_eval import FICKETT_LABEL_ERRORS, fickett_tiles
+    """Held-out rows for the fickett dice with `per_face` tiles of each face learned (faces_eval.
+    fickett_split: label errors left out)."""
+    from dicetower.vision.faces_eval import fickett_split, fickett_tiles
 
     root = shared_dir() / "datasets" / "fickett_poly_tiles"
     if not root.is_dir():
         return [f"calibration: {root} not found; no fickett figures"]
     rows = []
     for die_type in ("d4", "d6", "d8", "d12", "d20"):
-        by_face: dict[FaceClass, list[LabelledCrop]] = {}
-        for t in fickett_tiles(root, die_type):
-            if t.group not in FICKETT_LABEL_ERRORS:
-                by_face.setdefault(t.face, []).append(t)
-        learn = [t for ts in by_face.values() for t in ts[:per_face]]
-        test = [t for ts in by_face.values() for t in ts[per_face:]]
+        learn, test = fickett_split(fickett_tiles(root, die_type), per_face)
         rows.append(held_out(learn, test, f"fickett {die_type}, {per_face}/face"))
     return rows
 

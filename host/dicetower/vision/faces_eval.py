@@ -157,15 +157,21 @@ def standard_on(crops: Sequence[Labelled], name: str, type_only: bool) -> str:
     return _summary(name, results, ms)
 
 
-def calibration_on(tiles: list[LabelledCrop], per_face: int, name: str) -> str:
-    """A set calibrated from the first per_face tiles of each face, read on the rest (FICKETT_LABEL_ERRORS
-    left out): its held-out figures as one printed row."""
+def fickett_split(tiles: list[LabelledCrop], per_face: int) -> tuple[list[LabelledCrop], list[LabelledCrop]]:
+    """(learn, held out) of fickett tiles (fickett_tiles): the first per_face tiles of each face and
+    the rest, in file order, FICKETT_LABEL_ERRORS left out of both."""
     by_face: dict[FaceClass, list[LabelledCrop]] = {}
     for t in tiles:
         if t.group not in FICKETT_LABEL_ERRORS:
             by_face.setdefault(t.face, []).append(t)
-    learn = [t for ts in by_face.values() for t in ts[:per_face]]
-    test = [t for ts in by_face.values() for t in ts[per_face:]]
+    return ([t for ts in by_face.values() for t in ts[:per_face]],
+            [t for ts in by_face.values() for t in ts[per_face:]])
+
+
+def calibration_on(tiles: list[LabelledCrop], per_face: int, name: str) -> str:
+    """A set calibrated from the first per_face tiles of each face, read on the rest (fickett_split):
+    its held-out figures as one printed row."""
+    learn, test = fickett_split(tiles, per_face)
     with tempfile.TemporaryDirectory() as tmp:
         ds, report = calibrate(learn, name, out_dir=Path(tmp))
     results, ms = [], []
