@@ -3,7 +3,7 @@ closing note): `python -m dicetower.vision.faces_eval`.
 
 - standard set (synthetic-trained, shipped: die type by shape x the numeral net) on
   fickett_poly_tiles (value and die type; overlay text painted out), lurig_dietype (die type, CC0)
-  and realdice_d20 (value; the die cut out by its blue colour, realdice_crop, read with the photo's
+  and realdice_d20 (value; the die found by its blue colour, realdice_box, read with the photo's
   view elevation, view.view_of_scene), with unsure rate and
   accuracy over the sure readings; and the numeral net alone told the true die type (the value
   reading without the type cue's errors);
@@ -82,13 +82,6 @@ def realdice_box(image: np.ndarray) -> tuple[int, int, int, int] | None:
         return None
     x, y, w, h, _ = stats[1 + int(np.argmax(stats[1:, 4]))]
     return int(x), int(y), int(w), int(h)
-
-
-def realdice_crop(image: np.ndarray) -> np.ndarray | None:
-    """Evaluation only: the realdice_d20 die cut out of a frame, a square of 1.25 x its box
-    (realdice_box), or None when it is not found."""
-    box = realdice_box(image)
-    return None if box is None else _square_around(image, box)
 
 
 def _square_around(image: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
