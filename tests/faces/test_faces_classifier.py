@@ -11,7 +11,7 @@ from dicetower.paths import models_dir
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision import synth
 from dicetower.vision.faces import DieSetError, FaceResult, available_die_sets, classify_crop, load_die_set
-from dicetower.vision.fewshot import fit_fewshot
+from dicetower.vision.fewshot import describe, fit_described
 
 
 def test_unknown_die_set_is_a_clear_error(tmp_path, monkeypatch):
@@ -57,7 +57,8 @@ def test_calibrated_model_reads_a_face_at_any_rotation():
     grey_bg = np.full((110, 110, 3), 90, np.uint8)
     a, _ = synth.render_crop(spec, 3, rng, 110, background=grey_bg)
     b, _ = synth.render_crop(spec, 5, rng, 110, background=grey_bg)
-    model = fit_fewshot([a, b], np.array([0, 1]), 2, np.random.default_rng(0))
+    rng = np.random.default_rng(0)
+    model = fit_described(describe([a, b], rng), np.array([0, 1]), 2, rng)
     for angle in (30, 90, 143, 200):
         m = cv2.getRotationMatrix2D((55, 55), angle, 1.0)
         turned = cv2.warpAffine(a, m, (110, 110), borderMode=cv2.BORDER_REPLICATE)

@@ -508,20 +508,12 @@ def describe(crops: list[np.ndarray], rng: np.random.Generator, n_aug: int = 1, 
     return [augmented_vectors(crop, rng, n_aug, feature) for crop in crops]
 
 
-def fit_fewshot(crops: list[np.ndarray], y: np.ndarray, n_classes: int, rng: np.random.Generator,
-                n_aug: int = 1, feature: str = "hog", marks: np.ndarray | None = None) -> FewShotModel:
-    """A FewShotModel from labelled crops (HxWx3 uint8 BGR) with class indices y (N,):
-    fit_described(describe(crops)). marks: (C,) mark index per class (default: every class its own
-    mark). The prior and the temperatures are set by calibrate.py. Raises ValueError when there are
-    no crops."""
-    return fit_described(describe(crops, rng, n_aug, feature), y, n_classes, rng, feature, marks)
-
-
 def fit_described(described: list[tuple[np.ndarray, np.ndarray]], y: np.ndarray, n_classes: int,
                   rng: np.random.Generator, feature: str = "hog", marks: np.ndarray | None = None
                   ) -> FewShotModel:
     """A FewShotModel from described crops (describe: [(M x D vectors, (6,) colour)]) with class
-    indices y (N,); marks as fit_fewshot. Raises ValueError when there are none."""
+    indices y (N,). marks: (C,) mark index per class (default: every class its own mark). The prior
+    and the temperatures are set by calibrate.py. Raises ValueError when there are none."""
     if not described:
         raise ValueError("need at least one labelled crop")
     y = np.asarray(y)
