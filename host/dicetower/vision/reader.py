@@ -32,7 +32,7 @@ _BODY_SEARCH = ThreadPoolExecutor(max_workers=1, thread_name_prefix="die-bodies"
 
 
 def _face_classifier(die_set: str | None) -> Classifier | None:
-    """faces.classify_crop(crop_bgr, die_set, mask) -> FaceResult when the face classifier is installed and
+    """faces.classify_crop(crop_bgr, die_set, mask[, view]) -> FaceResult when the face classifier is installed and
     the die set (None = the shipped "standard" set) loads; None otherwise (pip d6 only).
     Raises faces.DieSetError when a named die set does not exist."""
     try:
@@ -150,7 +150,7 @@ class DiceReader:
         readings = [DieReading("d6", face.value, clip_box(face.box, image.shape), face.confidence,
                                colour=colour_name(body_pixels(image, face)), cocked=face.cocked)
                     for face in faces]
-        view = view_of_scene(image, [b.box for b in bodies]) if bodies else None
+        view = view_of_scene(image, [b.box for b in bodies])  # no bodies: TOP_DOWN at once, and nothing to read
         return readings + [self._classified(image, body, view) for body in bodies]
 
     def _numbered_bodies(self, image: np.ndarray, faces: list[PipFace],
@@ -185,7 +185,7 @@ class DiceReader:
         given_way = {id(f) for b in kept for f in marks[id(b)]}
         return [f for f in faces if id(f) not in given_way], kept
 
-    def _classified(self, image: np.ndarray, body: DieBody, view: ViewEstimate | None) -> DieReading:
+    def _classified(self, image: np.ndarray, body: DieBody, view: ViewEstimate) -> DieReading:
         """Read one die body with faces.classify_crop, given the body's tight box, its mask (which
         pixels of the crop are the die) and the scene's view elevation, unsure when the classifier is
         or when the body is cut by the frame's border (CUT_CONFIDENCE_MAX)."""
@@ -193,7 +193,7 @@ class DiceReader:
         x, y, w, h = body.box
         crop = image[y:y + h, x:x + w]
         mask = body.mask[:crop.shape[0], :crop.shape[1]]
-        oblique = {"view": view} if view is not None and view.oblique else {}  # top-down: the classifier's default
+        oblique = {"view": view} if view.oblique else {}  # top-down: the classifier's default
         result = self.classify(crop, die_set=self.die_set, mask=mask, **oblique)
         body_px = crop[mask > 0] if (mask > 0).any() else crop.reshape(-1, 3)
         confidence = min(float(result.confidence), CUT_CONFIDENCE_MAX) if body.cut else float(result.confidence)
