@@ -167,10 +167,18 @@ def surround_snr(gray: np.ndarray, x: float, y: float, radius: float) -> float:
     d2 = (np.arange(y0, y1) - y)[:, None] ** 2 + (np.arange(x0, x1) - x)[None, :] ** 2
     ring = win[(d2 > (1.3 * radius) ** 2) & (d2 < r_out * r_out)].astype(np.float32)
     inner = win[d2 < max(0.5 * radius, 1.5) ** 2]
-    if ring.size < 8 or inner.size == 0:
+    return _snr(ring, inner)
+
+
+def _snr(surround: np.ndarray, inner: np.ndarray) -> float:
+    """The contrast between a blob's centre pixels (inner) and its surround (float32 grey levels), over
+    the surround's robust spread (1.4826 x its median absolute deviation, so a neighbouring pip in it
+    does not count) plus 1; 0 when the surround has under 8 pixels or the centre none (the frame cuts
+    them off)."""
+    if surround.size < 8 or inner.size == 0:
         return 0.0
-    med = _median(ring)
-    spread = 1.4826 * _median(np.abs(ring - med))  # MAD: neighbouring pips in the ring are outliers
+    med = _median(surround)
+    spread = 1.4826 * _median(np.abs(surround - med))
     return float(abs(med - _median(inner)) / (spread + 1.0))
 
 
@@ -194,10 +202,7 @@ def streak_snr(gray: np.ndarray, ellipse: tuple[tuple[float, float], tuple[float
     win = gray[y0:y1, x0:x1]
     band = win[(np.abs(u) < a) & (v > 1.3 * b) & (v < 2.3 * b)].astype(np.float32)
     inner = win[(u / max(0.5 * a, 1.5)) ** 2 + (v / max(0.5 * b, 1.5)) ** 2 < 1.0]
-    if band.size < 8 or inner.size == 0:
-        return 0.0
-    med = _median(band)
-    return float(abs(med - _median(inner)) / (1.4826 * _median(np.abs(band - med)) + 1.0))
+    return _snr(band, inner)
 
 
 @dataclass
