@@ -7,6 +7,8 @@ frame itself (a heavy median filter and the border's colour), thresholded by Ots
 split at their blob's waist (distance-transform cores). A large blob cut by the frame's border (a dice
 dome's floor, a tray seen in part) is a container: the dice in it are the hulls of bodies of one colour
 (k-means colour segmentation) that are compact, busy inside (marks) and of a colour rare in the frame.
+Without a reference, a second pass by chromaticity (the colour without its lightness) finds the dice
+that colour distance merged with their shadow or the wood grain around them (_with_chroma_bodies).
 Each body carries the evidence the reader weighs to decide whether it is a die at all
 (DieBody.ground_share, DieBody.cut); nothing here is tuned to one dice set, colour or scene."""
 
@@ -173,7 +175,9 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
     dice dome's floor): the dice it holds are found by _dice_inside, and a smaller blob within a
     container whose dice were found there is a patch of its floor (a dome's floor seen through a
     gap), not a second search; a large blob inside the frame is one large die (a close-up).
-    Touching dice (one blob with a waist) are split at the waist (_split_touching). Each body carries
+    Touching dice (one blob with a waist) are split at the waist (_split_touching). Without a
+    reference, and unless the frame is a close-up (find_close_up), the compact blobs of a colour unlike
+    the table's chromaticity complete them (_with_chroma_bodies). Each body carries
     its ground_share and cut (see DieBody), the evidence the reader weighs to tell a die from a piece
     of the scene.
     Raises ValueError when reference's shape differs from image's."""
