@@ -373,7 +373,7 @@ def classify_crop(crop_bgr: np.ndarray, die_set: str | None = None, mask: np.nda
     """Die type and face of one die crop.
 
     crop_bgr: HxWx3 uint8 BGR, one die roughly centred, the die filling most of it, any rotation,
-    top-down view. die_set: None / "standard" for the shipped models, or a calibrated set's name.
+    seen from above (or obliquely: see view). die_set: None / "standard" for the shipped models, or a calibrated set's name.
     mask: HxW uint8 (non-zero = the die, e.g. detect.DieBody.mask) or None.
     view: the scene's view elevation (view.view_of_scene of the frame the crop is cut from) or None
     for a top-down camera; an oblique view makes the standard set read the face pointing up.
