@@ -258,9 +258,10 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     temperature of marks plus colour (smoothed likewise), whether the standard reader's prior helps
     and its weight (PRIOR_WEIGHTS, least log-loss; the prior keeps its own calibration, from the
     standard reader's held-out renders, and the reader's hit rate on the training photos,
-    reader_recall), the threshold (choose_threshold) and the faces that may
-    be read sure only above (face_floors); the labelled photos' standard readings give the faces the reader
-    may vouch for (vouched_faces). Raises CalibrationError when a face has fewer than 2 photos or
+    reader_recall), the threshold (choose_threshold), each face's floor (face_floors: a face
+    confused in cross-validation is sure only above the confusion's probability) and whether the two
+    readers agreeing makes a face sure (agreement_error); the labelled photos' standard readings give
+    the faces the reader may vouch for (vouched_faces). Raises CalibrationError when a face has fewer than 2 photos or
     the set has one face."""
     classes = sorted({s.face for s in samples}, key=lambda c: (c.die_type, c.value or 0, c.key))
     if len(classes) < 2:
