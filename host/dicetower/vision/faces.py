@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 
 from dicetower.paths import models_dir, user_data_dir
 from dicetower.readings import UNSURE_BELOW
-from dicetower.vision.view import ViewEstimate
+from dicetower.vision.view import TOP_DOWN, ViewEstimate
 
 if TYPE_CHECKING:
     from dicetower.vision.fewshot import FewShotModel
@@ -310,7 +310,7 @@ def read_numbered(crop: np.ndarray, mask: np.ndarray | None = None,
     if min(crop.shape[:2]) < MIN_SIDE:
         return FaceResult("d6", None, 0.0, type_confidence=0.0)
     types = shape.die_type_by_shape(crop, mask).proba
-    elevation = 90.0 if view is None else view.elevation
+    elevation = TOP_DOWN if view is None else view.elevation
     result = joint_reading(types, numerals.numeral_proba([numerals.face_patch(crop, mask, elevation)])[0])
     if view is not None and view.oblique and not view.sure:
         result.confidence = min(result.confidence, VIEW_UNSURE_CAP)

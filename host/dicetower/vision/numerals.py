@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from dicetower.paths import models_dir
+from dicetower.vision.view import TOP_DOWN
 
 ONNX_FILE = "numerals.onnx"
 META_FILE = "numerals.json"
@@ -134,7 +135,7 @@ def up_face_mark(grey: np.ndarray, mask: np.ndarray, centre: tuple[float, float]
     return (x0 + x1) / 2, (y0 + y1) / 2
 
 
-def face_patch(crop_bgr: np.ndarray, mask: np.ndarray | None = None, elevation: float = 90.0) -> np.ndarray:
+def face_patch(crop_bgr: np.ndarray, mask: np.ndarray | None = None, elevation: float = TOP_DOWN) -> np.ndarray:
     """The up face's numeral region of a die crop, as the numeral net reads it (at training and
     at run time).
 

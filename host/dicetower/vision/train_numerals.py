@@ -44,6 +44,7 @@ from dicetower.paths import models_dir
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision import synth
 from dicetower.vision.numerals import META_FILE, ONNX_FILE, PATCH, face_patch
+from dicetower.vision.view import TOP_DOWN
 
 SEED = 20261121
 NUMERALS = [str(v) for v in range(0, 21)]
@@ -252,7 +253,7 @@ def _chunk(args: tuple[int, int, int, float]) -> tuple[np.ndarray, np.ndarray]:
         y = SCHEDULE[(start + i) % len(SCHEDULE)]
         elevation = sample_elevation(seed, start + i, share)
         crop = render_sample(CLASSES[y], rng, elevation)
-        patches[i] = face_patch(crop, elevation=90.0 if elevation is None else elevation)
+        patches[i] = face_patch(crop, elevation=TOP_DOWN if elevation is None else elevation)
         ys[i] = y
     return patches, ys
 
