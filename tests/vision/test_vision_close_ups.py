@@ -101,11 +101,11 @@ def test_smaller_pip_scales_read_the_pips_in_the_boxes_given():
     big = cv2.resize(photo[max(0, cy - side):cy + side, max(0, cx - side):cx + side], (480, 480),
                      interpolation=cv2.INTER_CUBIC)
     assert find_pip_faces(big, False) == [], "pips twice the filter's size read at the analysis scale"
-    read = find_pip_faces(big, [(120, 120, 240, 240)])
+    read = find_pip_faces(big, lambda: [(120, 120, 240, 240)])
     assert [f.value for f in read] == [face.value]
     fx, fy, fw, fh = read[0].box
     assert fx < 240 < fx + fw and fy < 240 < fy + fh, f"the 5 read at {read[0].box}, not at the die"
-    assert find_pip_faces(big, [(0, 0, 60, 60)]) == []
+    assert find_pip_faces(big, lambda: [(0, 0, 60, 60)]) == []
 
 
 def test_colour_mask_finds_the_named_colour_only():

@@ -66,28 +66,32 @@ def _plausible_polarity(dark: list[PipFace], light: list[PipFace]) -> list[PipFa
 PIP_OF_DIE = 0.25
 
 
-def find_pip_faces(image: np.ndarray, close_ups: bool | list[tuple[int, int, int, int]]
-                   | Callable[[], list[tuple[int, int, int, int]]] = True) -> list[PipFace]:
+def find_pip_faces(image: np.ndarray,
+                   close_ups: bool | Callable[[], list[tuple[int, int, int, int]]] = True) -> list[PipFace]:
     """Top faces of the pip dice in a frame. image: HxWx3 uint8 BGR, any size. Boxes and pips in frame
     px. Dark and light pips are both looked for; where both readings claim one die, the more confident
     stays. When nothing is found at the analysis scale, smaller scales are tried (close-up photos,
     where pips are larger than the pip filter): over the whole frame when close_ups is True, not at
-    all when it is False or [], and only for pips in the given boxes (x, y, w, h frame px) when it is
-    a list: the boxes of the dice that may be that large (close_up_regions); elsewhere the analysis
-    scale's filter already spans any pip. A callable giving that list is called only when the smaller
-    scales are needed (the reader finds the bodies meanwhile, on the other core). The pip search is most of a numbered scene's time. A frame
-    no longer than a smaller scale is read once: scales it is not larger than read the same pixels and
-    would find the same nothing (a 90 px tile: one scale, not three)."""
+    all when it is False, and when it is a callable, only for pips in the boxes (x, y, w, h frame px)
+    it returns, called once and only when the smaller scales are needed: the boxes of the dice that
+    may be that large (close_up_regions; the reader finds the bodies meanwhile, on the other core);
+    elsewhere the analysis scale's filter already spans any pip, and no box means no smaller scale.
+    The pip search is most of a numbered scene's time. A frame no longer than a smaller scale is read
+    once: scales it is not larger than read the same pixels and would find the same nothing (a 90 px
+    tile: one scale, not three)."""
     gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     factors = {analysis_scale(gray_full.shape, long_side) for long_side in (ANALYSIS_SCALES if close_ups else ANALYSIS_SCALES[:1])}
+    regions: list[tuple[int, int, int, int]] | None = None  # close_ups() once called
     for s in sorted(factors, reverse=True):
         gray = gray_full if s == 1.0 else cv2.resize(gray_full, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
         within = None
         if callable(close_ups) and s < max(factors):
-            close_ups = close_ups()
-        if isinstance(close_ups, list) and s < max(factors):
+            if regions is None:
+                regions = close_ups()
+            if not regions:
+                return []
             within = [(int(x * s), int(y * s), int(np.ceil((x + w) * s)) - int(x * s), int(np.ceil((y + h) * s)) - int(y * s))
-                      for x, y, w, h in close_ups]
+                      for x, y, w, h in regions]
         k = KERNEL_PX
         faces = _plausible_polarity(read_faces(gray, "dark", k, within), read_faces(gray, "light", k, within))
         faces.sort(key=lambda f: -f.confidence)
