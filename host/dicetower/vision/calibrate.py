@@ -316,8 +316,9 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     predicted = proba.argmax(axis=1)
     face_value = np.array([-1 if c.value is None else c.value for c in classes], np.int32)
     fewshot_pick = z_fewshot.argmax(axis=1)
-    agreement = agreement_error(fewshot_pick, y, readable_values(classes, y_all, readings), face_value, y_all,
-                                readings) if reader else 1.0
+    prior_value = readable_values(classes, y_all, readings) if reader else None  # what all the photos vouch for
+    agreement = agreement_error(fewshot_pick, y, prior_value, face_value, y_all, readings) \
+        if prior_value is not None else 1.0
     check = FewShotModel(np.zeros((0, 1)), np.zeros(0, np.int32), n, np.zeros(1), np.zeros((1, 1)), marks,
                          np.zeros((n, 4)), np.ones(4), prior_reader=reader, face_value=face_value,
                          agreement_sure=bool(agreement <= 1 - SURE_TARGET))
@@ -337,9 +338,9 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     model = fit_described(described, y_all, n, rng, marks=marks)
     model.mark_temperature, model.fewshot_temperature, model.threshold = mark_temperature, temperature, threshold
     model.face_floor, model.face_value, model.agreement_sure = floors, face_value, check.agreement_sure
-    if reader:
+    if prior_value is not None:
         model.prior_reader, model.die_type, model.prior_weight = reader, die_type, prior_weight
-        model.prior_value = readable_values(classes, y_all, readings)
+        model.prior_value = prior_value
         model.vouched = vouched_faces(model.prior_value, y_all, readings)
         model.prior_recall = reader_recall(model.prior_value, y_all, readings)
     ds = DieSet(name, classes, model)
