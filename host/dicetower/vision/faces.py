@@ -180,15 +180,14 @@ class DieSet:
 
     def classify(self, crop: np.ndarray, mask: np.ndarray | None = None,
                  view: ViewEstimate | None = None) -> FaceResult:
-        """Classify one die crop (HxWx3 uint8 BGR, any rotation; mask: HxW uint8 die mask or None,
-        used by the standard set; view: the scene's view.ViewEstimate or None for top-down, used by
-        the standard set, see read_numbered; a calibrated set learned its dice as its camera sees
-        them). A crop under MIN_SIDE px is classified but given confidence 0
+        """Classify one die crop (HxWx3 uint8 BGR, any rotation; mask: HxW uint8 die mask or None;
+        view: the scene's view.ViewEstimate or None for top-down; the standard set: see read_numbered;
+        a calibrated set: fewshot.FewShotModel.proba). A crop under MIN_SIDE px is classified but given confidence 0
         (too small to read: unsure). Raises ValueError when the crop is not a non-empty HxWx3 image."""
         if self.model is None:
             result = read_numbered(crop, mask, view)
         else:
-            result = self.result_from_proba(self.model.proba(crop))
+            result = self.result_from_proba(self.model.proba(crop, mask, view))
         if min(crop.shape[:2]) < MIN_SIDE:
             result.confidence = 0.0
         return result

@@ -47,6 +47,7 @@ import numpy as np
 
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision.faces import silhouette, softmax, square
+from dicetower.vision.view import TOP_DOWN, ViewEstimate
 
 SIDE = 96        # px: crops are squared and resized to SIDE x SIDE before centring
 PATCH = 48       # px: side of the centred, scaled patch that is described
@@ -232,17 +233,26 @@ class FewShotModel:
             return UNSURE_BELOW * 0.999
         return UNSURE_BELOW + (1 - UNSURE_BELOW) * (p - t) / (1 - t)
 
-    def proba(self, crop: np.ndarray) -> np.ndarray:
-        """(C,) class probabilities of one crop (HxWx3 uint8 BGR, any rotation): softmax of
-        logits(), then corroborated() with the standard reader's reading when the set has a prior."""
-        marks, colour, values = self.evidence(crop)
+    def proba(self, crop: np.ndarray, mask: np.ndarray | None = None, view: ViewEstimate | None = None
+              ) -> np.ndarray:
+        """(C,) class probabilities of one crop (HxWx3 uint8 BGR, any rotation; mask: HxW uint8,
+        non-zero = the die, as the reader gives it, or None; view: the scene's view.ViewEstimate, None
+        = top-down): softmax of logits(), then corroborated() with the standard reader's reading when
+        the set has a prior. Seen obliquely from an elevation the view is unsure of (view.sure False),
+        the most probable class is capped just under the threshold: the face pointing up is found
+        from the elevation, so the reading is flagged (GEN-D01), as the standard set's is."""
+        marks, colour, values = self.evidence(crop, mask, TOP_DOWN if view is None else view.elevation)
         p = softmax(self.combine(marks, colour, self.prior_loglik(values))[None])[0]
-        return self.corroborated(p, values, int(np.argmax(self.combine(marks, colour, np.zeros_like(colour)))))
+        p = self.corroborated(p, values, int(np.argmax(self.combine(marks, colour, np.zeros_like(colour)))))
+        if view is not None and view.oblique and not view.sure:
+            j = int(np.argmax(p))
+            p[j] = min(p[j], self.threshold * 0.999)
+        return p
 
-    def logits(self, crop: np.ndarray) -> np.ndarray:
-        """(C,) class scores of one crop (HxWx3 uint8 BGR, any rotation), whose softmax gives the
-        probabilities before corroboration: see combine()."""
-        marks, colour, values = self.evidence(crop)
+    def logits(self, crop: np.ndarray, mask: np.ndarray | None = None, elevation: float = TOP_DOWN) -> np.ndarray:
+        """(C,) class scores of one crop (HxWx3 uint8 BGR, any rotation; mask and elevation as for
+        evidence()), whose softmax gives the probabilities before corroboration: see combine()."""
+        marks, colour, values = self.evidence(crop, mask, elevation)
         return self.combine(marks, colour, self.prior_loglik(values))
 
     def combine(self, marks: np.ndarray, colour: np.ndarray, prior: np.ndarray) -> np.ndarray:
@@ -321,13 +331,16 @@ class FewShotModel:
         assert self.prior_value is not None
         return reader_support(self.prior_value, j, values)
 
-    def evidence(self, crop: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[int, float] | None]:
-        """What a crop shows: mark scores (M,) (mean cosine similarity of the nearest bank vectors),
+    def evidence(self, crop: np.ndarray, mask: np.ndarray | None = None, elevation: float = TOP_DOWN
+                 ) -> tuple[np.ndarray, np.ndarray, dict[int, float] | None]:
+        """What a crop (HxWx3 uint8 BGR; mask HxW uint8 or None; elevation: the view's, degrees, 90 =
+        top-down) shows: mark scores (M,) (mean cosine similarity of the nearest bank vectors),
         colour log-likelihood per class (C,), and the standard reader's reading ({value:
         probability}, standard_values; None without a prior)."""
         c = centre_die(crop)
         q = project(features(patches(c, [0.0]), self.feature), self.mean, self.basis)[0]
-        values = standard_values(crop, self.die_type, self.prior_reader) if self.prior_reader else None
+        values = standard_values(crop, self.die_type, self.prior_reader, mask, elevation) if self.prior_reader \
+            else None
         return self.mark_scores(q), self.colour_loglik(c.colour), values
 
     def mark_scores(self, q: np.ndarray) -> np.ndarray:
@@ -393,17 +406,20 @@ class FewShotModel:
                        z["vouched"].astype(bool), z["face_value"].astype(np.int32), bool(z["agreement_sure"]))
 
 
-def standard_values(crop: np.ndarray, die_type: str, reader: str) -> dict[int, float]:
-    """What a standard reader makes of a die crop (HxWx3 uint8 BGR): {value: probability} over the
-    faces of a die_type die, not summing to 1 (the rest: none of them). reader "numerals": the
-    numeral net (numerals.value_proba on numerals.face_patch); "pips": the pip reader
-    (detect.find_pip_faces on the crop), its most confident face's value with its confidence, {}
+def standard_values(crop: np.ndarray, die_type: str, reader: str, mask: np.ndarray | None = None,
+                    elevation: float = TOP_DOWN) -> dict[int, float]:
+    """What a standard reader makes of a die crop (HxWx3 uint8 BGR; mask: HxW uint8 die mask or None;
+    elevation: the view's, degrees, 90 = top-down): {value: probability} over the faces of a die_type
+    die, not summing to 1 (the rest: none of them). reader "numerals": the numeral net
+    (numerals.value_proba on numerals.face_patch(crop, mask, elevation): the face pointing up, as the
+    standard set reads it); "pips": the pip reader
+    (detect.find_pip_faces on the crop; mask and elevation unused: pips are read top-down), its most confident face's value with its confidence, {}
     when it finds no face. Raises ValueError for an unknown reader or a die type it cannot read,
     FileNotFoundError when the numeral net is not built (`make models`)."""
     if reader == "numerals":
         from dicetower.vision import numerals
 
-        return numerals.value_proba(numerals.face_patch(crop), die_type)
+        return numerals.value_proba(numerals.face_patch(crop, mask, elevation), die_type)
     if reader == "pips":
         if die_type != "d6":
             raise ValueError(f"the pip reader reads d6, not {die_type!r}")
