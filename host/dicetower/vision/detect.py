@@ -82,6 +82,7 @@ def find_pip_faces(image: np.ndarray,
     gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     factors = {analysis_scale(gray_full.shape, long_side) for long_side in (ANALYSIS_SCALES if close_ups else ANALYSIS_SCALES[:1])}
     regions: list[tuple[int, int, int, int]] | None = None  # close_ups() once called
+    previous: float | None = None  # the finer scale read before a close-up scale (nothing found there)
     for s in sorted(factors, reverse=True):
         gray = gray_full if s == 1.0 else cv2.resize(gray_full, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
         within = None
@@ -93,7 +94,8 @@ def find_pip_faces(image: np.ndarray,
             within = [(int(x * s), int(y * s), int(np.ceil((x + w) * s)) - int(x * s), int(np.ceil((y + h) * s)) - int(y * s))
                       for x, y, w, h in regions]
         k = KERNEL_PX
-        faces = _plausible_polarity(read_faces(gray, "dark", k, within), read_faces(gray, "light", k, within))
+        finer = None if previous is None else previous / s
+        faces = _plausible_polarity(read_faces(gray, "dark", k, within, finer), read_faces(gray, "light", k, within, finer))
         faces.sort(key=lambda f: -f.confidence)
         kept: list[PipFace] = []
         for f in faces:
@@ -101,6 +103,7 @@ def find_pip_faces(image: np.ndarray,
                 kept.append(f)
         if kept:
             return [_scaled_face(f, 1.0 / s) for f in kept]
+        previous = s
     return []
 
 
@@ -223,10 +226,19 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
             continue  # within a container whose dice were found there (a patch of its floor)
         bodies += _compact_pieces((labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255, (x, y), f,
                                   min_side_frac * long_side)
-    if reference is None and find_close_up(image) is None:  # a close-up's die has no table round its swirls
-        bodies = _with_chroma_bodies(bodies, small, f, min_side_frac * long_side, max_side_frac * long_side,
-                                     searched, ground)
+    if reference is None:
+        completed = _with_chroma_bodies(bodies, small, f, min_side_frac * long_side, max_side_frac * long_side,
+                                        searched, ground)
+        # a close-up's die has no table round its swirls: there the pass is undone (asked only when it
+        # changed anything, since the close-up test costs about as much as the pass)
+        if not _same_bodies(completed, bodies) and find_close_up(image) is None:
+            bodies = completed
     return ground.measure(bodies)
+
+
+def _same_bodies(a: list[DieBody], b: list[DieBody]) -> bool:
+    """Whether two lists hold the same body objects in the same order."""
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
 def _compact_pieces(comp: np.ndarray, corner: tuple[int, int], f: float, min_side: float) -> list[DieBody]:
@@ -270,8 +282,9 @@ def _with_chroma_bodies(bodies: list[DieBody], small: np.ndarray, f: float, min_
     die's spots); where a larger whole body was found, that body stays. Containers whose dice were
     found are not searched again (searched: their boxes in small's px): their floor and wall are no
     table. A blob's colour must be rare in the frame (ground share <= GROUND_SHARE_RARE, as in a
-    container: a knot in the wood is not, nor a bead on a cable, whose colour the cable shares). The caller skips this pass on a close-up (find_close_up): the die fills the frame, and its
-    swirls and faces are no dice."""
+    container: a knot in the wood is not, nor a bead on a cable, whose colour the cable shares). The caller drops what
+    this pass changed on a close-up (find_close_up): the die fills the frame, and its swirls and faces are no dice.
+    The input list is left as it was."""
     dist8 = np.clip(_chromaticity_distance(small) * 1000, 0, 255).astype(np.uint8)
     _, mask = cv2.threshold(dist8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))

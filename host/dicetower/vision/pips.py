@@ -75,6 +75,15 @@ PLAIN_FACE = 0.05
 #: face_roughness above which 2 or 3 pips are no die at all (printed keys and glyphs measured 0.3 and
 #: more; a motion-blurred die's soft edges and pip halos up to 0.25, kept and flagged unsure)
 NO_FACE = 0.3
+#: pip_marks of a lone pip above this: marks inside the "pip" (a small die's numerals and facets, the
+#: hole of a numeral), so its reading as a 1 is unsure. One paint-filled dent is plain inside: matteop65's
+#: 1s measured 0.03..0.29 (median 0.11), rendered and drawn 1s up to 0.19; small dice on a dark floor
+#: taken for the pip of a 1 whose face is the floor, 0.44..3.2.
+MARKED_PIP = 0.35
+#: At a close-up scale, pips under this fraction of the pip filter of the finer scale read before it (in
+#: that scale's px) are that scale's to find, not this one's (read_faces' finer): a close-up is for pips
+#: too large for the finer filter. Half: a margin under the filter's reach (pips up to its size).
+SPANNED_BY_FINER = 0.5
 MIN_SNR = 8.0  # surround_snr below this: not a pip on a plain die face on its own (a weak pip)
 WEAK_SNR = 4.0  # surround_snr of a weak pip (a pip crowded by its face's other pips or by blur) at least
 #: surround_snr of a faint pip at least (a blurred pip whose halo fills its ring): kept only on a face of
@@ -168,6 +177,33 @@ def surround_snr(gray: np.ndarray, x: float, y: float, radius: float) -> float:
     ring = win[(d2 > (1.3 * radius) ** 2) & (d2 < r_out * r_out)].astype(np.float32)
     inner = win[d2 < max(0.5 * radius, 1.5) ** 2]
     return _snr(ring, inner)
+
+
+def pip_marks(gray: np.ndarray, pip: Pip) -> float:
+    """How far the inside of a pip (its ellipse shrunk to 0.6, in gray: HxW uint8, pip in gray's px)
+    is from plain: the 90th percentile of its grey levels' deviations from their median, over the pip's
+    contrast (the median of a ring at 1.7..2.5 of its radii, on the face around it, against the inside's
+    median). A pip is one paint-filled dent: under 0.3; a small die taken for a pip shows its numerals
+    and facets inside, 0.44 and more (MARKED_PIP). 0.0 when the frame cuts the inside off."""
+    major = pip.diameter / math.sqrt(max(pip.roundness, 0.1))
+    minor = major * pip.roundness
+    r_out = 1.25 * major
+    h, w = gray.shape
+    x0, x1 = max(int(pip.x - r_out) - 1, 0), min(int(pip.x + r_out) + 2, w)
+    y0, y1 = max(int(pip.y - r_out) - 1, 0), min(int(pip.y + r_out) + 2, h)
+    t = math.radians(pip.angle)
+    dx = (np.arange(x0, x1) - pip.x)[None, :]
+    dy = (np.arange(y0, y1) - pip.y)[:, None]
+    u = (dx * math.cos(t) + dy * math.sin(t)) / (major / 2)
+    v = (-dx * math.sin(t) + dy * math.cos(t)) / max(minor / 2, 0.5)
+    e = u * u + v * v
+    win = gray[y0:y1, x0:x1].astype(np.float32)
+    inner, ring = win[e < 0.6 ** 2], win[(e > 1.7 ** 2) & (e < 2.5 ** 2)]
+    if inner.size == 0 or ring.size < 8:
+        return 0.0
+    level = _median(inner)
+    contrast = abs(_median(ring) - level)
+    return float(np.percentile(np.abs(inner - level), 90)) / max(contrast, 1.0)
 
 
 def _snr(surround: np.ndarray, inner: np.ndarray) -> float:
@@ -850,12 +886,18 @@ def merge_halves(groups: list[list[Pip]], thr: float, sure: float = 0.8) -> list
 
 
 def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
-               within: list[tuple[int, int, int, int]] | None = None) -> list[PipFace]:
+               within: list[tuple[int, int, int, int]] | None = None, finer: float | None = None) -> list[PipFace]:
     """Top faces of the pip dice in one grayscale frame. gray: HxW uint8 (analysis scale); polarity:
     "dark" or "light" pips; kernel_px: structuring size (odd, larger than a pip); within: boxes (x, y,
-    w, h, gray's px) to look for pips in (find_pips), None for the whole frame. Boxes in gray's px."""
+    w, h, gray's px) to look for pips in (find_pips), None for the whole frame. Boxes in gray's px.
+    finer: when the frame was also read at `finer` (> 1) times this scale (gray is a close-up scale),
+    the pips that scale's filter spans are left to it: pips under SPANNED_BY_FINER x kernel_px / finer
+    px across here are no pips (the strokes of a numbered die's numerals inside a dice tray, read here
+    as the pips of a sure 2)."""
     response = pip_response(gray, polarity, kernel_px)
     pips, thr = find_pips(response, gray, kernel_px, within=within)
+    if finer is not None:
+        pips = [p for p in pips if p.diameter >= SPANNED_BY_FINER * kernel_px / finer]
     groups = merge_halves(group_faces(pips, response, thr), thr)
     faint = {id(p) for g in groups if any(q.snr < WEAK_SNR for q in g) and not _layout_face(g, gray, polarity, thr)
              for p in g if p.snr < WEAK_SNR}
@@ -898,9 +940,10 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
             # 3 pips in a row smeared alike on a rough face: a die in motion, its blurred edges over its face;
             # kept, its confidence lost to the roughness below (flagged unsure, not dropped: a die is not lost).
             # Not 2: two strokes side by side are a numeral's "11" as often as a blurred 2
-            if rough or not _blurred_two(g, response, thr):
+            if rough or not _blurred_two(g, gray, response, thr):
                 conf *= math.exp(-((max(0.0, roughness - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
-        if ambiguous or (n in (2, 4) and _centre_marked(g, response, thr)):
+        marked = (n in (2, 4) and _centre_marked(g, response, thr)) or (n == 1 and pip_marks(gray, g[0]) > MARKED_PIP)
+        if ambiguous or marked:  # a faint pip where a fuller face has one; marks inside a lone "pip" (a small die)
             conf = min(conf, AMBIGUOUS_CAP)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g)))
     _flag_cocked(faces)
@@ -923,14 +966,15 @@ def _in_motion(group: list[Pip]) -> bool:
     return all(p.snr >= MIN_SNR for p in group) and _smeared_alike(group)
 
 
-def _blurred_two(group: list[Pip], response: np.ndarray, thr: float) -> bool:
+def _blurred_two(group: list[Pip], gray: np.ndarray, response: np.ndarray, thr: float) -> bool:
     """True when a 2 is a die's face in motion, whose roughness (its edges and pips' halos spread over
-    the face) is no sign of a speck or glyph: both pips strong and smeared alike (_in_motion), as close
+    the face) is no sign of a speck or glyph: both pips strong, smeared alike (_in_motion) and plain
+    inside (pip_marks at most MARKED_PIP; gray: HxW uint8, the pips' frame), as close
     as pips of one face are (within LINK_DIAMETERS: a pair farther apart may be pips of two faces, a
     top face's 1 and its side face's pip), and bare where a 3 would have its third pip
     (_centre_marked with beyond; response: HxW uint8 pip response, thr its threshold)."""
-    if len(group) != 2 or not _in_motion(group):
-        return False
+    if len(group) != 2 or not _in_motion(group) or any(pip_marks(gray, p) > MARKED_PIP for p in group):
+        return False  # marks inside the strokes: pieces of a numeral (a "2" or "5" on a small die), no smeared pips
     a, b = group
     if math.hypot(a.x - b.x, a.y - b.y) > LINK_DIAMETERS * 0.5 * (a.diameter + b.diameter):
         return False
@@ -983,8 +1027,8 @@ def _centre_marked(group: list[Pip], response: np.ndarray, thr: float, beyond: b
 def _pair_far_pips(parts: list[tuple[list[Pip], bool]], pips: list[Pip], gray: np.ndarray, polarity: str,
                    response: np.ndarray, thr: float) -> list[tuple[list[Pip], bool]]:
     """Top faces of one pip that are the two pips of a 2 with small pips (farther apart than
-    LINK_DIAMETERS, up to TWO_DIAMETERS): alike in size and shape, on a plain face (face_roughness
-    at most twice PLAIN_FACE) with clean die body between them (no seam, no other pip near the
+    LINK_DIAMETERS, up to TWO_DIAMETERS): alike in size and shape, plain inside (pip_marks at most
+    MARKED_PIP), on a plain face (face_roughness at most twice PLAIN_FACE) with clean die body between them (no seam, no other pip near the
     segment). Nearest pairs first. parts: (face pips, ambiguous) of the top faces; pips: every pip
     found in gray (HxW uint8, pips of polarity "dark" or "light") with response and thr. Returns parts with such pairs joined."""
     lone = [i for i, (g, _) in enumerate(parts) if len(g) == 1]
@@ -1000,8 +1044,8 @@ def _pair_far_pips(parts: list[tuple[list[Pip], bool]], pips: list[Pip], gray: n
         mx, my = (a.x + b.x) / 2, (a.y + b.y) / 2
         if any(p is not a and p is not b and math.hypot(p.x - mx, p.y - my) < d / 2 + p.diameter for p in pips):
             continue
-        if face_roughness([a, b], gray, polarity) > 2 * PLAIN_FACE:
-            continue
+        if face_roughness([a, b], gray, polarity) > 2 * PLAIN_FACE or max(pip_marks(gray, a), pip_marks(gray, b)) > MARKED_PIP:
+            continue  # not on a plain face, or marks inside: two small dice on a floor, no 2
         pairs.append((d, i, j))
     used: set[int] = set()
     joined: list[tuple[list[Pip], bool]] = []
