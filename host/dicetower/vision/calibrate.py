@@ -44,9 +44,11 @@ import numpy as np
 from dicetower.paths import user_data_dir
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision.boxes import centre, holds, intersection
+from dicetower.vision.detect import DieBody
 from dicetower.vision.faces import DieSet, FaceClass, forget_die_set, softmax
 from dicetower.vision.fewshot import (FewShotModel, describe, fit_described, prior_loglik, read_value, reader_support,
                                       standard_values)
+from dicetower.vision.view import TOP_DOWN, ViewEstimate, view_of_scene
 
 AUGMENT = 1  # light/blur/centring variants per labelled crop, each at every turn (fewshot.ROTATIONS)
 SEED = 7
@@ -63,11 +65,20 @@ class CalibrationError(ValueError):
 
 @dataclass
 class LabelledCrop:
-    """One labelled die: crop HxWx3 uint8 BGR, its face, and the photo it came from (group)."""
+    """One labelled die: crop HxWx3 uint8 BGR, its face, the photo it came from (group), and as the
+    reader sees it there: mask HxW uint8 (non-zero = the die; None: found in the crop) and the
+    scene's view (view.ViewEstimate; None: top-down)."""
 
     crop: np.ndarray
     face: FaceClass
     group: str
+    mask: np.ndarray | None = None
+    view: ViewEstimate | None = None
+
+    @property
+    def elevation(self) -> float:
+        """The view's elevation in degrees (90: top-down)."""
+        return TOP_DOWN if self.view is None else self.view.elevation
 
 
 def parse_face(die_type: str, value: str, colour: str, where: str) -> FaceClass:
@@ -88,21 +99,32 @@ def parse_face(die_type: str, value: str, colour: str, where: str) -> FaceClass:
     return FaceClass(die_type, int(numbers[0]) if numbers else None, symbols, face_colour)
 
 
-def find_die_crop(image: np.ndarray) -> np.ndarray | None:
-    """The single die of a photo (HxWx3 uint8 BGR), found as `dicetower read` finds dice: the
-    largest body of detect.find_die_bodies that reader.is_die_like accepts (whole in the frame, of a
-    colour rarer than the ground's), with a 10% margin; None when there is none (the photo is then
-    taken to be a close-up of the die). A realdice d20 in its dome is ~60 px of a 480 px frame."""
-    from dicetower.vision.detect import find_die_bodies
-    from dicetower.vision.reader import is_die_like
+#: a die as the reader sees it in a frame (find_die): crop HxWx3 uint8 BGR, mask HxW uint8 or None, view
+Found = tuple[np.ndarray, "np.ndarray | None", ViewEstimate]
 
-    bodies = [b for b in find_die_bodies(image) if is_die_like(image, b)]
-    if not bodies:
+
+def find_die(image: np.ndarray) -> Found | None:
+    """The single die of a photo (HxWx3 uint8 BGR) as `dicetower read --die-set` reads it, on the
+    reader's copy of the frame (at most reader.READ_LONG_SIDE px long): the largest body of
+    detect.find_die_bodies that reader.is_die_like accepts (whole in the frame, of a colour rarer
+    than the ground's), else the die of a close-up (detect.find_close_up). Returns (crop: the body's
+    box, HxWx3 uint8 BGR; mask: its DieBody.mask; view: view.view_of_scene of the frame with every
+    body found whole in it: a body cut by the frame's border stands outside any floor), or None when there is no die (the photo is then taken to be a close-up of the
+    die). A realdice d20 in its dome is ~60 px of a 480 px frame, seen from ~59 degrees."""
+    from dicetower.vision.detect import analysis_scale, find_close_up, find_die_bodies
+    from dicetower.vision.reader import READ_LONG_SIDE, is_die_like
+
+    f = analysis_scale(image.shape, READ_LONG_SIDE)
+    frame = image if f == 1.0 else cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    found = find_die_bodies(frame)
+    bodies = [b for b in found if is_die_like(frame, b)]
+    body = max(bodies, key=lambda b: b.box[2] * b.box[3]) if bodies else find_close_up(frame)
+    if body is None:
         return None
-    x, y, w, h = max(bodies, key=lambda b: b.box[2] * b.box[3]).box
-    m = int(0.1 * max(w, h))
-    H, W = image.shape[:2]
-    return np.ascontiguousarray(image[max(0, y - m): min(H, y + h + m), max(0, x - m): min(W, x + w + m)])
+    x, y, w, h = body.box
+    crop = np.ascontiguousarray(frame[y:y + h, x:x + w])
+    view = view_of_scene(frame, [b.box for b in found if not b.cut] or [body.box])
+    return crop, body.mask[:crop.shape[0], :crop.shape[1]], view
 
 
 #: a labelled box lies in a reader's box of the same die when each holds the other's centre and this
@@ -114,20 +136,20 @@ SAME_DIE_OVERLAP = 0.7
 PART_OF_DIE = 1.5
 
 
-def reader_boxes(image: np.ndarray) -> list[tuple[int, int, int, int]]:
-    """The boxes (x, y, w, h px) `dicetower read --die-set` crops dice at in a photo (HxWx3 uint8 BGR):
-    every sure pip face grown to its die (reader.pip_die_body) and every die body
-    (detect.find_die_bodies) not cut by the frame's border."""
+def reader_bodies(image: np.ndarray) -> list[DieBody]:
+    """The dice bodies `dicetower read --die-set` crops dice at in a photo (HxWx3 uint8 BGR), boxes
+    (x, y, w, h px) and masks: every sure pip face grown to its die (reader.pip_die_body) and every
+    die body (detect.find_die_bodies) not cut by the frame's border."""
     from dicetower.vision.detect import find_die_bodies, find_pip_faces
     from dicetower.vision.reader import pip_die_body
 
-    pips = [pip_die_body(image, f).box for f in find_pip_faces(image) if f.confidence >= UNSURE_BELOW]
-    return pips + [b.box for b in find_die_bodies(image) if not b.cut]
+    pips = [pip_die_body(image, f) for f in find_pip_faces(image) if f.confidence >= UNSURE_BELOW]
+    return pips + [b for b in find_die_bodies(image) if not b.cut]
 
 
 def as_read(box: tuple[int, int, int, int], boxes: list[tuple[int, int, int, int]]) -> tuple[int, int, int, int]:
     """A labelled die box (x, y, w, h px) that holds only part of its die, framed as the reader
-    frames that die: a reader's box (reader_boxes) of the same die at least PART_OF_DIE times its
+    frames that die: a reader's box (reader_bodies) of the same die at least PART_OF_DIE times its
     area (each box holds the other's centre, and SAME_DIE_OVERLAP of the labelled box lies in
     it), the one sharing most of
     the labelled box when several do; else the labelled box as it is. A set learns the crops it
@@ -158,7 +180,7 @@ def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool
         raise CalibrationError(f"{labels_csv} must have a header image,die_type,value,x,y,w,h,colour "
                                "and at least one row")
     images: dict[str, np.ndarray] = {}
-    framed: dict[str, list[tuple[int, int, int, int]]] = {}
+    framed: dict[str, tuple[list[DieBody], ViewEstimate]] = {}
     out = []
     for i, row in enumerate(rows, start=2):
         if keep is not None and not keep(row):
@@ -186,17 +208,21 @@ def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool
             if w < 8 or h < 8 or x < 0 or y < 0 or x + w > W or y + h > H:
                 raise CalibrationError(f"{where}: box {x},{y},{w},{h} is not inside the {W}x{H} image {path}")
             if row["image"] not in framed:
-                framed[row["image"]] = reader_boxes(img)
-            x, y, w, h = as_read((x, y, w, h), framed[row["image"]])
+                bodies = reader_bodies(img)
+                framed[row["image"]] = bodies, view_of_scene(img, [b.box for b in bodies])
+            bodies, view = framed[row["image"]]
+            x, y, w, h = as_read((x, y, w, h), [b.box for b in bodies])
             crop = img[y:y + h, x:x + w]
+            mask = None  # the standard reader finds the die in its crop
             group = f"{row['image']}#{x},{y}"
         elif any(box):
             raise CalibrationError(f"{where}: give all of x,y,w,h or none")
         else:
-            found = find_die_crop(img)
-            crop = img if found is None else found  # no die stands out: the photo is already a die crop
+            found = find_die(img)
+            # no die stands out: the photo is already a die crop, seen from above
+            crop, mask, view = (img, None, None) if found is None else found
             group = row["image"]
-        out.append(LabelledCrop(np.ascontiguousarray(crop), face, group))
+        out.append(LabelledCrop(np.ascontiguousarray(crop), face, group, mask, view))
     if not out:
         raise CalibrationError(f"{labels_csv}: no labelled dice (after filtering)")
     return out
@@ -280,7 +306,8 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     marks = _marks(classes)
     y_all = np.array([classes.index(s.face) for s in samples])
     reader, die_type, readings = _standard_readings(samples, classes)
-    described = describe([s.crop for s in samples], rng, n_aug)  # once: every fold learns from it
+    described = describe([s.crop for s in samples], rng, n_aug,
+                         elevations=[s.elevation for s in samples])  # once: every fold learns from it
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     oof_y, values_of, vouched_of, oof_readings = [], [], [], []
     for f in range(k):
@@ -293,7 +320,7 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
         vouched = vouched_faces(values, y_all[train], [readings[i] for i in train]) if values is not None else None
         recall = reader_recall(values, y_all[train], [readings[i] for i in train]) if values is not None else None
         for i in test:
-            m, c, _ = model.evidence(samples[i].crop)  # no prior yet: the reading is readings[i]
+            m, c, _ = model.evidence(samples[i].crop, samples[i].mask, samples[i].elevation)  # the reading: readings[i]
             prior = prior_loglik(readings[i], values, recall) if values is not None else np.zeros(n, np.float32)
             parts.append((m, c, prior))
             oof_y.append(y_all[i])
@@ -338,6 +365,7 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     model = fit_described(described, y_all, n, rng, marks=marks)
     model.mark_temperature, model.fewshot_temperature, model.threshold = mark_temperature, temperature, threshold
     model.face_floor, model.face_value, model.agreement_sure = floors, face_value, check.agreement_sure
+    model.elevations = (min(s.elevation for s in samples), max(s.elevation for s in samples))
     if prior_value is not None:
         model.prior_reader, model.die_type, model.prior_weight = reader, die_type, prior_weight
         model.prior_value = prior_value
@@ -364,6 +392,7 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
                "mark_temperature": round(mark_temperature, 5), "prior_reader": model.prior_reader,
                "prior_weight": prior_weight, "faces_read_by_prior": prior_faces,
                "agreement_error": round(agreement, 6), "agreement_sure": check.agreement_sure,
+               "view_elevations": [round(e, 1) for e in model.elevations],
                "face_floors": {classes[i].key: round(float(floors[i]), 4) for i in range(n) if floors[i] > 0}}
     ds.save(out_dir or user_data_dir() / "die_sets" / name)
     forget_die_set(name)
@@ -493,7 +522,7 @@ def _standard_readings(samples: list[LabelledCrop], classes: list[FaceClass]
     y = np.array([classes.index(s.face) for s in samples])
     for reader in candidates:
         try:
-            readings = [standard_values(s.crop, die_type, reader) for s in samples]
+            readings = [standard_values(s.crop, die_type, reader, s.mask, s.elevation) for s in samples]
         except FileNotFoundError:
             continue
         values = readable_values(classes, y, readings)
@@ -581,7 +610,7 @@ def guided_calibration(camera, faces: list[FaceClass], name: str, shots_per_face
                        out_dir: Path | None = None) -> tuple[DieSet, CalibrationReport]:
     """Calibrate with the tower's camera: for each face in `faces`, `shots_per_face` times, say
     which die and face to set in the tray, wait for the player (ask(prompt)), take camera.read()
-    (a camera.Frame), find the die (the largest body, detect.find_die_bodies), and show progress;
+    (a camera.Frame), find the die as the reader sees it (find_die), and show progress;
     when every face has its shots, calibrate() and return (set, report).
     A frame with no die is not counted: the player is asked again (at most 3 times per shot,
     then CalibrationError). camera: ReplayCamera / LiveCamera of dicetower.vision.camera."""
@@ -594,9 +623,9 @@ def guided_calibration(camera, faces: list[FaceClass], name: str, shots_per_face
                 ask(f"Set the {face.die_type} in the tray showing {label.split(':', 1)[1]} "
                     f"(shot {shot + 1}/{shots_per_face}), then press Enter")
                 frame = camera.read()
-                crop = find_die_crop(frame.image)
-                if crop is not None:
-                    samples.append(LabelledCrop(crop, face, f"{frame.source}#{len(samples)}"))
+                found = find_die(frame.image)
+                if found is not None:
+                    samples.append(LabelledCrop(found[0], face, f"{frame.source}#{len(samples)}", *found[1:]))
                     say(f"[{len(samples)}/{total}] learned {label} from {frame.source}")
                     break
                 say(f"no die found in {frame.source}: put the die in the middle of the tray")

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from dicetower.vision.calibrate import CalibrationError, CalibrationReport, LabelledCrop, calibrate, find_die_crop
+from dicetower.vision.calibrate import CalibrationError, CalibrationReport, Found, LabelledCrop, calibrate, find_die
 from dicetower.vision.faces import DieSet, FaceClass
 from dicetower.vision.fewshot import describe, fit_described
 
@@ -74,17 +74,20 @@ def panel_calibration(link: Any, camera: Any, faces: list[FaceClass], name: str,
     def progress() -> str:
         return f"{len(samples)}/{total} photos"
 
-    def shoot() -> tuple[np.ndarray, str] | None:
+    def shoot() -> tuple[Found, str] | None:
+        """The die of a new frame as the reader sees it (calibrate.find_die: crop, mask, view)."""
         frame = camera.read()
-        crop = find_die_crop(frame.image)
-        if crop is None:
+        found = find_die(frame.image)
+        if found is None:
             link.show_screen(["NO DIE SEEN", "", "Put the die in", "the tray's", "middle, press", "ROLL again", "", progress()])
             say(f"no die found in {frame.source}: put the die in the middle of the tray")
-        return None if crop is None else (crop, frame.source)
+        return None if found is None else (found, frame.source)
 
-    def keep(face: FaceClass, crop: np.ndarray, source: str) -> None:
-        samples.append(LabelledCrop(crop, face, f"{source}#{len(samples)}"))
-        described.extend(describe([crop], np.random.default_rng(len(samples)), n_aug=0))
+    def keep(face: FaceClass, found: Found, source: str) -> None:
+        sample = LabelledCrop(found[0], face, f"{source}#{len(samples)}", *found[1:])
+        samples.append(sample)
+        described.extend(describe([sample.crop], np.random.default_rng(len(samples)), n_aug=0,
+                                  elevations=[sample.elevation]))
         count[face] += 1
         say(f"[{len(samples)}/{total}] learned {face.key} from {source}")
 
@@ -133,16 +136,18 @@ def panel_calibration(link: Any, camera: Any, faces: list[FaceClass], name: str,
                 raise CalibrationError("no die seen in 3 rolls in a row; check the camera and the light")
             continue
         misses = 0
-        crop, source = shot
+        found, source = shot
+        crop, mask, view = found
         model = fit_described(described, np.array([faces.index(s.face) for s in samples]), len(faces),
                               np.random.default_rng(len(samples)))
-        ranked = [faces[j] for j in np.argsort(-model.logits(crop)) if count[faces[j]] < shots_per_face]
+        ranked = [faces[j] for j in np.argsort(-model.logits(crop, mask, view.elevation))
+                  if count[faces[j]] < shots_per_face]
         for face in ranked[:ASK_AT_MOST]:
             link.show_screen(["IS THE DIE UP", "SHOWING", _face_text(face), "", "OK  = yes", "NO  = no", "",
                               progress()])
             say(f"the die reads {face.key}: OK or NO on the tower?")
             if wait({"ok", "no"}, "OK/NO answer") == "ok":
-                keep(face, crop, source)
+                keep(face, found, source)
                 break
         else:
             say("no face confirmed: that photo is dropped")

@@ -73,48 +73,73 @@ BINS = 9         # HOG orientation bins over 0-180 degrees (unsigned gradients)
 
 @dataclass
 class Centred:
-    """A die crop ready to describe: `small` SIDE x SIDE x 3 uint8 BGR (squared, resized),
-    the die's centre (x, y) and radius in px of `small`, and `colour` (6,) float32: mean Lab / 100
-    of the up face (inner disc, 0.45 radius) and of the whole die."""
+    """A die crop ready to describe: `small` SIDE x SIDE x 3 uint8 BGR (squared, resized), the
+    centre (x, y px of `small`) of the face pointing up (the die's centre seen from above), the die's
+    radius in px of `small`, `colour` (6,) float32: mean Lab / 100 of the up face (inner disc, 0.45
+    radius) and of the whole die, and `squash` (0..1]: how much the view foreshortens the up face
+    vertically (sin of the view's elevation; 1 seen from above)."""
 
     small: np.ndarray
     centre: tuple[float, float]
     radius: float
     colour: np.ndarray
+    squash: float = 1.0
 
 
-def centre_die(crop: np.ndarray) -> Centred:
+def centre_die(crop: np.ndarray, elevation: float = TOP_DOWN) -> Centred:
     """Find the die in a crop (HxWx3 uint8 BGR): squared, resized to SIDE, silhouette
     (faces.silhouette) centroid and area radius x 1.1; the whole crop when the silhouette is empty
-    or cut by the crop's edges. Raises ValueError for a crop that is not a non-empty HxWx3 image."""
+    or cut by the crop's edges (the die fills the crop: a labelled box, or the reader's box tight
+    round the die, whose mask is not used, so that a set learned from boxes drawn by hand and read
+    in the reader's boxes centres its dice alike: the reader's masks took a synthetic logo d6 set
+    read from tray photos from 6 of 8 right to 4). elevation: the view's, degrees
+    (view.view_of_scene; 90 = top-down). Seen obliquely (below view.TOP_DOWN_FROM) the face pointing
+    up is not the one facing the camera: its centre lies numerals.UP_FACE_DEPTH x the area radius x
+    cos(elevation) above the centroid, foreshortened by sin(elevation) (numerals.face_patch's
+    geometry: the face the reader reads); the die is described about that centre, unsquashed
+    (patches), so a set learns and reads the up face whatever the camera's elevation.
+    Raises ValueError for a crop that is not a non-empty HxWx3 image, or an elevation outside (0, 90]."""
+    from dicetower.vision.numerals import UP_FACE_DEPTH
+    from dicetower.vision.view import TOP_DOWN_FROM
+
+    if not 0 < elevation <= 90:
+        raise ValueError(f"view elevation must be in (0, 90] degrees (90 = top-down), got {elevation}")
     small = cv2.resize(square(crop), (SIDE, SIDE), interpolation=cv2.INTER_AREA)
-    mask = silhouette(small)
-    edge = np.concatenate([mask[0], mask[-1], mask[:, 0], mask[:, -1]])
-    area = float(np.count_nonzero(mask))
-    if area < 0.05 * mask.size or np.mean(edge > 0) > 0.1:
-        centre, radius, die = ((SIDE - 1) / 2, (SIDE - 1) / 2), SIDE / 2, np.full_like(mask, 255)
+    die = silhouette(small)
+    edge = np.concatenate([die[0], die[-1], die[:, 0], die[:, -1]])
+    if np.count_nonzero(die) < 0.05 * die.size or np.mean(edge > 0) > 0.1:
+        cx = cy = (SIDE - 1) / 2
+        radius, die = SIDE / 2, np.full(small.shape[:2], 255, np.uint8)
     else:
-        m = cv2.moments(mask, binaryImage=True)
-        centre = (m["m10"] / m["m00"], m["m01"] / m["m00"])
-        radius, die = max(np.sqrt(area / np.pi) * 1.1, SIDE * 0.2), mask
+        m = cv2.moments(die, binaryImage=True)
+        cx, cy = m["m10"] / m["m00"], m["m01"] / m["m00"]
+        radius = max(np.sqrt(np.count_nonzero(die) / np.pi) * 1.1, SIDE * 0.2)
+    squash = 1.0
+    if elevation < TOP_DOWN_FROM:
+        squash = float(np.sin(np.radians(elevation)))
+        cy -= UP_FACE_DEPTH * radius / 1.1 * float(np.cos(np.radians(elevation)))
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32) / 100
-    inner = np.zeros_like(mask)
-    cv2.circle(inner, (int(round(centre[0])), int(round(centre[1]))), int(radius * 0.45), 255, -1)
+    inner = np.zeros_like(die)
+    cv2.ellipse(inner, (int(round(cx)), int(round(cy))), (int(radius * 0.45), int(radius * 0.45 * squash)),
+                0, 0, 360, 255, -1)
     colour = np.concatenate([cv2.mean(lab, inner)[:3], cv2.mean(lab, die)[:3]]).astype(np.float32)
-    return Centred(small, centre, float(radius), colour)
+    return Centred(small, (float(cx), float(cy)), float(radius), colour, squash)
 
 
 def patches(c: Centred, angles_deg: list[float] | np.ndarray, scale: float = 1.0,
             shift: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
-    """The die turned by each angle (degrees, counter-clockwise) about its centre, scaled so its
-    radius x SPAN spans half the patch: N x PATCH x PATCH uint8 grey. scale, shift (fractions of
+    """The die's up face turned by each angle (degrees, counter-clockwise) about its centre, first
+    stretched vertically by 1 / c.squash (undoing an oblique view's foreshortening), scaled so its
+    radius x SPAN spans half the patch: N x PATCH x PATCH x 3 uint8 BGR. scale, shift (fractions of
     the radius): augmentation of the centring."""
     k = PATCH / (2 * c.radius * SPAN) * scale
-    cx, cy = c.centre[0] + shift[0] * c.radius, c.centre[1] + shift[1] * c.radius
+    centre = np.array([c.centre[0] + shift[0] * c.radius, c.centre[1] + shift[1] * c.radius])
+    unsquash = np.diag([1.0, 1.0 / c.squash])
     out = np.empty((len(angles_deg), PATCH, PATCH, 3), np.uint8)
     for i, a in enumerate(angles_deg):
-        m = cv2.getRotationMatrix2D((cx, cy), float(a), k)
-        m[:, 2] += np.array([PATCH / 2 - cx, PATCH / 2 - cy])
+        t = np.radians(float(a))
+        linear = k * np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]]) @ unsquash
+        m = np.hstack([linear, (PATCH / 2 - linear @ centre)[:, None]])
         out[i] = cv2.warpAffine(c.small, m, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return out
 
@@ -192,7 +217,8 @@ class FewShotModel:
     vouched_faces: it was never sure and wrong about them on the labelled photos); face_value: (C,)
     the value each class shows (its labelled value, -1 for a face of symbols only), whether the
     reader reads it or not (backed: reads_another_face); agreement_sure: the standard reader and
-    the few-shot reading the same face makes it sure (corroborated(); calibrate.agreement_error).
+    the few-shot reading the same face makes it sure (corroborated(); calibrate.agreement_error);
+    elevations: the lowest and highest view elevation (degrees) of the labelled photos (learned_view).
     """
 
     bank: np.ndarray
@@ -218,6 +244,7 @@ class FewShotModel:
     vouched: np.ndarray | None = None
     face_value: np.ndarray | None = None
     agreement_sure: bool = False
+    elevations: tuple[float, float] = (TOP_DOWN, TOP_DOWN)
     _bank32: np.ndarray | None = field(default=None, repr=False)
 
     def confidence(self, p: float, face: int | None = None) -> float:
@@ -236,18 +263,32 @@ class FewShotModel:
     def proba(self, crop: np.ndarray, mask: np.ndarray | None = None, view: ViewEstimate | None = None
               ) -> np.ndarray:
         """(C,) class probabilities of one crop (HxWx3 uint8 BGR, any rotation; mask: HxW uint8,
-        non-zero = the die, as the reader gives it, or None; view: the scene's view.ViewEstimate, None
+        non-zero = the die, as the reader gives it, or None: for the standard reader, as
+        read_numbered uses it; view: the scene's view.ViewEstimate, None
         = top-down): softmax of logits(), then corroborated() with the standard reader's reading when
         the set has a prior. Seen obliquely from an elevation the view is unsure of (view.sure False),
-        the most probable class is capped just under the threshold: the face pointing up is found
-        from the elevation, so the reading is flagged (GEN-D01), as the standard set's is."""
+        or from a view the set was not learned under (learned_view), the most probable class is
+        capped just under the threshold: the face pointing up is found from the elevation, so the
+        reading is flagged (GEN-D01), as the standard set's is."""
         marks, colour, values = self.evidence(crop, mask, TOP_DOWN if view is None else view.elevation)
         p = softmax(self.combine(marks, colour, self.prior_loglik(values))[None])[0]
         p = self.corroborated(p, values, int(np.argmax(self.combine(marks, colour, np.zeros_like(colour)))))
-        if view is not None and view.oblique and not view.sure:
+        if view is not None and view.oblique and not view.sure or not self.learned_view(view):
             j = int(np.argmax(p))
             p[j] = min(p[j], self.threshold * 0.999)
         return p
+
+    def learned_view(self, view: ViewEstimate | None) -> bool:
+        """Whether a scene's view (None: top-down) is one the set was learned and cross-validated
+        under: its elevation within view.AGREE_DEG (the spread of one floor's outlines) of the range
+        of the labelled photos' (elevations). The up face is found from the elevation by a model of
+        the die (centre_die), and its misplacement grows with the gap: a set learned from above and
+        read from the side, or the other way, has nothing vouching for its readings, which are then
+        flagged (proba)."""
+        from dicetower.vision.view import AGREE_DEG
+
+        e = TOP_DOWN if view is None else view.elevation
+        return self.elevations[0] - AGREE_DEG <= e <= self.elevations[1] + AGREE_DEG
 
     def logits(self, crop: np.ndarray, mask: np.ndarray | None = None, elevation: float = TOP_DOWN) -> np.ndarray:
         """(C,) class scores of one crop (HxWx3 uint8 BGR, any rotation; mask and elevation as for
@@ -337,7 +378,7 @@ class FewShotModel:
         top-down) shows: mark scores (M,) (mean cosine similarity of the nearest bank vectors),
         colour log-likelihood per class (C,), and the standard reader's reading ({value:
         probability}, standard_values; None without a prior)."""
-        c = centre_die(crop)
+        c = centre_die(crop, elevation)
         q = project(features(patches(c, [0.0]), self.feature), self.mean, self.basis)[0]
         values = standard_values(crop, self.die_type, self.prior_reader, mask, elevation) if self.prior_reader \
             else None
@@ -387,7 +428,7 @@ class FewShotModel:
                             k_nearest=self.k_nearest,
                             vouched=np.zeros(self.n_classes, bool) if self.vouched is None else self.vouched,
                             face_value=np.full(self.n_classes, -1) if self.face_value is None else self.face_value,
-                            agreement_sure=self.agreement_sure)
+                            agreement_sure=self.agreement_sure, elevations=np.array(self.elevations))
 
     @classmethod
     def load(cls, path: Path) -> "FewShotModel":
@@ -403,7 +444,8 @@ class FewShotModel:
                        float(z["prior_weight"]),
                        float(z["fewshot_temperature"]),
                        float(z["threshold"]), z["face_floor"].astype(np.float32), int(z["k_nearest"]),
-                       z["vouched"].astype(bool), z["face_value"].astype(np.int32), bool(z["agreement_sure"]))
+                       z["vouched"].astype(bool), z["face_value"].astype(np.int32), bool(z["agreement_sure"]),
+                       (float(z["elevations"][0]), float(z["elevations"][1])))
 
 
 def standard_values(crop: np.ndarray, die_type: str, reader: str, mask: np.ndarray | None = None,
@@ -495,12 +537,12 @@ def prior_loglik(values: dict[int, float], prior_value: np.ndarray, recall: np.n
 
 
 def augmented_vectors(crop: np.ndarray, rng: np.random.Generator, n_aug: int, feature: str = "hog",
-                      rotations: int = ROTATIONS) -> tuple[np.ndarray, np.ndarray]:
-    """Bank vectors of one labelled crop: `rotations` evenly spaced turns (random start), and for
-    each of n_aug variants (gain 0.8-1.2, gamma 0.8-1.25, blur sigma 0-1 px, centring shift up to
-    6% and scale 0.92-1.08 of the radius) another `rotations` turns. Returns (vectors: M x D
-    float32, colour (6,) of the original crop)."""
-    c = centre_die(crop)
+                      rotations: int = ROTATIONS, elevation: float = TOP_DOWN) -> tuple[np.ndarray, np.ndarray]:
+    """Bank vectors of one labelled crop (HxWx3 uint8 BGR; elevation: its view's, centre_die's):
+    `rotations` evenly spaced turns (random start), and for each of n_aug variants (gain 0.8-1.2,
+    gamma 0.8-1.25, blur sigma 0-1 px, centring shift up to 6% and scale 0.92-1.08 of the radius)
+    another `rotations` turns. Returns (vectors: M x D float32, colour (6,) of the original crop)."""
+    c = centre_die(crop, elevation)
     out = [features(patches(c, np.arange(rotations) * 360.0 / rotations + rng.uniform(0, 360.0 / rotations)),
                     feature)]
     for _ in range(n_aug):
@@ -509,19 +551,24 @@ def augmented_vectors(crop: np.ndarray, rng: np.random.Generator, n_aug: int, fe
         s = rng.uniform(0, 1.0)
         if s > 0.3:
             img = np.asarray(cv2.GaussianBlur(img, (0, 0), s), np.float32)
-        v = Centred(img.clip(0, 255).astype(np.uint8), c.centre, c.radius, c.colour)
+        v = Centred(img.clip(0, 255).astype(np.uint8), c.centre, c.radius, c.colour, c.squash)
         angles = np.arange(rotations) * 360.0 / rotations + rng.uniform(0, 360.0 / rotations)
         out.append(features(patches(v, angles, rng.uniform(0.92, 1.08), tuple(rng.uniform(-0.06, 0.06, 2))),
                             feature))
     return np.concatenate(out), c.colour
 
 
-def describe(crops: list[np.ndarray], rng: np.random.Generator, n_aug: int = 1, feature: str = "hog"
-             ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The bank vectors and colour of each labelled crop (HxWx3 uint8 BGR): augmented_vectors of
-    each, [(M x D float32, (6,) float32)]. Computed once per crop, then shared by every model
-    learned from it (calibrate's cross-validation folds, the panel's refits: fit_described)."""
-    return [augmented_vectors(crop, rng, n_aug, feature) for crop in crops]
+def describe(crops: list[np.ndarray], rng: np.random.Generator, n_aug: int = 1, feature: str = "hog",
+             elevations: list[float] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The bank vectors and colour of each labelled crop (HxWx3 uint8 BGR; elevations: its view's
+    elevation in degrees, per crop; default top-down):
+    augmented_vectors of each, [(M x D float32, (6,) float32)]. Computed once per crop, then shared
+    by every model learned from it (calibrate's cross-validation folds, the panel's refits:
+    fit_described)."""
+    elevations = elevations or [TOP_DOWN] * len(crops)
+    if len(elevations) != len(crops):
+        raise ValueError(f"{len(crops)} crops need as many elevations, got {len(elevations)}")
+    return [augmented_vectors(crop, rng, n_aug, feature, elevation=e) for crop, e in zip(crops, elevations)]
 
 
 def fit_described(described: list[tuple[np.ndarray, np.ndarray]], y: np.ndarray, n_classes: int,
