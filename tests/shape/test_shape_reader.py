@@ -99,7 +99,7 @@ def test_the_outline_has_half_the_say_of_the_inside():
     # features moves the logits by half of what the all-feature expert alone would move them
     from dicetower.vision.shape import FEATURE_NAMES, INSIDE_FEATURES, OUTLINE_NAMES
 
-    model = load_model()
+    model = load_model().top_down
     rng = np.random.default_rng(12)
     x = model.mean + model.scale * rng.normal(size=len(FEATURE_NAMES)).astype(np.float32)
     outline = [i for i, n in enumerate(FEATURE_NAMES) if n in OUTLINE_NAMES]

@@ -3,6 +3,7 @@ inside it (issue 4, item 3), for any die, numbered or not, before its face is re
 
     from dicetower.vision.shape import die_type_by_shape
     r = die_type_by_shape(crop_bgr, mask=None)   # crop_bgr: HxWx3 uint8 BGR holding one die
+    r = die_type_by_shape(crop_bgr, mask, elevation=view.elevation)   # a camera looking obliquely
     r.die_type      # "d4" | "d6" | "d8" | "d10" | "d12" | "d20"
     r.confidence    # 0..1, calibrated probability of r.die_type
     r.proba         # {"d4": p, ...} over the six types, summing to 1
@@ -40,15 +41,22 @@ How it works:
    translucent die on a pale tray gives a ragged silhouette; on fickett_poly_tiles (evaluation only)
    the outline features separate d8 from d20 the other way round than on renders, while the face
    structure separates them the same way and more strongly. Averaging with the inside-only
-   expert halves the outline's say. Their temperature is fitted on out-of-fold logits by likelihood (Guo et al. 2017),
+   expert halves the outline's say. There are two such models (ShapeModels), one per view: the
+   top-down one, and the oblique one for a camera looking at the tray from the side (an elevation
+   under view.TOP_DOWN_FROM, from view.view_of_scene), trained on renders of dice resting on a face
+   seen from OBLIQUE_ELEVATION with their corners rounded as real dice's are (render_oblique_crop),
+   together with the top-down renders. Seen from the side, a die shows its up face squashed near
+   its top and more of its sides, and a small die far from the camera shows a rounder outline than
+   sharp renders: the top-down model typed such d20s (a dice dome's) as d12s. Their temperature is fitted on out-of-fold logits by likelihood (Guo et al. 2017),
    then raised until the held-out readings that come out sure (confidence >= UNSURE_BELOW) are
    right at least 99 % of the time, on real photos and on renders alike: a sure type can be
    trusted, and a die the model hesitates on is flagged. The look-alikes d8, d12 and d20 are never
    sure by shape alone (temper_lookalikes): their numeral decides (faces.joint_reading).
 
-The model (models/standard/shape.npz) is built by `python -m dicetower.vision.shape` (build_model()) from
-synthetic renders (synth.render_shape_crop, a third of them cut as close-ups: close_up) and the CC0
-photos of ../shared/datasets/lurig_dietype (part held out); run time needs OpenCV and numpy only.
+The models (models/standard/shape.npz) are built by `python -m dicetower.vision.shape` (build_model())
+from synthetic renders (synth.render_shape_crop, a third of them cut as close-ups: close_up; for the
+oblique model also render_oblique_crop) and the CC0 photos of ../shared/datasets/lurig_dietype (part
+held out; top-down model only); run time needs OpenCV and numpy only.
 """
 
 from __future__ import annotations
@@ -56,13 +64,18 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 
 from dicetower.paths import models_dir
 from dicetower.vision.numerals import marks_are_light
+from dicetower.vision.view import TOP_DOWN, TOP_DOWN_FROM
 from dicetower.readings import UNSURE_BELOW
+
+if TYPE_CHECKING:
+    from dicetower.vision.synth import DieSpec
 
 #: The die types told apart, in the model's class order.
 DIE_TYPES = ("d4", "d6", "d8", "d10", "d12", "d20")
@@ -617,34 +630,65 @@ class ShapeModel:
         (temper_lookalikes)."""
         return temper_lookalikes(softmax(self.logits(x) / self.temperature))
 
-    def save(self, path: Path) -> None:
-        """Write the model as a compressed .npz (arrays, temperature, feature version, meta as JSON)."""
+    def arrays(self, prefix: str) -> dict[str, Any]:
+        """The model's arrays, temperature and meta (as JSON) keyed prefix + name, for ShapeModels.save."""
         import json
 
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(path, mean=self.mean, scale=self.scale, weights=self.weights, bias=self.bias,
-                            inside_weights=self.inside_weights, inside_bias=self.inside_bias, temperature=self.temperature, version=FEATURE_VERSION,
-                            meta=json.dumps(self.meta))
+        return {prefix + "mean": self.mean, prefix + "scale": self.scale, prefix + "weights": self.weights,
+                prefix + "bias": self.bias, prefix + "inside_weights": self.inside_weights,
+                prefix + "inside_bias": self.inside_bias, prefix + "temperature": self.temperature,
+                prefix + "meta": json.dumps(self.meta)}
 
     @classmethod
-    def load(cls, path: Path) -> "ShapeModel":
-        """The model saved at path. Raises ShapeModelError when path is missing, unreadable or of another feature version."""
+    def from_arrays(cls, z: Any, prefix: str) -> "ShapeModel":
+        """The model stored under prefix in an opened .npz (z: np.load's NpzFile). Raises KeyError when it
+        holds none."""
         import json
 
+        return cls(z[prefix + "mean"], z[prefix + "scale"], z[prefix + "weights"], z[prefix + "bias"],
+                   z[prefix + "inside_weights"], z[prefix + "inside_bias"], float(z[prefix + "temperature"]),
+                   json.loads(str(z[prefix + "meta"])))
+
+
+@dataclass
+class ShapeModels:
+    """The shipped shape models, one ShapeModel per view: top_down (a camera looking down on the tray,
+    the tower's own) and oblique (a camera looking from the side, elevation under
+    view.TOP_DOWN_FROM: dice domes, a phone held over the table), see the module's docs."""
+
+    top_down: ShapeModel
+    oblique: ShapeModel
+
+    def for_elevation(self, elevation: float) -> ShapeModel:
+        """The model for a view from elevation degrees (0 < e <= 90, 90 = top-down: view.view_of_scene):
+        oblique below view.TOP_DOWN_FROM, top-down from it up. Raises ValueError outside (0, 90]."""
+        if not 0 < elevation <= TOP_DOWN:
+            raise ValueError(f"elevation must be in (0, {TOP_DOWN:g}] degrees (view.view_of_scene), got {elevation}")
+        return self.oblique if elevation < TOP_DOWN_FROM else self.top_down
+
+    def save(self, path: Path) -> None:
+        """Write both models into one compressed .npz (keys prefixed top_down/, oblique/) with the
+        feature version."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(path, version=FEATURE_VERSION, **self.top_down.arrays("top_down/"),
+                            **self.oblique.arrays("oblique/"))
+
+    @classmethod
+    def load(cls, path: Path) -> "ShapeModels":
+        """The models saved at path. Raises ShapeModelError when path is missing, unreadable, of another
+        feature version or without both views' models (a file from before the oblique model)."""
         hint = "run `make models` (python -m dicetower.vision.shape) to build it"
         try:
             with np.load(path) as z:
                 if int(z["version"]) != FEATURE_VERSION:
                     raise ShapeModelError(f"shape model {path} has feature version {int(z['version'])}, "
                                           f"this code reads {FEATURE_VERSION}: {hint}")
-                return cls(z["mean"], z["scale"], z["weights"], z["bias"], z["inside_weights"], z["inside_bias"],
-                           float(z["temperature"]),
-                           json.loads(str(z["meta"])))
+                return cls(ShapeModel.from_arrays(z, "top_down/"), ShapeModel.from_arrays(z, "oblique/"))
         except (OSError, KeyError, ValueError) as exc:
             raise ShapeModelError(f"shape model {path} is missing or unreadable ({exc}): {hint}") from exc
 
 
-_MODEL: dict[Path, ShapeModel] = {}
+_MODEL: dict[Path, ShapeModels] = {}
 _MODEL_LOCK = threading.Lock()
 
 
@@ -653,13 +697,13 @@ def model_path() -> Path:
     return models_dir().joinpath(*MODEL_PATH_PARTS)
 
 
-def load_model(path: Path | None = None) -> ShapeModel:
-    """The shape model at path (default model_path()), loaded once and cached.
-    Raises ShapeModelError when it is missing or unreadable."""
+def load_model(path: Path | None = None) -> ShapeModels:
+    """The shape models at path (default model_path()), loaded once and cached.
+    Raises ShapeModelError when they are missing or unreadable."""
     path = path or model_path()
     with _MODEL_LOCK:
         if path not in _MODEL:
-            _MODEL[path] = ShapeModel.load(path)
+            _MODEL[path] = ShapeModels.load(path)
         return _MODEL[path]
 
 
@@ -670,19 +714,21 @@ def result_from_proba(proba: np.ndarray) -> ShapeResult:
 
 
 def die_type_by_shape(crop_bgr: np.ndarray, mask: np.ndarray | None = None,
-                      model: ShapeModel | None = None) -> ShapeResult:
+                      model: ShapeModels | None = None, elevation: float = TOP_DOWN) -> ShapeResult:
     """The die type (d4, d6, d8, d10, d12, d20) one die crop shows, told by its shape.
 
-    crop_bgr: HxWx3 uint8 BGR holding one die, any rotation, seen from above or obliquely (up to
-    about 45 degrees), the die anywhere from a fifth of the crop to all of it, a margin of tray
-    around it preferred. mask: HxW array (nonzero = die, e.g. detect.DieBody.mask) or None to
-    segment the die here. model: None for the shipped model (models/standard/shape.npz).
+    crop_bgr: HxWx3 uint8 BGR holding one die, any rotation, the die anywhere from a fifth of the
+    crop to all of it, a margin of tray around it preferred. mask: HxW array (nonzero = die, e.g.
+    detect.DieBody.mask) or None to segment the die here. model: None for the shipped models
+    (models/standard/shape.npz). elevation: degrees, how steeply the camera looks down on the tray
+    (view.view_of_scene(frame, boxes).elevation; TOP_DOWN, the default, for the tower's camera):
+    under view.TOP_DOWN_FROM the oblique model reads the die (ShapeModels.for_elevation).
     Returns ShapeResult; result.unsure (confidence < UNSURE_BELOW) means the caller flags the die.
     A crop under MIN_SIDE px gets confidence 0; one where no die stands out of the tray gets
     confidence 0 and a uniform proba (die_type then means nothing: the die is unsure).
-    Raises ValueError for a crop that is not HxWx3 uint8 or a mask of another size, ShapeModelError
-    when the model has not been built (`make models`)."""
-    model = model or load_model()
+    Raises ValueError for a crop that is not HxWx3 uint8, a mask of another size or an elevation
+    outside (0, 90], ShapeModelError when the models have not been built (`make models`)."""
+    chosen = (model or load_model()).for_elevation(elevation)
     view, m = die_view(crop_bgr, mask)
     try:
         x = features(view, m)
@@ -691,7 +737,7 @@ def die_type_by_shape(crop_bgr: np.ndarray, mask: np.ndarray | None = None,
     if x is None:
         proba = np.full(len(DIE_TYPES), 1 / len(DIE_TYPES))
         return ShapeResult(DIE_TYPES[0], 0.0, {t: float(p) for t, p in zip(DIE_TYPES, proba)})
-    result = result_from_proba(model.proba(x)[0])
+    result = result_from_proba(chosen.proba(x)[0])
     if min(crop_bgr.shape[:2]) < MIN_SIDE:
         result.confidence = 0.0
     return result
@@ -707,6 +753,15 @@ SURE_TARGET = 0.99  # a sure die type is right this often on held-out data (sure
 L2 = 10.0  # ridge penalty of the logistic regression (on standardised features)
 CLOSE_UP = (0.92, 1.12)  # a close-up's side over the die's larger side (close_up)
 CLOSE_UP_EVERY = 3  # every 3rd round of training renders is cut as close-ups
+#: degrees: the oblique model's renders are seen from an elevation drawn from this range (the range
+#: train_numerals' oblique renders use; view.view_of_scene reads 75 and up as top-down)
+OBLIQUE_ELEVATION = (35.0, 75.0)
+OBLIQUE_PER_TYPE = 150  # oblique renders per die type (each described with and without its mask)
+OBLIQUE_SIZE = (48, 160)  # px: side of an oblique render's crop (a side camera's dice are often small)
+#: corner radius over the die's side of the oblique renders whose corners are rounded (half of them):
+#: real dice have rounded edges and corners, which make a small die's outline rounder than a sharp
+#: render's
+ROUNDING = (0.03, 0.08)
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None, l2: float = L2
@@ -814,6 +869,59 @@ def render_training_set(per_type: int, seed: int) -> tuple[np.ndarray, np.ndarra
     return np.array(xs, np.float32), np.array(ys, np.int64)
 
 
+def render_oblique_crop(spec: DieSpec, rng: np.random.Generator, size: int = 112,
+                        elevation: float = 55.0, rounding: float = 0.0) -> tuple[np.ndarray, np.ndarray, dict]:
+    """One die resting on a random face seen from a camera at `elevation` degrees above the tray
+    (synth._render_die_patch's elevation: the up face squashed near the die's top), for the oblique
+    model. rounding: the die's corners rounded off by a disc of rounding x the die's side (0: sharp
+    polyhedron). Returns (crop: size x size x 3 uint8 BGR, mask: size x size uint8 0/255 the die's
+    silhouette, truth dict as synth.truth_of). The die spans 50-100 % of the crop, off centre by up to
+    10 %, as in synth.render_shape_crop. Raises ValueError for an elevation outside (0, 90]."""
+    from dicetower.vision import synth
+
+    value = int(rng.integers(1, synth.FACES[spec.die_type] + 1))
+    die = int(size * rng.uniform(0.5, 1.0))
+    patch, alpha = synth._render_die_patch(spec, value, rng, die, tilt_deg=4.0, elevation=elevation)
+    if rounding > 0:
+        r = max(1, int(round(rounding * die)))
+        alpha = cv2.morphologyEx(alpha, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1,) * 2))
+    bg = synth.tray_background(rng, (size, size)).astype(np.float32)
+    off = size - die
+    x = int(np.clip(off / 2 + rng.uniform(-0.1, 0.1) * size, 0, off))
+    y = int(np.clip(off / 2 + rng.uniform(-0.1, 0.1) * size, 0, off))
+    synth._composite(bg, patch, alpha, x, y, rng)
+    mask = np.zeros((size, size), np.uint8)
+    mask[y:y + die, x:x + die] = (alpha > 0.5).astype(np.uint8) * 255
+    return synth._finish(bg, rng), mask, synth.truth_of(spec, value)
+
+
+def render_oblique_set(per_type: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Features of per_type oblique renders of every die type (render_oblique_crop: crop side drawn from
+    OBLIQUE_SIZE, elevation from OBLIQUE_ELEVATION, corners rounded by ROUNDING on half of them), each
+    described without its mask (segmented here) and with it (the detector's mask, as the reader
+    passes it). Returns (features without mask N x F, with mask N x F, labels (N,), elevations (N,)
+    degrees); renders whose die cannot be separated from the tray are skipped."""
+    from dicetower.vision import synth
+
+    rng = np.random.default_rng(seed)
+    plain, masked, ys, elevations = [], [], [], []
+    for _ in range(per_type):
+        for k, t in enumerate(DIE_TYPES):
+            size, elevation = int(rng.integers(OBLIQUE_SIZE[0], OBLIQUE_SIZE[1] + 1)), float(rng.uniform(*OBLIQUE_ELEVATION))
+            rounding = float(rng.choice([0.0, rng.uniform(*ROUNDING)]))
+            crop, mask, _ = render_oblique_crop(synth.standard_spec(t, rng), rng, size, elevation, rounding)
+            try:
+                xs = describe(crop), describe(crop, mask)
+            except ValueError:
+                continue
+            plain.append(xs[0])
+            masked.append(xs[1])
+            ys.append(k)
+            elevations.append(elevation)
+    return (np.array(plain, np.float32), np.array(masked, np.float32), np.array(ys, np.int64),
+            np.array(elevations))
+
+
 def lurig_photos(root: Path) -> list[tuple[str, np.ndarray, int]]:
     """(image name, photo HxWx3 uint8 BGR, label index) of every readable photo in the lurig_dietype
     folder (labels.csv: die type only), in file order."""
@@ -853,17 +961,36 @@ def accuracy_figures(proba: np.ndarray, y: np.ndarray) -> dict:
             "confusion": conf_m.tolist()}
 
 
-def build_model(per_type: int = 300, out: Path | None = None, seed: int = SEED,
-                data: Path | None = None, folds: int = 5) -> ShapeModel:
-    """Build the shipped shape model and save it to out (default model_path()).
+def fit_calibrated(x: np.ndarray, y: np.ndarray, weights: np.ndarray, fold: np.ndarray,
+                   groups: list[np.ndarray]) -> tuple[ShapeModel, np.ndarray]:
+    """A ShapeModel fitted on features x (N x F), labels y, row weights, with its temperature fitted on
+    out-of-fold logits (fold: (N,) fold index of each row; rows describing one render share a fold):
+    by likelihood, then raised until sure readings are right SURE_TARGET of the time in every group
+    (boolean row masks; sure_temperature). Returns (model, out-of-fold logits N x C)."""
+    oof = np.zeros((len(y), len(DIE_TYPES)))
+    for k in np.unique(fold):
+        m = fit_logistic(x[fold != k], y[fold != k], weights[fold != k])
+        oof[fold == k] = m.logits(x[fold == k])
+    model = fit_logistic(x, y, weights)
+    t_nll = fit_temperature(oof, y)
+    model.temperature = sure_temperature(oof, y, groups, t_nll)
+    model.meta = {"temperature": round(model.temperature, 4), "likelihood_temperature": round(t_nll, 4)}
+    return model, oof
 
-    Training data: per_type synthetic renders of each die type (seed) and, when data/lurig_dietype
-    exists (data default ../shared/datasets), its CC0 photos except a held-out quarter
-    (lurig_split), each photo weighted LURIG_WEIGHT. The temperature is fitted on out-of-fold logits
-    of a `folds`-fold cross-validation over those training photos and renders: by likelihood, then
-    raised until sure readings are right SURE_TARGET of the time (sure_temperature). meta records the
-    cross-validated figures, the held-out lurig figures and held-out synthetic figures (another
-    seed). Same inputs, same model. Returns the model."""
+
+def build_model(per_type: int = 300, out: Path | None = None, seed: int = SEED,
+                data: Path | None = None, folds: int = 5, oblique_per_type: int = OBLIQUE_PER_TYPE) -> ShapeModels:
+    """Build the shipped shape models and save them to out (default model_path()).
+
+    Top-down model: per_type synthetic renders of each die type (render_training_set, seed) and, when
+    data/lurig_dietype exists (data default ../shared/datasets), its CC0 photos except a held-out
+    quarter (lurig_split), each photo weighted LURIG_WEIGHT. Oblique model: oblique_per_type oblique
+    renders of each type (render_oblique_set, seed + 10), each with and without its mask, and the
+    same top-down renders (a camera from the side also sees dice that lie tilted toward it).
+    Temperatures are fitted on out-of-fold logits of a `folds`-fold cross-validation (fit_calibrated).
+    meta records the cross-validated and held-out figures: lurig's held-out quarter, synthetic
+    held-out renders (seed + 1) and oblique held-out renders (seed + 11, with and without mask).
+    Same inputs, same models. Returns the models."""
     from dicetower.paths import shared_dir
 
     x_syn, y_syn = render_training_set(per_type, seed)
@@ -876,52 +1003,64 @@ def build_model(per_type: int = 300, out: Path | None = None, seed: int = SEED,
     y_tr = np.concatenate([y_syn, y_ph[~held]])
     w_tr = np.concatenate([np.ones(len(y_syn)), np.full(int((~held).sum()), LURIG_WEIGHT)])
     is_photo = np.concatenate([np.zeros(len(y_syn), bool), np.ones(int((~held).sum()), bool)])
-    fold = np.arange(len(y_tr)) % folds
-    oof = np.zeros((len(y_tr), len(DIE_TYPES)))
-    for k in range(folds):
-        m = fit_logistic(x_tr[fold != k], y_tr[fold != k], w_tr[fold != k])
-        oof[fold == k] = m.logits(x_tr[fold == k])
-    model = fit_logistic(x_tr, y_tr, w_tr)
-    t_nll = fit_temperature(oof, y_tr)
-    model.temperature = sure_temperature(oof, y_tr, [is_photo, ~is_photo], t_nll)
+    top_down, oof = fit_calibrated(x_tr, y_tr, w_tr, np.arange(len(y_tr)) % folds, [is_photo, ~is_photo])
     x_syn_held, y_syn_held = render_training_set(max(20, per_type // 3), seed + 1)
-    meta = {"trained_on": f"{len(y_syn)} synthetic renders (synth.render_shape_crop, seed {seed})"
-                          + (f" + {int((~held).sum())} CC0 photos of {LURIG}" if photos else ""),
-            "features": list(FEATURE_NAMES), "temperature": round(model.temperature, 4),
-            "likelihood_temperature": round(t_nll, 4),
-            "synthetic_heldout": accuracy_figures(model.proba(x_syn_held), y_syn_held)}
+    x_obl_plain, x_obl_masked, y_obl, _ = render_oblique_set(oblique_per_type, seed + 10)
+    rows = np.arange(len(y_obl)) % folds  # a render's two descriptions fall in one fold
+    oblique, _ = fit_calibrated(np.vstack([x_obl_plain, x_obl_masked, x_syn]), np.concatenate([y_obl, y_obl, y_syn]),
+                                np.ones(2 * len(y_obl) + len(y_syn)),
+                                np.concatenate([rows, rows, np.arange(len(y_syn)) % folds]),
+                                [np.ones(2 * len(y_obl) + len(y_syn), bool)])
+    h_plain, h_masked, y_h, _ = render_oblique_set(max(20, oblique_per_type // 3), seed + 11)
+    top_down.meta.update({
+        "trained_on": f"{len(y_syn)} synthetic renders (synth.render_shape_crop, seed {seed})"
+                      + (f" + {int((~held).sum())} CC0 photos of {LURIG}" if photos else ""),
+        "features": list(FEATURE_NAMES),
+        "synthetic_heldout": accuracy_figures(top_down.proba(x_syn_held), y_syn_held)})
     if photos:
-        meta["lurig_cross_validated"] = accuracy_figures(softmax(oof[is_photo] / model.temperature), y_tr[is_photo])
-        meta["lurig_heldout"] = accuracy_figures(model.proba(x_ph[held]), y_ph[held])
-    model.meta = meta
+        top_down.meta["lurig_cross_validated"] = accuracy_figures(softmax(oof[is_photo] / top_down.temperature),
+                                                                  y_tr[is_photo])
+        top_down.meta["lurig_heldout"] = accuracy_figures(top_down.proba(x_ph[held]), y_ph[held])
+    oblique.meta.update({
+        "trained_on": f"{len(y_obl)} oblique renders (render_oblique_set, seed {seed + 10}; each with and "
+                      f"without its mask) + the top-down model's {len(y_syn)} renders",
+        "features": list(FEATURE_NAMES),
+        "oblique_heldout_without_mask": accuracy_figures(oblique.proba(h_plain), y_h),
+        "oblique_heldout_with_mask": accuracy_figures(oblique.proba(h_masked), y_h),
+        "synthetic_heldout": accuracy_figures(oblique.proba(x_syn_held), y_syn_held)})
+    top_down.meta.update({"oblique_heldout_without_mask": accuracy_figures(top_down.proba(h_plain), y_h),
+                          "oblique_heldout_with_mask": accuracy_figures(top_down.proba(h_masked), y_h)})
+    models = ShapeModels(top_down, oblique)
     path = out or model_path()
-    model.save(path)
+    models.save(path)
     with _MODEL_LOCK:
         _MODEL.pop(path, None)
-    return model
+    return models
 
 
 def main() -> None:
-    """`python -m dicetower.vision.shape [--per-type N] [--out FILE]`: build and save the model, print
-    its figures."""
+    """`python -m dicetower.vision.shape [--per-type N] [--out FILE]`: build and save the models (top-down
+    and oblique), print their figures."""
     import argparse
     import json
 
-    ap = argparse.ArgumentParser(description="Build the die-type-by-shape model (models/standard/shape.npz).")
+    ap = argparse.ArgumentParser(description="Build the die-type-by-shape models (models/standard/shape.npz).")
     ap.add_argument("--per-type", type=int, default=300, help="synthetic renders per die type (default 300)")
     ap.add_argument("--out", type=Path, default=None, help="output file (default models/standard/shape.npz)")
     args = ap.parse_args()
-    model = build_model(args.per_type, args.out)
+    models = build_model(args.per_type, args.out)
     path = args.out or model_path()
-    print(f"shape model: {path} ({path.stat().st_size / 1e3:.0f} kB), {model.meta['trained_on']}")
-    for name, fig in model.meta.items():
-        if isinstance(fig, dict):
-            print(f"  {name}: " + json.dumps({k: v for k, v in fig.items() if k != "confusion"}))
-            print(f"    confusion (rows truth, columns read, {' '.join(DIE_TYPES)}): {fig['confusion']}")
-    print(ms_per_crop(model))
+    print(f"shape models: {path} ({path.stat().st_size / 1e3:.0f} kB)")
+    for view, model in (("top-down", models.top_down), ("oblique", models.oblique)):
+        print(f" {view} model: {model.meta['trained_on']}, temperature {model.temperature:.3f}")
+        for name, fig in model.meta.items():
+            if isinstance(fig, dict):
+                print(f"  {name}: " + json.dumps({k: v for k, v in fig.items() if k != "confusion"}))
+                print(f"    confusion (rows truth, columns read, {' '.join(DIE_TYPES)}): {fig['confusion']}")
+    print(ms_per_crop(models))
 
 
-def ms_per_crop(model: ShapeModel, n: int = 60, seed: int = SEED + 2) -> str:
+def ms_per_crop(model: ShapeModels, n: int = 60, seed: int = SEED + 2) -> str:
     """CPU ms per crop of die_type_by_shape (median and p95 over n renders of 80-160 px, each read
     with and without its silhouette mask, as the reader's detector gives it or not), as text."""
     import time
