@@ -5,7 +5,8 @@ face classifier of faces.py (`classify_crop`)."""
 from __future__ import annotations
 
 import importlib
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any, Callable
 
@@ -16,19 +17,23 @@ from dicetower.readings import UNSURE_BELOW, DieReading
 
 from .boxes import holds, meets
 from .colour import colour_name
-from .view import ViewEstimate, view_of_scene
+from .view import FloorOutlines, ViewEstimate, floor_outlines
 from .detect import (DieBody, PipFace, analysis_scale, close_up_regions, find_close_up, find_die_bodies,
                      find_pip_faces)
 
 Classifier = Callable[..., Any]
+#: What the second core found out ahead (DiceReader._guesses): the frame's floor outlines or None, and
+#: first readings {id(body): (view they were read under, reading)}.
+Guesses = tuple[FloorOutlines | None, dict[int, tuple[ViewEstimate, DieReading]]]
 
 #: Frames are read on a copy whose long side is at most this many px (a 12 MP photo is downscaled once;
 #: pips are found at 640 px or less, bodies at 320, and a die a tenth of the frame still gives the face
 #: classifier a 128 px crop); readings' boxes are given back in the frame's own px.
 READ_LONG_SIDE = 1280
-#: One worker: a frame's die-body search (mostly OpenCV, which releases the GIL) runs on the second core
-#: while the pip search (mostly Python) runs on the first.
-_BODY_SEARCH = ThreadPoolExecutor(max_workers=1, thread_name_prefix="die-bodies")
+#: One worker: while the pip search (mostly Python) runs on the first core, the second core finds a
+#: frame's die bodies (mostly OpenCV, which releases the GIL), then, when some may be dice, the floor's
+#: outlines and a first reading of those bodies (DiceReader._guesses) until the pip search is done.
+_SECOND_CORE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="die-bodies")
 
 
 def _face_classifier(die_set: str | None) -> Classifier | None:
@@ -126,16 +131,25 @@ class DiceReader:
         return in_reading_order(readings)
 
     def _read(self, image: np.ndarray, reference: np.ndarray | None) -> list[DieReading]:
-        """read() on a frame at most READ_LONG_SIDE px long (reference: the empty tray at that size)."""
+        """read() on a frame at most READ_LONG_SIDE px long (reference: the empty tray at that size).
+        The die bodies, the floor's outlines and a first reading of the bodies that may be dice come
+        from the second core while the pips are looked for here (find_die_bodies, _guesses); a first
+        reading is kept only for a body that is still to be read once the pip faces are known, under
+        the same view, so the readings are those of reading every body afterwards."""
         bodies: list[DieBody] = []
+        guesses: Future[Guesses] | None = None
         if self.classify is None:
             faces = find_pip_faces(image)
         else:
-            # the body search runs on the other core while the pips are looked for at the analysis
-            # scale; the smaller scales wait for the bodies, to look only where a die may need them
-            bodies_soon = _BODY_SEARCH.submit(find_die_bodies, image, reference)
-            faces = find_pip_faces(image, lambda: close_up_regions(image.shape, bodies_soon.result()))
-            found = bodies_soon.result()
+            # the smaller pip scales wait for the bodies, to look only where a die may need them
+            pips_done = threading.Event()
+            found_soon = _SECOND_CORE.submit(find_die_bodies, image, reference)
+            guesses = _SECOND_CORE.submit(self._guesses, image, found_soon, pips_done)
+            try:
+                faces = find_pip_faces(image, lambda: close_up_regions(image.shape, found_soon.result()))
+            finally:
+                pips_done.set()
+            found = found_soon.result()
             if self.die_set is not None:
                 # the set reads every die: a sure pip face is a die the body search may miss (white dice
                 # on a light table), read by the set; an unsure one (a glint, a speck) is no die to it
@@ -150,8 +164,41 @@ class DiceReader:
         readings = [DieReading("d6", face.value, clip_box(face.box, image.shape), face.confidence,
                                colour=colour_name(body_pixels(image, face)), cocked=face.cocked)
                     for face in faces]
-        view = view_of_scene(image, [b.box for b in bodies])  # no bodies: TOP_DOWN at once, and nothing to read
-        return readings + [self._classified(image, body, view) for body in bodies]
+        if not bodies:
+            return readings  # nothing to read by its face (a first reading still running is not waited for)
+        assert guesses is not None  # bodies are read only with a face classifier
+        outlines, first = guesses.result()  # also: the classifier never runs on both cores at once
+        view = (outlines or floor_outlines(image)).view([b.box for b in bodies])
+        for body in bodies:
+            guess = first.get(id(body))
+            readings.append(guess[1] if guess is not None and guess[0] == view else self._classified(image, body, view))
+        return readings
+
+    def _guesses(self, image: np.ndarray, found_soon: Future[list[DieBody]], pips_done: threading.Event) -> Guesses:
+        """The floor's outlines (view.floor_outlines) and first readings, made on the second core while
+        the pips are looked for, of the bodies found (found_soon: find_die_bodies' result) that may be
+        read: without a die set or reference, only those is_die_like without pip dice beside them (with
+        pip dice found, is_die_like asks more, never less). Each is read (_classified) under the view
+        those bodies give, until pips_done is set; nothing is done (None, {}) when no body may be read
+        or the pips were found first. Returns (outlines or None, {id(body): (view, reading)}); the
+        reader keeps a first reading only when its body is still to be read and the view of the
+        bodies to read is the same."""
+        found = found_soon.result()
+        may_read = found if self.die_set is not None or self.reference is not None else \
+            [b for b in found if is_die_like(image, b)]
+        if not may_read or pips_done.is_set():
+            return None, {}
+        outlines = floor_outlines(image)
+        view = outlines.view([b.box for b in may_read])
+        first: dict[int, tuple[ViewEstimate, DieReading]] = {}
+        for body in may_read:
+            if pips_done.is_set():
+                break
+            try:
+                first[id(body)] = (view, self._classified(image, body, view))
+            except Exception:  # noqa: BLE001 - this body is read again if it is to be read, and raises there
+                break
+        return outlines, first
 
     def _numbered_bodies(self, image: np.ndarray, faces: list[PipFace],
                          bodies: list[DieBody]) -> tuple[list[PipFace], list[DieBody]]:

@@ -1,7 +1,9 @@
 """The camera's view elevation of a scene: how steeply it looks down on the surface the dice lie on.
 
-    from dicetower.vision.view import view_of_scene, TOP_DOWN
+    from dicetower.vision.view import TOP_DOWN, floor_outlines, view_of_scene
     view = view_of_scene(frame_bgr, dice_boxes)   # ViewEstimate
+    outlines = floor_outlines(frame_bgr)          # the same in two steps: the part that needs no dice first
+    view = outlines.view(dice_boxes)              # (the reader finds them meanwhile)
     view.elevation    # degrees above the floor's plane the camera looks from (90 = straight down)
     view.sure         # False when the floor's outlines fit ellipses loosely or disagree: flag the reading
 
@@ -125,53 +127,94 @@ def _candidates(small: np.ndarray) -> tuple[list[tuple], np.ndarray]:
     return out, far
 
 
-def view_of_scene(frame: np.ndarray, dice_boxes: Sequence[tuple[int, int, int, int]] = ()) -> ViewEstimate:
-    """The view elevation of a frame (HxWx3 uint8 BGR) from its floor, given the boxes (x, y, w, h
-    frame px) of the dice found in it. Floor outlines: candidate ellipses (_candidates) supported by
-    edges round LOOSE_FIT of their perimeter or more, whole in the frame, of minor/major at least
-    MIN_RATIO, with a major axis of at least MIN_MAJOR_OF_FRAME of the frame's short side and
-    MIN_MAJOR_OF_DIE x the largest die box side, holding every die's centre (grown by half its major
-    axis: a die on the far rim of a floor seen from low stands above its ellipse). The elevation is
-    the median of the closely fitted outlines' (SURE_FIT) by elevation_of_ratio, or of the loose ones'
-    when none fits closely; sure when some fit closely and at least half of those lie within
-    AGREE_DEG of it. One at or above TOP_DOWN_FROM, no outline, no dice, or a frame under
-    MIN_SCENE_SIDE px is TOP_DOWN. Raises ValueError for a frame that is not HxWx3 uint8."""
+@dataclass(frozen=True)
+class FloorOutlines:
+    """The outlines a frame's floor may have, found before its dice are known (floor_outlines): the
+    candidate ellipses (_candidates) supported by edges round LOOSE_FIT of their perimeter or more,
+    whole in the frame, of minor/major at least MIN_RATIO and a major axis of at least
+    MIN_MAJOR_OF_FRAME of the frame's short side, in the order they were fitted. scale: work px per
+    frame px (the frame is looked at WORK_SIDE px long); outlines: (elevation degrees, support 0..1,
+    ellipse ((cx, cy), (w, h), angle degrees) in work px) per outline; empty for a frame under
+    MIN_SCENE_SIDE px."""
+
+    scale: float
+    outlines: tuple[tuple[float, float, tuple], ...] = ()
+
+    def view(self, dice_boxes: Sequence[tuple[int, int, int, int]]) -> ViewEstimate:
+        """The view elevation given the boxes (x, y, w, h frame px) of the dice found in the frame:
+        the outlines whose major axis is at least MIN_MAJOR_OF_DIE x the largest die box side and
+        that hold every die's centre (grown by half its major axis: a die on the far rim of a floor
+        seen from low stands above its ellipse) are the floor's. The elevation is the median of the
+        closely fitted ones' (SURE_FIT), or of the loose ones' when none fits closely; sure when some
+        fit closely and at least half of those lie within AGREE_DEG of it. One at or above
+        TOP_DOWN_FROM, no floor outline or no dice is TOP_DOWN."""
+        if not len(dice_boxes) or not self.outlines:
+            return ViewEstimate(TOP_DOWN)
+        f = self.scale
+        die_side = f * max(max(b[2], b[3]) for b in dice_boxes)
+        centres = np.array([(f * (x + bw / 2), f * (y + bh / 2)) for x, y, bw, bh in dice_boxes])
+        floors = []
+        for elevation, support, ellipse in self.outlines:
+            (cx, cy), (ew, eh), angle = ellipse
+            major = max(ew, eh)
+            if major < MIN_MAJOR_OF_DIE * die_side:
+                continue
+            grown = ((cx, cy), (ew + major, eh + major), angle)
+            if all(_inside(grown, p) for p in centres):
+                floors.append((elevation, support, ellipse))
+        if not floors:
+            return ViewEstimate(TOP_DOWN)
+        close = [fl for fl in floors if fl[1] >= SURE_FIT]
+        elevations = np.array([e for e, _, _ in close or floors])
+        elevation = float(np.median(elevations))
+        # sure: closely fitted outlines, at least half of them within AGREE_DEG of their median
+        sure = bool(close) and bool(np.mean(np.abs(elevations - elevation) <= AGREE_DEG) >= 0.5)
+        (cx, cy), (ew, eh), angle = max(close or floors, key=lambda fl: max(fl[2][1]))[2]
+        ellipse = ((cx / f, cy / f), (max(ew, eh) / f, min(ew, eh) / f), angle)
+        if elevation >= TOP_DOWN_FROM:
+            return ViewEstimate(TOP_DOWN, sure, ellipse)
+        return ViewEstimate(elevation, sure, ellipse)
+
+
+def _check_frame(frame: np.ndarray) -> None:
+    """Raise ValueError for a frame that is not HxWx3 uint8."""
     if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
         raise ValueError(f"frame must be HxWx3 uint8 BGR, got {getattr(frame, 'shape', None)} "
                          f"{getattr(frame, 'dtype', '')}")
-    if not len(dice_boxes) or min(frame.shape[:2]) < MIN_SCENE_SIDE:
-        return ViewEstimate(TOP_DOWN)
+
+
+def floor_outlines(frame: np.ndarray) -> FloorOutlines:
+    """The floor outlines of a frame (HxWx3 uint8 BGR), which do not depend on where its dice lie: the
+    part of view_of_scene that needs no dice boxes (most of its time), so that it can run while the
+    dice are still looked for. Raises ValueError for a frame that is not HxWx3 uint8."""
+    _check_frame(frame)
     H, W = frame.shape[:2]
     f = min(1.0, WORK_SIDE / max(H, W))
+    if min(H, W) < MIN_SCENE_SIDE:
+        return FloorOutlines(f)
     small = cv2.resize(frame, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else frame
     h, w = small.shape[:2]
-    die_side = f * max(max(b[2], b[3]) for b in dice_boxes)
-    centres = np.array([(f * (x + bw / 2), f * (y + bh / 2)) for x, y, bw, bh in dice_boxes])
     candidates, far = _candidates(small)
-    floors: list[tuple[float, float, tuple]] = []  # (elevation, support, ellipse)
+    outlines = []
     for ellipse in candidates:
-        (cx, cy), (ew, eh), angle = ellipse
-        major, minor = max(ew, eh), min(ew, eh)
-        if minor < MIN_RATIO * major or major < MIN_MAJOR_OF_FRAME * min(h, w) or major < MIN_MAJOR_OF_DIE * die_side:
-            continue
-        grown = ((cx, cy), (ew + major, eh + major), angle)
-        if not all(_inside(grown, p) for p in centres):
+        major, minor = max(ellipse[1]), min(ellipse[1])
+        if minor < MIN_RATIO * major or major < MIN_MAJOR_OF_FRAME * min(h, w):
             continue
         support = _support(far, ellipse)
         if support is not None and support >= LOOSE_FIT:
-            floors.append((elevation_of_ratio(minor / major), support, ellipse))
-    if not floors:
+            outlines.append((elevation_of_ratio(minor / major), support, ellipse))
+    return FloorOutlines(f, tuple(outlines))
+
+
+def view_of_scene(frame: np.ndarray, dice_boxes: Sequence[tuple[int, int, int, int]] = ()) -> ViewEstimate:
+    """The view elevation of a frame (HxWx3 uint8 BGR) from its floor, given the boxes (x, y, w, h
+    frame px) of the dice found in it: floor_outlines(frame).view(dice_boxes) (see FloorOutlines.view).
+    No dice, or a frame under MIN_SCENE_SIDE px, is TOP_DOWN at once. Raises ValueError for a frame
+    that is not HxWx3 uint8."""
+    _check_frame(frame)
+    if not len(dice_boxes) or min(frame.shape[:2]) < MIN_SCENE_SIDE:
         return ViewEstimate(TOP_DOWN)
-    close = [fl for fl in floors if fl[1] >= SURE_FIT]
-    elevations = np.array([e for e, _, _ in close or floors])
-    elevation = float(np.median(elevations))
-    # sure: closely fitted outlines, at least half of them within AGREE_DEG of their median
-    sure = bool(close) and bool(np.mean(np.abs(elevations - elevation) <= AGREE_DEG) >= 0.5)
-    (cx, cy), (ew, eh), angle = max(close or floors, key=lambda fl: max(fl[2][1]))[2]
-    ellipse = ((cx / f, cy / f), (max(ew, eh) / f, min(ew, eh) / f), angle)
-    if elevation >= TOP_DOWN_FROM:
-        return ViewEstimate(TOP_DOWN, sure, ellipse)
-    return ViewEstimate(elevation, sure, ellipse)
+    return floor_outlines(frame).view(dice_boxes)
 
 
 def _inside(ellipse: tuple, point: np.ndarray) -> bool:
