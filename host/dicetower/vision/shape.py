@@ -105,6 +105,7 @@ RING_HARMONICS = (3, 5, 6)  # angular symmetries: triangles' 3 (and 6), the d12'
 EDGE_DISTANCE_BINS = ((0.0, 0.2), (0.2, 0.45), (0.45, 0.62), (0.62, 0.8), (0.8, 1.05))
 MIN_EDGE = 0.3  # shortest segment (over the die's radius) counted as a face edge
 INK_MIN = 18.0  # grey levels: the least top-hat response counted as ink
+EDGE_RINGS = (0.0, 0.3, 0.55, 0.8, 1.0)  # ring bounds (r over the die's radius) of the edges_r features
 
 
 class ShapeModelError(LookupError):
@@ -335,23 +336,19 @@ def _circular_peaks(profile: np.ndarray, sigma: float) -> int:
     k = np.arange(-int(3 * sigma), int(3 * sigma) + 1)
     g = np.exp(-k**2 / (2 * sigma**2))
     smooth = np.convolve(np.concatenate([profile[-k[-1]:], profile, profile[:k[-1]]]), g / g.sum(), "valid")
-    is_max = (smooth >= np.roll(smooth, 1)) & (smooth > np.roll(smooth, -1))
+    before, after = np.concatenate([smooth[-1:], smooth[:-1]]), np.concatenate([smooth[1:], smooth[:1]])
+    is_max = (smooth >= before) & (smooth > after)
     idx = np.flatnonzero(is_max)
     if len(idx) < 2:
         return int(len(idx))
     floor = 0.02 * smooth.mean()
-    count = 0
-    for j, i in enumerate(idx):
-        nxt = idx[(j + 1) % len(idx)]
-        span = np.arange(i, nxt + (n if nxt <= i else 0)) % n
-        prv = idx[j - 1]
-        back = np.arange(prv, i + (n if i <= prv else 0)) % n
-        if smooth[i] - max(smooth[span].min(), smooth[back].min()) >= floor:
-            count += 1
-    return count
+    # the minimum between each maximum and the next (circular), the profile turned to start at the first
+    between = np.minimum.reduceat(np.concatenate([smooth[idx[0]:], smooth[:idx[0]]]), idx - idx[0])
+    return int(np.count_nonzero(smooth[idx] - np.maximum(between, np.concatenate([between[-1:], between[:-1]])) >= floor))
 
 
 _LSD = threading.local()
+_GRID_Y, _GRID_X = np.mgrid[:SIDE, :SIDE]  # pixel coordinates of a die view
 
 
 def _line_detector() -> cv2.LineSegmentDetector:
@@ -431,36 +428,34 @@ def features(view: np.ndarray, mask: np.ndarray) -> np.ndarray:
     grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
     inner = cv2.erode(filled, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
     segs = _line_detector().detect(grey)[0]
-    seg_len, seg_ang, seg_mid_r = [], [], []
-    if segs is not None:
-        for x1, y1, x2, y2 in segs.reshape(-1, 4):
-            mx, my = (x1 + x2) / 2, (y1 + y2) / 2
-            if not (0 <= int(my) < SIDE and 0 <= int(mx) < SIDE) or inner[int(my), int(mx)] == 0:
-                continue
-            length = np.hypot(x2 - x1, y2 - y1)
-            if length < 0.25 * radius:
-                continue
-            seg_len.append(length)
-            seg_ang.append(np.arctan2(y2 - y1, x2 - x1))
-            seg_mid_r.append(np.hypot(mx - cx, my - cy) / radius)
-    seg_len_a, seg_mid = np.array(seg_len), np.array(seg_mid_r)
-    lines = [len(seg_len) / 10, seg_len_a.sum() / radius / 10,
-             seg_len_a[seg_mid < 0.6].sum() / radius / 10 if len(seg_len) else 0.0]
+    seg = np.zeros((0, 4), np.float32) if segs is None else segs.reshape(-1, 4)
+    x1, y1, x2, y2 = seg.T
+    mx, my = (x1 + x2) / 2, (y1 + y2) / 2
+    mxi, myi = mx.astype(int), my.astype(int)
+    keep = (mxi >= 0) & (mxi < SIDE) & (myi >= 0) & (myi < SIDE)
+    keep[keep] = inner[myi[keep], mxi[keep]] > 0
+    length = np.hypot(x2 - x1, y2 - y1)
+    keep &= length >= 0.25 * radius
+    seg_len_a = length[keep]
+    seg_ang = np.arctan2((y2 - y1)[keep], (x2 - x1)[keep])
+    seg_mid = np.hypot(mx[keep] - cx, my[keep] - cy) / radius
+    lines = [len(seg_len_a) / 10, seg_len_a.sum() / radius / 10,
+             seg_len_a[seg_mid < 0.6].sum() / radius / 10 if len(seg_len_a) else 0.0]
     rel = seg_len_a / radius
     lines += [float(((rel >= a) & (rel < b)).sum()) / 5 for a, b in SEGMENT_BINS]
-    lines_orient = _orientation_harmonics(np.array(seg_ang), seg_len_a)
+    lines_orient = _orientation_harmonics(seg_ang, seg_len_a)
     blur = cv2.GaussianBlur(grey.astype(np.float32), (0, 0), 1.5)
     gx, gy = cv2.Sobel(blur, cv2.CV_32F, 1, 0), cv2.Sobel(blur, cv2.CV_32F, 0, 1)
     mag = np.hypot(gx, gy)
     sel = inner > 0
     grad_orient = _orientation_harmonics(np.arctan2(gy[sel], gx[sel]) + np.pi / 2, mag[sel])
-    yy, xx = np.mgrid[:SIDE, :SIDE]
-    rr = np.hypot(xx - cx, yy - cy) / radius
-    edges = cv2.Canny(grey, 40, 120) > 0
-    rings = []
-    for r0, r1 in ((0, 0.3), (0.3, 0.55), (0.55, 0.8), (0.8, 1.0)):
-        ring = sel & (rr >= r0) & (rr < r1)
-        rings.append(float(edges[ring].mean()) if ring.any() else 0.0)
+    # the share of Canny edge pixels in rings of the die's inside (r over its radius)
+    rr = np.hypot(_GRID_X[sel] - cx, _GRID_Y[sel] - cy) / radius
+    in_ring = np.digitize(rr, EDGE_RINGS) - 1  # -1 and len(EDGE_RINGS) - 1: outside every ring
+    counted = (in_ring >= 0) & (in_ring < len(EDGE_RINGS) - 1)
+    ring_px = np.bincount(in_ring[counted], minlength=len(EDGE_RINGS) - 1)
+    hits = np.bincount(in_ring[counted], (cv2.Canny(grey, 40, 120)[sel] > 0)[counted], len(EDGE_RINGS) - 1)
+    rings = np.where(ring_px > 0, hits / np.maximum(ring_px, 1), 0.0)
     structure = face_structure(grey, gx, gy, filled, (cx, cy), radius, segs)
     out = np.concatenate([outline, np.array(dp, np.float32) / 10, np.array(silhouette, np.float32),
                           np.array(outline_extra, np.float32),
@@ -546,18 +541,19 @@ def face_structure(grey: np.ndarray, gx: np.ndarray, gy: np.ndarray, die: np.nda
         near = labels == min(blobs, key=lambda i: np.hypot(cents[i][0] - cx, cents[i][1] - cy))
         ny, nx = np.nonzero(near)
         central = [float(np.hypot(nx - cx, ny - cy).max()) / radius, float(len(nx)) / (np.pi * radius**2)]
-    dist_len = np.zeros(len(EDGE_DISTANCE_BINS))
+    dist_len: np.ndarray = np.zeros(len(EDGE_DISTANCE_BINS))
     if segs is not None:
-        for x1, y1, x2, y2 in segs.reshape(-1, 4):
-            length = float(np.hypot(x2 - x1, y2 - y1))
-            mx, my = int((x1 + x2) / 2), int((y1 + y2) / 2)
-            if length < MIN_EDGE * radius or not (0 <= my < die.shape[0] and 0 <= mx < die.shape[1]) \
-                    or die[my, mx] == 0:
-                continue
-            d = abs((x2 - x1) * (cy - y1) - (y2 - y1) * (cx - x1)) / length / radius
-            for j, (a, b) in enumerate(EDGE_DISTANCE_BINS):
-                if a <= d < b:
-                    dist_len[j] += length / radius
+        x1, y1, x2, y2 = segs.reshape(-1, 4).T
+        length = np.hypot(x2 - x1, y2 - y1)
+        mx, my = ((x1 + x2) / 2).astype(int), ((y1 + y2) / 2).astype(int)
+        keep = (length >= MIN_EDGE * radius) & (my >= 0) & (my < die.shape[0]) & (mx >= 0) & (mx < die.shape[1])
+        keep[keep] = die[my[keep], mx[keep]] > 0
+        x1, y1, x2, y2, length = x1[keep], y1[keep], x2[keep], y2[keep], length[keep]
+        d = np.abs((x2 - x1) * (cy - y1) - (y2 - y1) * (cx - x1)) / length / radius
+        bins = np.array([a for a, _ in EDGE_DISTANCE_BINS] + [EDGE_DISTANCE_BINS[-1][1]])
+        which = np.digitize(d, bins) - 1  # a segment farther than the last bin's end is counted nowhere
+        inside_bins = (which >= 0) & (which < len(EDGE_DISTANCE_BINS))
+        dist_len = np.bincount(which[inside_bins], (length / radius)[inside_bins], len(EDGE_DISTANCE_BINS))
     rings = np.vstack([energy, tangential, edge_h, ink_share]).T.ravel()  # ring-major, as FACE_STRUCTURE_NAMES
     return np.concatenate([rings, ink_h, central, [len(blobs) / 10], dist_len / 3]).astype(np.float32)
 
