@@ -117,11 +117,11 @@ def _realdice_reads(step: int, monkeypatch: pytest.MonkeyPatch) -> list[tuple[np
 
 @pytest.mark.skipif(not (DATA / "realdice_d20").is_dir(), reason=f"realdice_d20 absent ({DATA})")
 def test_a_d20_in_a_dice_dome_seen_from_the_side_is_typed_d20(monkeypatch):
-    # every 4th photo, the reader's path; measured on all 160 photos: 107 -> 147 of 160 bodies typed d20
-    # by shape (119 -> 151 with the numeral, faces.joint_reading); on this sample 40 bodies, all oblique,
-    # 28 -> 38 typed d20, none sure
-    reads = _realdice_reads(4, monkeypatch)
-    assert len(reads) >= 38
+    # every 8th photo, the reader's path; measured on all 160 photos: 107 -> 147 of 160 bodies typed d20
+    # by shape (119 -> 151 with the numeral, faces.joint_reading); on this sample 20 bodies, all oblique,
+    # 12 -> 19 typed d20, none sure
+    reads = _realdice_reads(8, monkeypatch)
+    assert len(reads) >= 19
     oblique = [b for b in reads if b[2] < TOP_DOWN_FROM]
     assert len(oblique) >= 0.9 * len(reads)  # the dome's floor gives the view
     with_view = [die_type_by_shape(c, m, elevation=e) for c, m, e in oblique]
