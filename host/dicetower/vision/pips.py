@@ -899,8 +899,12 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
     if finer is not None:
         pips = [p for p in pips if p.diameter >= SPANNED_BY_FINER * kernel_px / finer]
     groups = merge_halves(group_faces(pips, response, thr), thr)
-    faint = {id(p) for g in groups if any(q.snr < WEAK_SNR for q in g) and not _layout_face(g, gray, polarity, thr)
-             for p in g if p.snr < WEAK_SNR}
+    off_layout = [g for g in groups if any(q.snr < WEAK_SNR for q in g) and not _layout_face(g, gray, polarity, thr)]
+    faint = {id(p) for g in off_layout for p in g if p.snr < WEAK_SNR}
+    # faint pips left out of a group all smeared alike, by the group's other pips: a motion blur may have
+    # smeared those pips' face's own pips faint (a 3 whose corner pips are streaks)
+    left_out = {id(p): [q for q in g if q.snr < WEAK_SNR] for g in off_layout if _smeared_alike(g)
+                for p in g if p.snr >= WEAK_SNR}
     if faint:  # faint pips off a face of 4..6 pips in a d6 layout are no pips: group the others again without them
         pips = [p for p in pips if id(p) not in faint]
         groups = merge_halves(group_faces(pips, response, thr), thr)
@@ -918,6 +922,10 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
         if now == sides:
             break
         sides = now
+    # a lone pip taken for the side face of a lone pip just like it (same size and shape, not flatter)
+    # may be the other pip of that one's 2: the 1 read there is in doubt
+    twin_side = {id(h[0]) for g, side, of in zip(groups, sides, side_of) if side and len(g) == 1
+                 for h in of if len(h) == 1 and _twins(g[0], h[0])}
     parts = _pair_far_pips([part for part, side in zip(parts, sides) if not side], pips, gray, polarity, response, thr)
     faces: list[PipFace] = []
     for g, ambiguous in parts:
@@ -943,7 +951,11 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
             if rough or not _blurred_two(g, gray, response, thr):
                 conf *= math.exp(-((max(0.0, roughness - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
         marked = (n in (2, 4) and _centre_marked(g, response, thr)) or (n == 1 and pip_marks(gray, g[0]) > MARKED_PIP)
-        if ambiguous or marked:  # a faint pip where a fuller face has one; marks inside a lone "pip" (a small die)
+        # a faint pip left out where the face has its pips (NEAR_FACE), or where a 3 seen as a 2 has its
+        # third (the 2's line continued past either pip): the face's count is in doubt
+        doubt = any(_face_reach(g, q) <= NEAR_FACE or _on_line_beyond(g, q) for p in g for q in left_out.get(id(p), []))
+        doubt = doubt or (n == 1 and id(g[0]) in twin_side)
+        if ambiguous or marked or doubt:  # a faint pip where a fuller face has one; marks inside a lone "pip" (a small die)
             conf = min(conf, AMBIGUOUS_CAP)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g)))
     _flag_cocked(faces)
@@ -989,6 +1001,24 @@ def _layout_face(group: list[Pip], gray: np.ndarray, polarity: str, thr: float, 
     four to six blobs in a d6 lattice, alike in size and shape, are no accident of grain or glyphs."""
     return (4 <= len(group) <= 6 and face_confidence(group, thr) >= sure
             and face_roughness(group, gray, polarity) < math.inf)
+
+
+def _twins(a: Pip, b: Pip) -> bool:
+    """True when pips a and b may be the two pips of one 2 (as _pair_far_pips pairs them): within
+    TWO_DIAMETERS, areas within 1.5x, roundness within 0.2."""
+    d = math.hypot(a.x - b.x, a.y - b.y)
+    return (d <= TWO_DIAMETERS * 0.5 * (a.diameter + b.diameter) and max(a.area, b.area) <= 1.5 * min(a.area, b.area)
+            and abs(a.roundness - b.roundness) <= 0.2)
+
+
+def _on_line_beyond(group: list[Pip], q: Pip) -> bool:
+    """True when group is 2 pips a, b and pip q lies within one pip diameter of where a 3's third pip
+    would be, the 2's line continued past either pip by their spacing (2a - b or 2b - a)."""
+    if len(group) != 2:
+        return False
+    a, b = group
+    reach = 0.5 * (a.diameter + b.diameter)
+    return any(math.hypot(q.x - x, q.y - y) <= reach for x, y in ((2 * a.x - b.x, 2 * a.y - b.y), (2 * b.x - a.x, 2 * b.y - a.y)))
 
 
 def _centre_marked(group: list[Pip], response: np.ndarray, thr: float, beyond: bool = False) -> bool:
