@@ -111,3 +111,36 @@ def test_no_sure_wrong_reading_on_renders():
                 sure += 1
                 wrong += (r.die_type, r.value) != (truth["die_type"], truth["value"])
     assert wrong == 0, f"{wrong} of {sure} sure readings wrong"
+
+
+def test_a_second_reading_caps_the_confidence_and_never_raises_it():
+    """cap_proba (numerals.read_up_face's trained patch): the reading is numeral_proba's, its
+    confidence at most what cap_proba gives the same pair; a cap that reads another value makes a
+    sure reading unsure, and a cap surer than numeral_proba leaves the confidence as it was."""
+    shape = shape_proba(d20=0.9)
+    alone = joint_reading(shape, numeral({"15": 0.97}))
+    assert not alone.unsure
+    doubted = joint_reading(shape, numeral({"15": 0.97}), cap_proba=numeral({"13": 0.6, "15": 0.3}))
+    assert (doubted.die_type, doubted.value) == (alone.die_type, alone.value)
+    assert doubted.unsure and doubted.confidence < alone.confidence
+    surer = joint_reading(shape, numeral({"15": 0.9}), cap_proba=numeral({"15": 0.999}))
+    assert surer.confidence == pytest.approx(joint_reading(shape, numeral({"15": 0.9})).confidence)
+    with pytest.raises(ValueError, match="cap_proba must have one probability per numeral class"):
+        joint_reading(shape, numeral({"15": 0.97}), cap_proba=np.ones(3) / 3)
+
+
+def test_read_value_is_never_surer_than_the_trained_patch():
+    """numerals.read_value on renders of d12 and d20 faces: the value is read_up_face's mean's
+    most probable, and its confidence is at most the trained patch's (face_patch) probability of it."""
+    rng = np.random.default_rng(77)
+    for die_type, value in (("d12", 9), ("d20", 17), ("d20", 6)):
+        crop, _ = synth.render_crop(synth.standard_spec(die_type, rng, pips=False), value, rng, 96)
+        mean, trained = numerals.read_up_face(crop)
+        by_mean = numerals.values_from_proba(mean, die_type)
+        read, confidence = numerals.read_value(crop, die_type)
+        assert read == max(by_mean, key=by_mean.__getitem__)
+        alone = numerals.value_proba(numerals.face_patch(crop), die_type)
+        assert np.allclose(trained, numerals.numeral_proba([numerals.face_patch(crop)])[0], atol=1e-6)
+        assert confidence <= min(by_mean[read], alone[read]) + 1e-9
+    with pytest.raises(ValueError, match="not 'd7'"):
+        numerals.read_value(crop, "d7")

@@ -115,3 +115,30 @@ def test_edge_shade_darkens_the_ridges_between_faces_only():
     assert darker.min() >= -1e-3  # nowhere lighter
     assert np.count_nonzero(darker > 10) > 100  # the ridges
     assert abs(darker[44:52, 44:52]).max() < 1e-3  # the up face's centre is untouched
+
+
+def test_face_patches_cut_the_trained_patch_then_the_centroid_and_the_numeral():
+    """face_patches: the first patch is face_patch's (MARK_PULL); the others are centred on the
+    die's centroid (pull 0: the numeral's ink lands off the patch centre by its offset) and on the
+    numeral itself (pull 1: its ink lands on the patch centre, within 3 px). A die with no mark near
+    its centre gives one patch; no pulls is an error."""
+    up = ("4", (56, 62), 0.7)
+    img = _die([up])
+    img[_mask() == 0] = 70  # the ground as dark as the die (the mask tells them apart): no light rim in the patches
+    cx, cy = _text_box_centre(*up)
+    k = PATCH / (2 * numerals.PATCH_HALF * 40.0)
+    patches = numerals.face_patches(img, _mask())
+    assert len(patches) == len(numerals.MARK_PULLS) == 3
+    assert np.array_equal(patches[0], face_patch(img, _mask()))
+    ink = []
+    for p in patches:
+        ys, xs = np.nonzero(p > 200)
+        ink.append((xs.mean(), ys.mean()))
+    for (x, y), pull in zip(ink, numerals.MARK_PULLS):
+        want = (PATCH / 2 + (1 - pull) * k * (cx - WORK / 2), PATCH / 2 + (1 - pull) * k * (cy - WORK / 2))
+        assert np.hypot(x - want[0], y - want[1]) <= 3.0, (pull, (x, y), want)
+    assert len(numerals.face_patches(_die([]), _mask())) == 1
+    import pytest
+
+    with pytest.raises(ValueError, match="at least one pull"):
+        numerals.face_patches(img, _mask(), pulls=())

@@ -296,8 +296,9 @@ def read_numbered(crop: np.ndarray, mask: np.ndarray | None = None,
 
     crop: HxWx3 uint8 BGR, one die, any rotation; mask: HxW uint8 (non-zero = the die, from the
     detector) or None (the die's silhouette is found in the crop). The die type's probabilities come
-    from its shape (shape.die_type_by_shape), the numeral's from the CNN of numerals.py (on
-    numerals.face_patch), and joint_reading combines them. view: the scene's view elevation
+    from its shape (shape.die_type_by_shape), the numeral's from the CNN of numerals.py
+    (numerals.read_up_face: averaged over where the up face may lie), and joint_reading combines
+    them, the confidence capped by the net's reading of the trained patch alone (cap_proba). view: the scene's view elevation
     (view.view_of_scene; None = top-down): seen obliquely, the numeral is read on the face pointing up
     (face_patch's elevation), and when the elevation itself is unsure (view.sure False) the reading's
     confidence is at most VIEW_UNSURE_CAP, below UNSURE_BELOW: flagged, never guessed (GEN-D01).
@@ -310,13 +311,15 @@ def read_numbered(crop: np.ndarray, mask: np.ndarray | None = None,
         return FaceResult("d6", None, 0.0, type_confidence=0.0)
     types = shape.die_type_by_shape(crop, mask).proba
     elevation = TOP_DOWN if view is None else view.elevation
-    result = joint_reading(types, numerals.numeral_proba([numerals.face_patch(crop, mask, elevation)])[0])
+    mean, trained = numerals.read_up_face(crop, mask, elevation)
+    result = joint_reading(types, mean, cap_proba=trained)
     if view is not None and view.oblique and not view.sure:
         result.confidence = min(result.confidence, VIEW_UNSURE_CAP)
     return result
 
 
-def joint_reading(type_proba: dict[str, float], numeral_proba: np.ndarray) -> FaceResult:
+def joint_reading(type_proba: dict[str, float], numeral_proba: np.ndarray,
+                  cap_proba: np.ndarray | None = None) -> FaceResult:
     """The (die type, value) a numbered die shows, from its shape and its numeral together.
 
     type_proba: {die type: P_shape(type)} over d4, d6, d8, d10, d12, d20 (shape.ShapeResult.proba);
@@ -334,6 +337,10 @@ def joint_reading(type_proba: dict[str, float], numeral_proba: np.ndarray) -> Fa
     below UNSURE_BELOW (issue 4: a reading is flagged, never silently guessed; RULES.md GEN-D01).
     So a numeral the net is fairly sure of and that only one look-alike prints (13..20: a d20)
     outweighs a shape leaning to another look-alike.
+    cap_proba: (K,) or None, another reading of the same face (numerals.read_up_face's trained
+    patch, when numeral_proba averages several patches): the confidence is at most the probability
+    that cap_proba gives the same (type, value) pair, so a reading made of several patches is never
+    surer than the one patch the net was trained on.
     Raises ValueError when numeral_proba's length differs from the net's classes or type_proba
     names a type the net does not read."""
     from dicetower.vision import numerals
@@ -341,23 +348,33 @@ def joint_reading(type_proba: dict[str, float], numeral_proba: np.ndarray) -> Fa
 
     classes = numerals.numeral_classes()
     numeral_proba = np.asarray(numeral_proba, np.float64)
-    if numeral_proba.shape != (len(classes),):
-        raise ValueError(f"numeral_proba must have one probability per numeral class ({len(classes)}), "
-                         f"got shape {numeral_proba.shape}")
+    for name, given in (("numeral_proba", numeral_proba), ("cap_proba", cap_proba)):
+        if given is not None and np.shape(given) != (len(classes),):
+            raise ValueError(f"{name} must have one probability per numeral class ({len(classes)}), "
+                             f"got shape {np.shape(given)}")
     unknown = set(type_proba) - set(numerals.DIE_FACES)
     if unknown:
         raise ValueError(f"type_proba names die types the numeral net does not read: {sorted(unknown)}")
     index = {c: i for i, c in enumerate(classes)}
     face_classes = {c for faces in numerals.DIE_FACES.values() for cs in faces.values() for c in cs}
-    no_numeral = float(sum(p for c, p in zip(classes, numeral_proba) if c not in face_classes))
-    support = {(t, v): float(sum(numeral_proba[index[c]] for c in cs))
-               for t in type_proba for v, cs in numerals.DIE_FACES[t].items()}
-    score = {(t, v): float(type_proba[t]) * p for (t, v), p in support.items()}
-    total = sum(score.values()) + no_numeral
+
+    def pairs(proba: np.ndarray) -> tuple[dict[tuple[str, int], float], dict[tuple[str, int], float], float]:
+        """(support, score, total): P_num and P_shape x P_num of each (type, value) pair, and their
+        sum with the no-numeral classes' probability."""
+        no_numeral = float(sum(p for c, p in zip(classes, proba) if c not in face_classes))
+        support = {(t, v): float(sum(proba[index[c]] for c in cs))
+                   for t in type_proba for v, cs in numerals.DIE_FACES[t].items()}
+        score = {(t, v): float(type_proba[t]) * p for (t, v), p in support.items()}
+        return support, score, sum(score.values()) + no_numeral
+
+    support, score, total = pairs(numeral_proba)
     if total <= 0:
         return FaceResult("d6", None, 0.0, type_confidence=0.0)
     die_type, value = max(score, key=score.__getitem__)
     confidence = score[die_type, value] / total
+    if cap_proba is not None:
+        _, cap_score, cap_total = pairs(np.asarray(cap_proba, np.float64))
+        confidence = min(confidence, cap_score[die_type, value] / cap_total if cap_total > 0 else 0.0)
     type_confidence = sum(p for (t, _), p in score.items() if t == die_type) / total
     shape_top = max(type_proba, key=type_proba.__getitem__)
     numeral_top = classes[int(np.argmax(numeral_proba))]

@@ -111,18 +111,17 @@ def realdice_crops(root: Path, step: int = 1) -> list[Labelled]:
 
 
 def numerals_given_type(crops: Sequence[Labelled], name: str) -> str:
-    """The numeral net alone, told the true die type (numerals.value_proba): isolates the value
-    reading from the die-type cue. crops: (crop, die type, value, the scene's view or None for
-    top-down)."""
-    from dicetower.vision.numerals import face_patch, value_proba
+    """The numeral net alone, told the true die type (numerals.read_value, as read_numbered reads the
+    up face): isolates the value reading from the die-type cue. crops: (crop, die type, value, the
+    scene's view or None for top-down)."""
+    from dicetower.vision.numerals import read_value
 
     results, ms = [], []
     for crop, die_type, value, view in crops:
         t = time.perf_counter()
-        proba = value_proba(face_patch(crop, elevation=TOP_DOWN if view is None else view.elevation), die_type)
+        best, confidence = read_value(crop, die_type, elevation=TOP_DOWN if view is None else view.elevation)
         ms.append(1000 * (time.perf_counter() - t))
-        best = max(proba, key=proba.__getitem__)
-        results.append((best == value, proba[best] >= UNSURE_BELOW, proba[best]))
+        results.append((best == value, confidence >= UNSURE_BELOW, confidence))
     return _summary(name, results, ms)
 
 
