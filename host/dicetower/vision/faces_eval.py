@@ -3,8 +3,8 @@ closing note): `python -m dicetower.vision.faces_eval`.
 
 - standard set (synthetic-trained, shipped: die type by shape x the numeral net) on
   fickett_poly_tiles (value and die type; overlay text painted out), lurig_dietype (die type, CC0)
-  and realdice_d20 (value; the die found by its blue colour, realdice_box, read with the photo's
-  view elevation, view.view_of_scene), with unsure rate and
+  and realdice_d20 (value; the die's box and mask found by its blue colour, realdice_die, read with
+  the photo's view elevation, view.view_of_scene), with unsure rate and
   accuracy over the sure readings; and the numeral net alone told the true die type (the value
   reading without the type cue's errors);
 - calibration on fickett_poly_tiles: `per_face` tiles of each face learned, every other main-cluster
@@ -69,57 +69,64 @@ def fickett_tiles(root: Path, die_type: str, clean: bool = True, step: int = 1) 
     return out
 
 
-def realdice_box(image: np.ndarray) -> tuple[int, int, int, int] | None:
-    """Evaluation only: the box (x, y, w, h px) of the realdice_d20 die (the one blue die in a dome
-    roller) in a 640x480 frame, by its colour (HSV hue 95-130, saturation >= 90, value >= 60; largest
-    blob), or None when no blue blob of 400 px or more is found. The reader's own detection
-    (detect.py) is measured separately; this isolates the face classifier."""
+def realdice_die(image: np.ndarray) -> tuple[tuple[int, int, int, int], np.ndarray] | None:
+    """Evaluation only: the box (x, y, w, h px) and mask (HxW uint8, 255 = die, holes filled) of the
+    realdice_d20 die (the one blue die in a dome roller) in a 640x480 frame, by its colour (HSV hue
+    95-130, saturation >= 90, value >= 60; largest blob), or None when no blue blob of 400 px or more
+    is found. The reader's own detection (detect.py) is measured separately; this isolates the face
+    classifier, given the die's box and mask as the reader gives them (detect.DieBody)."""
     hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
     m = ((hsv[..., 0] >= 95) & (hsv[..., 0] <= 130) & (hsv[..., 1] >= 90) & (hsv[..., 2] >= 60)).astype(np.uint8)
     m = cv2.morphologyEx(m * 255, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
-    n, _, stats, _ = cv2.connectedComponentsWithStats(m)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(m)
     if n < 2 or stats[1:, 4].max() < 400:
         return None
-    x, y, w, h, _ = stats[1 + int(np.argmax(stats[1:, 4]))]
-    return int(x), int(y), int(w), int(h)
+    k = 1 + int(np.argmax(stats[1:, 4]))
+    x, y, w, h, _ = stats[k]
+    contours, _ = cv2.findContours((labels == k).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    mask = np.zeros(m.shape, np.uint8)
+    cv2.drawContours(mask, contours, -1, 255, -1)
+    return (int(x), int(y), int(w), int(h)), mask
 
 
-def _square_around(image: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
-    """A square of 1.25 x box's (x, y, w, h px) longer side around its centre, cut to the image."""
-    x, y, w, h = box
-    side, cx, cy = int(max(w, h) * 1.25), x + w // 2, y + h // 2
-    return image[max(0, cy - side // 2):cy + side // 2, max(0, cx - side // 2):cx + side // 2]
+def realdice_box(image: np.ndarray) -> tuple[int, int, int, int] | None:
+    """The box (x, y, w, h px) of realdice_die, or None."""
+    die = realdice_die(image)
+    return None if die is None else die[0]
 
 
-#: A die to read: (crop HxWx3 uint8 BGR, die type, value or None, the scene's view or None for top-down)
-Labelled = tuple[np.ndarray, str, "int | None", "ViewEstimate | None"]
+#: A die to read: (crop HxWx3 uint8 BGR, die type, value or None, the scene's view or None for top-down,
+#: the die's mask HxW uint8 or None: the classifier finds the silhouette)
+Labelled = tuple[np.ndarray, str, "int | None", "ViewEstimate | None", "np.ndarray | None"]
 
 
 def realdice_crops(root: Path, step: int = 1) -> list[Labelled]:
-    """(crop, "d20", value, view) for every step-th labelled realdice_d20 photo whose die
-    realdice_box finds, view being the photo's view elevation (view.view_of_scene given that box)
-    (evaluation only: the source has no licence)."""
+    """(crop, "d20", value, view, mask) for every step-th labelled realdice_d20 photo whose die
+    realdice_die finds: the die's box and mask, as the reader cuts a die body, view being the photo's
+    view elevation (view.view_of_scene given that box) (evaluation only: the source has no licence)."""
     out: list[Labelled] = []
     for r in list(csv.DictReader((root / "labels.csv").open()))[::step]:
         img = cv2.imread(str(root / r["image"]))
         if img is None:
             continue
-        box = realdice_box(img)
-        if box is not None:
-            out.append((_square_around(img, box), "d20", int(r["value"]), view_of_scene(img, [box])))
+        die = realdice_die(img)
+        if die is not None:
+            (x, y, w, h), mask = die
+            out.append((img[y:y + h, x:x + w], "d20", int(r["value"]), view_of_scene(img, [(x, y, w, h)]),
+                        mask[y:y + h, x:x + w]))
     return out
 
 
 def numerals_given_type(crops: Sequence[Labelled], name: str) -> str:
     """The numeral net alone, told the true die type (numerals.read_value, as read_numbered reads the
     up face): isolates the value reading from the die-type cue. crops: (crop, die type, value, the
-    scene's view or None for top-down)."""
+    scene's view or None for top-down, the die's mask or None)."""
     from dicetower.vision.numerals import read_value
 
     results, ms = [], []
-    for crop, die_type, value, view in crops:
+    for crop, die_type, value, view, mask in crops:
         t = time.perf_counter()
-        best, confidence = read_value(crop, die_type, elevation=TOP_DOWN if view is None else view.elevation)
+        best, confidence = read_value(crop, die_type, mask, TOP_DOWN if view is None else view.elevation)
         ms.append(1000 * (time.perf_counter() - t))
         results.append((best == value, confidence >= UNSURE_BELOW, confidence))
     return _summary(name, results, ms)
@@ -136,13 +143,13 @@ def _summary(name: str, results: list[tuple[bool, bool, float]], ms: list[float]
 
 
 def standard_on(crops: Sequence[Labelled], name: str, type_only: bool) -> str:
-    """The standard set's reading (faces.DieSet.classify, given the scene's view) of crops: (crop, die
-    type, value, view or None for top-down)."""
+    """The standard set's reading (faces.DieSet.classify, given the scene's view and the die's mask) of
+    crops: (crop, die type, value, view or None for top-down, mask or None)."""
     ds = load_die_set(None)
     results, ms = [], []
-    for crop, die_type, value, view in crops:
+    for crop, die_type, value, view, mask in crops:
         t = time.perf_counter()
-        r = ds.classify(crop, view=view)
+        r = ds.classify(crop, mask, view)
         ms.append(1000 * (time.perf_counter() - t))
         ok = r.die_type == die_type and (type_only or r.value == value)
         results.append((ok, r.confidence >= UNSURE_BELOW, r.confidence))
@@ -187,7 +194,7 @@ def main() -> None:
     fickett = data / "fickett_poly_tiles"
     for die_type in ("d4", "d6", "d8", "d12", "d20"):
         tiles = fickett_tiles(fickett, die_type)
-        crops = [(t.crop, die_type, t.face.value, None) for t in tiles[::3]]
+        crops = [(t.crop, die_type, t.face.value, None, None) for t in tiles[::3]]
         print(standard_on(crops, f"standard set, fickett {die_type} (value)", type_only=False))
         print(numerals_given_type(crops, f"numeral net given the type, fickett {die_type}"))
         print(calibration_on(tiles, args.per_face, f"calibrated fickett {die_type}"))
@@ -195,10 +202,10 @@ def main() -> None:
     for r in csv.DictReader((data / "lurig_dietype" / "labels.csv").open()):
         img = cv2.imread(str(data / "lurig_dietype" / r["image"]))
         if img is not None:
-            lurig.append((img, r["die_type"], None, None))
+            lurig.append((img, r["die_type"], None, None, None))
     print(standard_on(lurig, "standard set, lurig_dietype (die type only)", type_only=True))
     realdice = realdice_crops(data / "realdice_d20")
-    print(standard_on(realdice, "standard set, realdice_d20 (die cut by colour)", type_only=False))
+    print(standard_on(realdice, "standard set, realdice_d20 (die box and mask by colour)", type_only=False))
     print(numerals_given_type(realdice, "numeral net given the type, realdice_d20"))
 
 

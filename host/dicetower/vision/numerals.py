@@ -43,6 +43,9 @@ MARK_PULL = 0.5
 MARK_PULLS = (MARK_PULL, 0.0, 1.0)
 #: a mark whose centre is further than this x the die's radius from the centroid is not the up face's
 MARK_REACH = 0.55
+#: a die fills at most this fraction of the side of the square its masked crop is framed in (framed):
+#: the training renders' mean (train_numerals.render_sample: die / crop 0.62..0.98)
+DIE_OF_FRAME = 0.8
 #: distance of the up face's centre from the die's centre (its inradius) as a fraction of the die's
 #: radius (of a disc of its silhouette's area): inradius / equal-area radius of the orthographic
 #: silhouette averaged over view directions, on synth.polyhedron's solids d8 0.78, d10 0.84, d12 0.87,
@@ -139,14 +142,37 @@ def up_face_mark(grey: np.ndarray, mask: np.ndarray, centre: tuple[float, float]
     return (x0 + x1) / 2, (y0 + y1) / 2
 
 
+def framed(crop_bgr: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A die crop and its mask framed as the training renders frame a die: square, the die (the
+    mask's bounding box) at most DIE_OF_FRAME of the side, centred, the added border filled with the
+    median colour of the crop's pixels outside the mask (the ground beside the die; the crop's border
+    rows and columns when the mask leaves under 10 px out) and the mask's border with 0.
+    A detector's box is tight: replicating its edge rows (faces.square) drew streaks of the die's rim
+    where an oblique view's up face lies, which the net read as strokes (realdice_d20).
+    crop_bgr: HxWx3 uint8 BGR; mask: HxW uint8 (non-zero = die). Returns (SxSx3 uint8, SxS uint8)."""
+    h, w = crop_bgr.shape[:2]
+    ys, xs = np.nonzero(mask)
+    die = max(ys.max() - ys.min() + 1, xs.max() - xs.min() + 1) if len(ys) else max(h, w)
+    side = max(h, w, int(np.ceil(die / DIE_OF_FRAME)))
+    top, left = (side - h) // 2, (side - w) // 2
+    border = (top, side - h - top, left, side - w - left)
+    outside = crop_bgr[mask == 0]
+    if len(outside) < 10:
+        outside = np.concatenate([crop_bgr[0], crop_bgr[-1], crop_bgr[:, 0], crop_bgr[:, -1]])
+    fill = [float(c) for c in np.median(outside, axis=0)]
+    return (cv2.copyMakeBorder(crop_bgr, *border, cv2.BORDER_CONSTANT, value=fill),
+            cv2.copyMakeBorder(mask, *border, cv2.BORDER_CONSTANT, value=0))
+
+
 def face_patch(crop_bgr: np.ndarray, mask: np.ndarray | None = None, elevation: float = TOP_DOWN) -> np.ndarray:
     """The up face's numeral region of a die crop, as the numeral net reads it (at training and
     at run time).
 
     crop_bgr: HxWx3 uint8 BGR, one die roughly centred (a detector's box, some margin allowed);
     mask: HxW uint8 (non-zero = die) or None (then the die's silhouette is found as faces.py does:
-    Otsu on the Lab distance from the crop's border colour). The crop is squared and resized to
-    WORK px. The patch is a PATCH x PATCH uint8 grey square of half side PATCH_HALF x the die's
+    Otsu on the Lab distance from the crop's border colour). The crop is squared (with a mask:
+    framed as the renders frame a die, framed; without: its border replicated, faces.square) and
+    resized to WORK px. The patch is a PATCH x PATCH uint8 grey square of half side PATCH_HALF x the die's
     radius (radius of a disc of the die's area; the whole crop when no silhouette stands out),
     centred MARK_PULL of the way from the silhouette's centroid to the numeral nearest it
     (up_face_mark; the centroid when there is none), stretched to the 2nd..98th percentiles of its
@@ -188,14 +214,14 @@ def face_patches(crop_bgr: np.ndarray, mask: np.ndarray | None = None, elevation
         raise ValueError(f"view elevation must be in (0, 90] degrees (90 = top-down), got {elevation}")
     oblique = elevation < TOP_DOWN_FROM
     squash = float(np.sin(np.radians(elevation))) if oblique else 1.0
-    sq = square(crop_bgr)
-    scale = WORK / sq.shape[0]
-    small = cv2.resize(sq, (WORK, WORK), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
     if mask is None:
+        sq = square(crop_bgr)
+        small = cv2.resize(sq, (WORK, WORK), interpolation=cv2.INTER_AREA if WORK < sq.shape[0] else cv2.INTER_LINEAR)
         m = silhouette(small)
     else:
-        m = cv2.resize(square(np.dstack([mask] * 3))[..., 0], (WORK, WORK), interpolation=cv2.INTER_NEAREST)
-        m = (m > 0).astype(np.uint8) * 255
+        sq, msq = framed(crop_bgr, mask)
+        small = cv2.resize(sq, (WORK, WORK), interpolation=cv2.INTER_AREA if WORK < sq.shape[0] else cv2.INTER_LINEAR)
+        m = (cv2.resize(msq, (WORK, WORK), interpolation=cv2.INTER_NEAREST) > 0).astype(np.uint8) * 255
     area = float(np.count_nonzero(m))
     edge = np.concatenate([m[0], m[-1], m[:, 0], m[:, -1]])
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
