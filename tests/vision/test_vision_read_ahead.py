@@ -4,6 +4,7 @@ Real photos from ../shared/datasets (realdice_d20: a dice dome seen obliquely; l
 of one die, seen from above); skipped when the shared folder is absent."""
 
 import threading
+import time
 from concurrent.futures import Future
 from dataclasses import replace
 
@@ -13,6 +14,7 @@ import pytest
 from dicetower import paths
 from dicetower.vision.camera import load_image
 from dicetower.vision.detect import find_die_bodies
+from dicetower.vision import reader as reader_module
 from dicetower.vision.reader import DiceReader, is_die_like
 from dicetower.vision.scoring import load_labels
 from dicetower.vision.view import TOP_DOWN, FloorOutlines, ViewEstimate, floor_outlines, view_of_scene
@@ -125,3 +127,30 @@ def test_reading_ahead_changes_no_reading(reader, scenes, monkeypatch):
     ahead = [reader.read(image) for image in scenes]
     monkeypatch.setattr(DiceReader, "_guesses", lambda self, image, found_soon, pips_done: (None, {}))
     assert [reader.read(image) for image in scenes] == ahead
+
+
+def test_nothing_of_a_frame_runs_on_after_read_returns(reader, scenes, monkeypatch):
+    # the classifier is not to run on two threads at once (one shared cv2.dnn.Net): a first reading
+    # still running when the pips are found is waited for, even when no body is left to read
+    started, ended = threading.Event(), []
+    classified = DiceReader._classified
+
+    def slow(self, image, body, view):
+        started.set()
+        time.sleep(0.3)
+        out = classified(self, image, body, view)
+        ended.append(time.monotonic())
+        return out
+
+    def pips_after_a_first_reading_began(image, close_ups=True):
+        assert started.wait(60), "no first reading began"
+        return []
+
+    monkeypatch.setattr(DiceReader, "_classified", slow)
+    monkeypatch.setattr(reader_module, "find_pip_faces", pips_after_a_first_reading_began)
+    monkeypatch.setattr(DiceReader, "_numbered_bodies", lambda self, image, faces, found: (faces, []))
+    monkeypatch.setattr(reader_module, "find_close_up", lambda image: None)
+    assert reader.read(scenes[0]) == []
+    returned = time.monotonic()
+    assert ended and ended[-1] <= returned
+    assert len(ended) == 1  # the pips were found meanwhile: no second body read ahead

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from typing import Any, Callable
 
@@ -147,8 +147,11 @@ class DiceReader:
             guesses = _SECOND_CORE.submit(self._guesses, image, found_soon, pips_done)
             try:
                 faces = find_pip_faces(image, lambda: close_up_regions(image.shape, found_soon.result()))
-            finally:
+            except BaseException:
                 pips_done.set()
+                wait([guesses])  # nothing of this frame runs on after read() returns or raises
+                raise
+            pips_done.set()
             found = found_soon.result()
             if self.die_set is not None:
                 # the set reads every die: a sure pip face is a die the body search may miss (white dice
@@ -164,10 +167,13 @@ class DiceReader:
         readings = [DieReading("d6", face.value, clip_box(face.box, image.shape), face.confidence,
                                colour=colour_name(body_pixels(image, face)), cocked=face.cocked)
                     for face in faces]
+        if guesses is None:
+            return readings  # no face classifier: pip d6 only, no body read
+        # waited for even when no body is to be read: nothing of this frame runs on after read() returns,
+        # and the classifier never runs on both cores at once (numerals' net is one shared cv2.dnn.Net)
+        outlines, first = guesses.result()
         if not bodies:
-            return readings  # nothing to read by its face (a first reading still running is not waited for)
-        assert guesses is not None  # bodies are read only with a face classifier
-        outlines, first = guesses.result()  # also: the classifier never runs on both cores at once
+            return readings
         view = (outlines or floor_outlines(image)).view([b.box for b in bodies])
         for body in bodies:
             guess = first.get(id(body))
