@@ -299,8 +299,8 @@ def read_numbered(crop: np.ndarray, mask: np.ndarray | None = None,
     from its shape (shape.die_type_by_shape), the numeral's from the CNN of numerals.py
     (numerals.read_up_face: averaged over where the up face may lie), and joint_reading combines
     them, the confidence capped by the net's reading of the trained patch alone (cap_proba). view: the scene's view elevation
-    (view.view_of_scene; None = top-down): seen obliquely, the numeral is read on the face pointing up
-    (face_patch's elevation), and when the elevation itself is unsure (view.sure False) the reading's
+    (view.view_of_scene; None = top-down): seen obliquely, the type is told by shape's oblique model
+    and the numeral is read on the face pointing up (face_patch's elevation), and when the elevation itself is unsure (view.sure False) the reading's
     confidence is at most VIEW_UNSURE_CAP, below UNSURE_BELOW: flagged, never guessed (GEN-D01).
     A crop under MIN_SIDE px gets confidence 0. Raises ValueError for a crop that is not a non-empty HxWx3 uint8 image,
     FileNotFoundError / shape.ShapeModelError when the shipped models are not built (`make models`)."""
@@ -309,8 +309,8 @@ def read_numbered(crop: np.ndarray, mask: np.ndarray | None = None,
     square(crop)  # the crop's checks and message
     if min(crop.shape[:2]) < MIN_SIDE:
         return FaceResult("d6", None, 0.0, type_confidence=0.0)
-    types = shape.die_type_by_shape(crop, mask).proba
     elevation = TOP_DOWN if view is None else view.elevation
+    types = shape.die_type_by_shape(crop, mask, elevation=elevation).proba
     mean, trained = numerals.read_up_face(crop, mask, elevation)
     result = joint_reading(types, mean, cap_proba=trained)
     if view is not None and view.oblique and not view.sure:
