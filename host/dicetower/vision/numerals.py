@@ -4,6 +4,8 @@ see train_numerals.py) run with OpenCV's dnn module from models/standard/numeral
     from dicetower.vision.numerals import face_patch, numeral_proba, numeral_classes
     patch = face_patch(crop_bgr)            # PxP uint8: the up face's numeral region, grey, ink bright
     proba = numeral_proba([patch])          # 1xK float32 over numeral_classes()
+    mean, trained = read_up_face(crop_bgr, mask, elevation)  # K each: averaged over 3 up-face centres, one patch
+    value, confidence = read_value(crop_bgr, "d20", mask, elevation)  # a die of known type
 
 Classes (numeral_classes()): "0".."20" (numerals as printed; "0" is the d10's 10, GEN-D02), "d4:1"..
 "d4:4" (a d4 seen from above: its value printed three times around the top vertex), "blank" (no mark:
@@ -12,7 +14,8 @@ patterns) that the standard set never reports as values; they give marks that ar
 somewhere to go. The ONNX file has one output, "logits" (N x K).
 The confidence is the softmax of the logits divided by a temperature fitted on held-out synthetic
 renders (Guo et al. 2017), averaged over the patch turned by 0, 90, 180 and 270 degrees (the net is
-trained on every rotation). Run time needs OpenCV and numpy only.
+trained on every rotation). A die is read over three guesses of its up face's centre (read_up_face),
+never surer than on the one patch the net was trained on. Run time needs OpenCV and numpy only.
 """
 
 from __future__ import annotations
