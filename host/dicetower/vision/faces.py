@@ -298,11 +298,13 @@ def read_numbered(crop: np.ndarray, mask: np.ndarray | None = None,
     detector) or None (the die's silhouette is found in the crop). The die type's probabilities come
     from its shape (shape.die_type_by_shape), the numeral's from the CNN of numerals.py
     (numerals.read_up_face: averaged over where the up face may lie), and joint_reading combines
-    them, the confidence capped by the net's reading of the trained patch alone (cap_proba). view: the scene's view elevation
-    (view.view_of_scene; None = top-down): seen obliquely, the type is told by shape's oblique model
-    and the numeral is read on the face pointing up (face_patch's elevation), and when the elevation itself is unsure (view.sure False) the reading's
-    confidence is at most VIEW_UNSURE_CAP, below UNSURE_BELOW: flagged, never guessed (GEN-D01).
-    A crop under MIN_SIDE px gets confidence 0. Raises ValueError for a crop that is not a non-empty HxWx3 uint8 image,
+    them, the confidence capped by the net's reading of the trained patch alone (cap_proba).
+    view: the scene's view elevation (view.view_of_scene; None = top-down): seen obliquely, the type
+    is told by shape's oblique model and the numeral is read on the face pointing up (face_patch's
+    elevation), and when the elevation itself is unsure (view.sure False) the reading's confidence is
+    at most VIEW_UNSURE_CAP, below UNSURE_BELOW: flagged, never guessed (GEN-D01).
+    A crop under MIN_SIDE px gets confidence 0. Raises ValueError for a crop that is not a non-empty
+    HxWx3 uint8 image,
     FileNotFoundError / shape.ShapeModelError when the shipped models are not built (`make models`)."""
     from dicetower.vision import numerals, shape
 
