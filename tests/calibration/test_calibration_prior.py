@@ -52,7 +52,10 @@ def test_logo_d6_from_three_photos_per_face_reads_numerals_by_the_net_and_the_lo
     # calibration_eval's logo set at k=3 was 100 % unsure, until a face both readers read sure was
     # made sure (FewShotModel.corroborated) and the threshold's floor 1 - 1/N replaced (choose_threshold)
     assert right.mean() >= 0.94, right.mean()
-    assert 1 - sure.mean() <= 0.2, sure.mean()  # measured 2 of 24 unsure (session 5)
+    # measured 2 of 24 unsure (session 5), 6 of 24 since the crop read is matched at 8 turns
+    # (fewshot.QUERY_TURNS; calibration_eval's logo set: k=3 41.7 % unsure before and after, k=5
+    # 18 -> 20 %, fickett d20 k=5 67 -> 57 %)
+    assert 1 - sure.mean() <= 0.3, sure.mean()
     assert not np.any(~right & sure)
 
 

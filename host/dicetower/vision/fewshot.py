@@ -1,16 +1,17 @@
 """Few-shot face model for calibrated die sets (issue 4 items 3-5): a dice set the readers have
 never seen becomes readable from 3 to 5 labelled photos per face.
 
-Every labelled crop is centred on its die (the silhouette's centroid, faces.silhouette), scaled to
-the die's size and turned to ROTATIONS angles about that centre (plus a few light/blur/shift
-variants), and each turned patch is described by a colour histogram of oriented gradients
+Every labelled crop is centred on its die's face pointing up (seen from above: the silhouette's
+centroid, faces.silhouette; from an oblique camera: above it by the view's elevation, and stretched
+back to undo the foreshortening, centre_die), scaled to the die's size and turned to ROTATIONS angles
+about that centre (plus a few light/blur/shift variants), and each turned patch is described by a colour histogram of oriented gradients
 (hog_features, numpy: the OpenCV 5 wheels have no cv2.HOGDescriptor; unsigned gradients, so
 light-on-dark and dark-on-light marks look alike). The numeral CNN's embedding
 (its "embedding" output) was measured in its place and read fickett d8 worse (0.86 against 0.96 from 3
 tiles per face), so HOG stays. The bank of feature vectors is the model: a query crop is described
-once, upright as photographed, and each mark (a face's value and symbols, whatever its colour)
-scores the mean cosine similarity of its K_NEAREST nearest bank vectors (the face found at any
-rotation, since the bank holds every turn), divided by a mark temperature.
+at the QUERY_TURNS turns, and each mark (a face's value and symbols, whatever its colour) scores
+the mean cosine similarity of its K_NEAREST nearest bank vectors (the face found at any rotation,
+since the bank holds every turn), averaged over the turns, divided by a mark temperature.
 
 Three sources of evidence are added as log-likelihoods (issue 4 items 3-5):
 - the marks (HOG, above), learned from every colour of the set at once (Alkemy's white, yellow and
@@ -53,6 +54,10 @@ SIDE = 96        # px: crops are squared and resized to SIDE x SIDE before centr
 PATCH = 48       # px: side of the centred, scaled patch that is described
 SPAN = 0.8       # patch half-side as a fraction of the die's radius (area-equivalent circle x 1.1)
 ROTATIONS = 36   # turns of every labelled crop in the bank (10 degrees apart)
+#: turns of the crop read (degrees): each is matched against the bank, which holds every turn, and the
+#: mark scores are averaged over them (test-time augmentation: the bank's turns are 10 degrees apart
+#: from a random start, so one turn meets them off by up to 5 degrees and the pixel grid differently)
+QUERY_TURNS = (0.0, 45.0, 90.0, 135.0, 180.0, 225.0, 270.0, 315.0)
 K_NEAREST = 3    # bank vectors averaged per class
 PCA_SAMPLE = 600   # bank vectors the principal axes are computed from
 DIMS = 160       # principal components kept of the bank's feature vectors (storage: N x DIMS float16)
@@ -375,27 +380,29 @@ class FewShotModel:
     def evidence(self, crop: np.ndarray, mask: np.ndarray | None = None, elevation: float = TOP_DOWN
                  ) -> tuple[np.ndarray, np.ndarray, dict[int, float] | None]:
         """What a crop (HxWx3 uint8 BGR; mask HxW uint8 or None; elevation: the view's, degrees, 90 =
-        top-down) shows: mark scores (M,) (mean cosine similarity of the nearest bank vectors),
+        top-down) shows: mark scores (M,) (mean cosine similarity of the nearest bank vectors, the
+        crop described at every QUERY_TURNS turn),
         colour log-likelihood per class (C,), and the standard reader's reading ({value:
         probability}, standard_values; None without a prior)."""
         c = centre_die(crop, elevation)
-        q = project(features(patches(c, [0.0]), self.feature), self.mean, self.basis)[0]
+        q = project(features(patches(c, QUERY_TURNS), self.feature), self.mean, self.basis)
         values = standard_values(crop, self.die_type, self.prior_reader, mask, elevation) if self.prior_reader \
             else None
         return self.mark_scores(q), self.colour_loglik(c.colour), values
 
     def mark_scores(self, q: np.ndarray) -> np.ndarray:
-        """(M,) mark scores of a projected feature vector q (DIMS,): mean of the k nearest cosine
-        similarities of each mark's bank vectors (-2 for a mark with no vector)."""
+        """(M,) mark scores of projected feature vectors q (Q x DIMS, the turns of one crop): for each
+        turn, the mean of the k nearest cosine similarities of each mark's bank vectors, averaged
+        over the turns (-2 for a mark with no vector)."""
         if self._bank32 is None:
             self._bank32 = self.bank.astype(np.float32)
-        sims = self._bank32 @ q
+        sims = self._bank32 @ np.atleast_2d(q).T  # N x Q
         out = np.full(int(self.marks.max()) + 1, -2.0, np.float32)
         for j in range(len(out)):
             s = sims[self.labels == j]
-            if s.size:
-                k = min(self.k_nearest, s.size)
-                out[j] = np.partition(s, s.size - k)[s.size - k:].mean()
+            if len(s):
+                k = min(self.k_nearest, len(s))
+                out[j] = np.partition(s, len(s) - k, axis=0)[len(s) - k:].mean()
         return out
 
     def colour_loglik(self, colour: np.ndarray) -> np.ndarray:
@@ -454,7 +461,7 @@ def standard_values(crop: np.ndarray, die_type: str, reader: str, mask: np.ndarr
     elevation: the view's, degrees, 90 = top-down): {value: probability} over the faces of a die_type
     die, not summing to 1 (the rest: none of them). reader "numerals": the numeral net
     (numerals.value_proba on numerals.face_patch(crop, mask, elevation): the face pointing up, as the
-    standard set reads it); "pips": the pip reader
+    standard set reads it, its trained patch, which bounds the standard set's confidence); "pips": the pip reader
     (detect.find_pip_faces on the crop; mask and elevation unused: pips are read top-down), its most confident face's value with its confidence, {}
     when it finds no face. Raises ValueError for an unknown reader or a die type it cannot read,
     FileNotFoundError when the numeral net is not built (`make models`)."""
