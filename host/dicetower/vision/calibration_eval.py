@@ -59,6 +59,18 @@ fickett tile #0168 of the d6 (labelled 2, shows 3) left out (k=3 / k=5; none sur
     realdice d20 k=3 (whole photos) 0.060/1.000 (cross-validated 0.05: the few-shot reads no realdice face)
 With the new draws but without reads_another_face, fickett d12 k=5 gave 1 sure wrong reading (a 7
 read as a sure 8 at 0.992, the net reading 7 at 0.28) at 0.940/0.635.
+Session 6 (2026-11-21): the crop read matched at 8 turns (fewshot.QUERY_TURNS), the up face
+described from an oblique camera (fewshot.centre_die), photos without a box taken as the reader
+takes them (calibrate.find_die) (k=3 / k=5; none sure wrong):
+    fickett d4   0.912/0.640  0.974/0.755      fickett d6   -            1.000/0.353
+    fickett d8   -            0.974/0.401      fickett d12  0.935/0.745  0.951/0.457
+    fickett d20  0.856/0.824  0.929/0.572
+    synthetic logo d6  k=3 1.000/0.417  k=5 1.000/0.200
+    synthetic Alkemy   k=5 0.972/0.533     synthetic stone  k=3 0.883/0.633  k=5 0.917/0.733
+    realdice d20 (whole photos, through DiceReader) k=3 0.060/1.000 (cv 0.10), k=5 0.100/1.000 (cv
+    0.11): the HOG few-shot learns no realdice face even on the up face (blur, ~60 px dice, label
+    noise); a nearest-neighbour on the numeral net's log-probabilities of the up face reads 0.25 / 0.39
+    of the same held-out photos (an experiment, not shipped).
 """
 
 from __future__ import annotations
