@@ -927,6 +927,10 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
     twin_side = {id(h[0]) for g, side, of in zip(groups, sides, side_of) if side and len(g) == 1
                  for h in of if len(h) == 1 and _twins(g[0], h[0])}
     parts = _pair_far_pips([part for part, side in zip(parts, sides) if not side], pips, gray, polarity, response, thr)
+    # a mark on a face that is not its pip (a numeral's stroke beside two others read as a 2, a speck):
+    # the face's count is in doubt, and so is the mark read as a 1 of its own
+    strays = {id(g): _strays(g, pips) for g, _ in parts}
+    on_a_face = {id(q) for qs in strays.values() for q in qs}
     faces: list[PipFace] = []
     for g, ambiguous in parts:
         n = len(g)
@@ -954,7 +958,7 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
         # a faint pip left out where the face has its pips (NEAR_FACE), or where a 3 seen as a 2 has its
         # third (the 2's line continued past either pip): the face's count is in doubt
         doubt = any(_face_reach(g, q) <= NEAR_FACE or _on_line_beyond(g, q) for p in g for q in left_out.get(id(p), []))
-        doubt = doubt or (n == 1 and id(g[0]) in twin_side)
+        doubt = doubt or bool(strays[id(g)]) or (n == 1 and (id(g[0]) in twin_side or id(g[0]) in on_a_face))
         if ambiguous or marked or doubt:  # a faint pip where a fuller face has one; marks inside a lone "pip" (a small die)
             conf = min(conf, AMBIGUOUS_CAP)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g)))
@@ -1009,6 +1013,25 @@ def _twins(a: Pip, b: Pip) -> bool:
     d = math.hypot(a.x - b.x, a.y - b.y)
     return (d <= TWO_DIAMETERS * 0.5 * (a.diameter + b.diameter) and max(a.area, b.area) <= 1.5 * min(a.area, b.area)
             and abs(a.roundness - b.roundness) <= 0.2)
+
+
+def _strays(group: list[Pip], pips: list[Pip]) -> list[Pip]:
+    """The pips found in the frame (pips) but not in group that lie on the group's face: their edge
+    nearest the face's centre within 1 + FACE_MARGIN pitches of its layout (_face_reach), where the
+    face's own pips lie. A die's top face holds nothing but its pips; another mark of pip contrast on
+    it (any size: a pip of a fuller face, or a numeral of a die that is no d6, whose other strokes were
+    taken for a 2's pips) puts the count in doubt."""
+    cx, cy = _centre(group)
+    found = []
+    for q in pips:
+        if any(q is p for p in group):
+            continue
+        d = math.hypot(q.x - cx, q.y - cy)
+        step = min(q.diameter / 2.0, d) / max(d, 1e-9)  # to the mark's edge nearest the face's centre
+        edge = Pip(q.x + (cx - q.x) * step, q.y + (cy - q.y) * step, q.area, q.roundness, q.angle, q.contrast)
+        if _face_reach(group, edge) <= 1.0 + FACE_MARGIN:
+            found.append(q)
+    return found
 
 
 def _on_line_beyond(group: list[Pip], q: Pip) -> bool:
