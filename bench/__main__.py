@@ -3,6 +3,10 @@
 import importlib
 import sys
 
+from dicetower import single_threaded_blas
+
+single_threaded_blas()  # before the parts import numpy, as the `dicetower` command does
+
 PARTS = ["bench.vision", "dicetower.vision.faces_eval", "bench.audit"]
 
 if __name__ == "__main__":

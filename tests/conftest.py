@@ -6,7 +6,6 @@ against each other (measured: tests/calibration 172 s wall and 66 s CPU with the
 66 s and 20 s with one). The variables count only when set before numpy is first imported: this
 conftest is the first module pytest loads from tests/, so they hold for the whole suite."""
 
-import os
+from dicetower import single_threaded_blas
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+single_threaded_blas()

@@ -7,6 +7,10 @@ import importlib
 
 import click
 
+from dicetower import single_threaded_blas
+
+single_threaded_blas()  # before any subcommand imports numpy
+
 # command name -> "module:attribute" of a click command
 COMMANDS = {
     "run": "dicetower.service.cli:run",
