@@ -103,7 +103,7 @@ def marks_are_light(values: np.ndarray) -> bool:
     if values.size == 0:
         return True
     centred = values - values.mean()
-    return float(np.mean(centred ** 3)) >= 0
+    return float(np.mean(centred * centred * centred)) >= 0  # not ** 3: numpy takes a slow pow() for it
 
 
 def up_face_mark(grey: np.ndarray, mask: np.ndarray, centre: tuple[float, float], radius: float
