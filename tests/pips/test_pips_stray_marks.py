@@ -10,23 +10,17 @@ import cv2
 import numpy as np
 
 from dicetower.readings import UNSURE_BELOW
-from dicetower.vision import synth
 from dicetower.vision.detect import KERNEL_PX
 from dicetower.vision.pips import read_faces
 
 from test_pips_drawn_faces import draw_face
+from test_pips_oblique_floor import numbered_scene
 
 
 def _d12_scene() -> tuple[np.ndarray, tuple[int, int, int, int]]:
-    """The 640x480 grey frame of scene [4243, 16] (a d12, a d20 and a dark d12 showing 1 on a round
-    floor seen from ~46 degrees) and the dark d12's box (x, y, w, h px)."""
-    rng = np.random.default_rng([4243, 16])
-    dice = []
-    for _ in range(int(rng.integers(1, 4))):
-        t = str(rng.choice(["d4", "d6", "d8", "d10", "d12", "d20"]))
-        dice.append((synth.standard_spec(t, rng, pips=False), int(rng.integers(1, synth.FACES[t] + 1))))
-    synth.render_scene(dice, rng)  # the scene generator's draws, as the scene was first made
-    frame, truths, _ = synth.render_oblique_scene(dice, rng, float(rng.uniform(40, 65)))
+    """The grey frame of scene [4243, 16] (a d12, a d20 and a dark d12 showing 1 on a round floor seen
+    from ~46 degrees) and the dark d12's box (x, y, w, h px)."""
+    frame, truths = numbered_scene(16)
     dark = [t for t in truths if t["die_type"] == "d12" and t["value"] == 1]
     assert len(dark) == 1, truths
     return cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), tuple(dark[0]["box"])

@@ -80,6 +80,11 @@ NO_FACE = 0.3
 #: 1s measured 0.03..0.29 (median 0.11), rendered and drawn 1s up to 0.19; small dice on a dark floor
 #: taken for the pip of a 1 whose face is the floor, 0.44..3.2.
 MARKED_PIP = 0.35
+#: Pip.triangle_fill of a lone pip above this: a triangle, no pip (a d4 seen from above on a dark floor,
+#: taken for the pip of a 1 whose face is the floor), so its reading as a 1 is unsure. An ellipse, seen
+#: at any slant, fills pi / (3 sqrt 3) = 0.60 of the smallest triangle around it, a triangle 1.0; half-way.
+#: matteop65's sure 1s measured up to 0.71 (pixels), rendered d4s taken for a 1's pip 0.85 and 0.89.
+TRIANGLE_FILL = 0.8
 #: At a close-up scale, pips under this fraction of the pip filter of the finer scale read before it (in
 #: that scale's px) are that scale's to find, not this one's (read_faces' finer): a close-up is for pips
 #: too large for the finer filter. Half: a margin under the filter's reach (pips up to its size).
@@ -106,7 +111,9 @@ class Pip:
     response of the pip against its surround; blob: index of the blob at the frame's pip threshold
     that the pip was found in (pips split apart from one blob share it; -1 when unknown); snr: its
     surround_snr (below MIN_SNR a weak pip, only read as part of a face with strong pips or of a face
-    its layout vouches for; below WEAK_SNR a faint pip, only read on such a face: _layout_face)."""
+    its layout vouches for; below WEAK_SNR a faint pip, only read on such a face: _layout_face);
+    triangle_fill: its area over the smallest triangle's around it (0..1; an ellipse 0.60, a triangle
+    1.0: TRIANGLE_FILL; 0.0 when not measured)."""
 
     x: float
     y: float
@@ -116,6 +123,7 @@ class Pip:
     contrast: float
     blob: int = -1
     snr: float = math.inf
+    triangle_fill: float = 0.0
 
     @property
     def diameter(self) -> float:
@@ -294,8 +302,9 @@ def _blob_pip(blob: _Blob, response: np.ndarray, snr: float) -> Pip:
     cv2.drawContours(mask, [blob.contour], -1, 1, -1, offset=(-x, -y))
     contrast = float(response[y:y + bh, x:x + bw][mask > 0].mean())
     major_angle = angle if w >= h else angle + 90.0
+    triangle, _ = cv2.minEnclosingTriangle(blob.contour)
     return Pip(float(cx), float(cy), float(blob.area), float(minor / major), float(major_angle % 180.0), contrast,
-               snr=snr)
+               snr=snr, triangle_fill=float(blob.area / max(triangle, 1e-6)))
 
 
 def _split_blob(response: np.ndarray, mask: np.ndarray, level: float,
@@ -954,7 +963,8 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
             # Not 2: two strokes side by side are a numeral's "11" as often as a blurred 2
             if rough or not _blurred_two(g, gray, response, thr):
                 conf *= math.exp(-((max(0.0, roughness - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
-        marked = (n in (2, 4) and _centre_marked(g, response, thr)) or (n == 1 and pip_marks(gray, g[0]) > MARKED_PIP)
+        marked = (n in (2, 4) and _centre_marked(g, response, thr)) or (n <= 2 and any(pip_marks(gray, p) > MARKED_PIP for p in g)) \
+            or (n == 1 and g[0].triangle_fill > TRIANGLE_FILL)
         # a faint pip left out where the face has its pips (NEAR_FACE), or where a 3 seen as a 2 has its
         # third (the 2's line continued past either pip): the face's count is in doubt
         doubt = any(_face_reach(g, q) <= NEAR_FACE or _on_line_beyond(g, q) for p in g for q in left_out.get(id(p), []))
