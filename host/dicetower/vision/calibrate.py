@@ -11,9 +11,10 @@ ignored (a body description such as "copper/steel swirl, white numerals").
 
 The set's model is fewshot.FewShotModel (every labelled crop learned at every turn, with light,
 blur and centring variants; colour per face; the standard numeral net or pip reader as a prior for
-the faces it reads as labelled, so a logo d6 learns only its logo). It is cross-validated with folds
+the faces it reads as labelled, so a logo d6 learns only its logo; the numeral net's view of the up
+face mixed into the marks in a share, NET_SHARES). It is cross-validated with folds
 that keep each photo together (a photo is never in its own test fold); the out-of-fold predictions
-give the temperatures (Guo et al. 2017), the prior's weight, and the set's threshold
+give the net's share, the temperatures (Guo et al. 2017), the prior's weight, and the set's threshold
 (choose_threshold: the readings given as sure reach SURE_TARGET in cross-validation and claim no
 more than it vouches for). One small-sample rule prices in the few cross-validated readings: the
 error rate of e wrong readings in n has the posterior Beta(e + 1, n - e + 1) (uniform prior,
@@ -46,8 +47,8 @@ from dicetower.readings import UNSURE_BELOW
 from dicetower.vision.boxes import centre, holds, intersection
 from dicetower.vision.detect import DieBody
 from dicetower.vision.faces import DieSet, FaceClass, forget_die_set, softmax
-from dicetower.vision.fewshot import (FewShotModel, describe, fit_described, prior_loglik, read_value, reader_support,
-                                      standard_values)
+from dicetower.vision.fewshot import (FewShotModel, describe, fit_described, net_vectors, prior_loglik, read_value,
+                                      reader_support, standard_values)
 from dicetower.vision.view import TOP_DOWN, ViewEstimate, view_of_scene
 
 AUGMENT = 1  # light/blur/centring variants per labelled crop, each at every turn (fewshot.ROTATIONS)
@@ -181,6 +182,7 @@ def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool
                                "and at least one row")
     images: dict[str, np.ndarray] = {}
     framed: dict[str, tuple[list[DieBody], ViewEstimate]] = {}
+    view: ViewEstimate | None  # None: a photo that is already a die crop, seen from above
     out = []
     for i, row in enumerate(rows, start=2):
         if keep is not None and not keep(row):
@@ -279,7 +281,9 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     (default user_data_dir()/die_sets/<name>). Each face needs at least 2 labelled photos
     (one to learn from while the other is tested); folds = min(folds, fewest photos of a face).
 
-    The cross-validated readings give: the mark temperature (fit_temperature, labels smoothed by
+    The cross-validated readings give: the numeral net's share of the mark scores (NET_SHARES,
+    least log-loss once the temperatures and prior weight are fitted for each, fit_evidence; 0 and no
+    net bank saved when the net is not built), the mark temperature (fit_temperature, labels smoothed by
     Laplace's rule: N right readings vouch for an error rate of 1/(N+2), not 0), the few-shot
     temperature of marks plus colour (smoothed likewise), whether the standard reader's prior helps
     and its weight (PRIOR_WEIGHTS, least log-loss; the prior keeps its own calibration, from the
@@ -308,36 +312,37 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     reader, die_type, readings = _standard_readings(samples, classes)
     described = describe([s.crop for s in samples], rng, n_aug,
                          elevations=[s.elevation for s in samples])  # once: every fold learns from it
-    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    nets = _net_descriptors(samples)
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     oof_y, values_of, vouched_of, oof_readings = [], [], [], []
     for f in range(k):
         train = [i for i in range(len(samples)) if fold[i] != f]
         test = [i for i in range(len(samples)) if fold[i] == f]
         if not test:
             continue
-        model = fit_described([described[i] for i in train], y_all[train], n, rng, marks=marks)
+        model = fit_described([described[i] for i in train], y_all[train], n, rng, marks=marks,
+                              net=None if nets is None else nets[train])
         values = readable_values(classes, y_all[train], [readings[i] for i in train]) if reader else None
         vouched = vouched_faces(values, y_all[train], [readings[i] for i in train]) if values is not None else None
         recall = reader_recall(values, y_all[train], [readings[i] for i in train]) if values is not None else None
         for i in test:
-            m, c, _ = model.evidence(samples[i].crop, samples[i].mask, samples[i].elevation)  # the reading: readings[i]
+            hog, net, c, _ = model.mark_evidence(samples[i].crop, samples[i].mask, samples[i].elevation)
             prior = prior_loglik(readings[i], values, recall) if values is not None else np.zeros(n, np.float32)
-            parts.append((m, c, prior))
+            parts.append((hog, hog if net is None else net, c, prior))  # the reading: readings[i]
             oof_y.append(y_all[i])
             values_of.append(values)
             vouched_of.append(vouched)
             oof_readings.append(readings[i] if reader else None)
     y = np.array(oof_y)
-    mark_s = np.array([p[0] for p in parts])
-    colour_s, prior_s = np.array([p[1] for p in parts]), np.array([p[2] for p in parts])
-    mark_temperature = fit_temperature(mark_s, marks[y])
-    z_fewshot = mark_s[:, marks] / mark_temperature + colour_s
-    temperature = fit_temperature(z_fewshot, y)
-
-    def log_loss(w: float) -> float:
-        return -float(np.mean(np.log(softmax(z_fewshot / temperature + w * prior_s)[np.arange(len(y)), y] + 1e-12)))
-
-    prior_weight = min(PRIOR_WEIGHTS if reader else (0.0,), key=lambda w: (round(log_loss(w), 6), w))
+    hog_s, net_s = np.array([p[0] for p in parts]), np.array([p[1] for p in parts])
+    colour_s, prior_s = np.array([p[2] for p in parts]), np.array([p[3] for p in parts])
+    fits = {share: fit_evidence((1 - share) * hog_s + share * net_s, colour_s, prior_s, y, marks,
+                                PRIOR_WEIGHTS if reader else (0.0,))
+            for share in (NET_SHARES if nets is not None else (0.0,))}
+    net_share = min(fits, key=lambda a: (round(fits[a].log_loss, 6), a))
+    mark_temperature, temperature, prior_weight = (fits[net_share].mark_temperature, fits[net_share].temperature,
+                                                   fits[net_share].prior_weight)
+    z_fewshot = fits[net_share].z_fewshot
     z = z_fewshot / temperature + prior_weight * prior_s
     proba = softmax(z)
     predicted = proba.argmax(axis=1)
@@ -362,7 +367,8 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
         check.prior_value, check.vouched = values, vouched
         proba[i] = check.corroborated(proba[i], reading, int(fewshot_pick[i]))
     floors = face_floors(y[backed], predicted[backed], p_max[backed], n)  # a mistake the reader caught counts not
-    model = fit_described(described, y_all, n, rng, marks=marks)
+    model = fit_described(described, y_all, n, rng, marks=marks, net=nets if net_share > 0 else None)
+    model.net_share = net_share
     model.mark_temperature, model.fewshot_temperature, model.threshold = mark_temperature, temperature, threshold
     model.face_floor, model.face_value, model.agreement_sure = floors, face_value, check.agreement_sure
     model.elevations = (min(s.elevation for s in samples), max(s.elevation for s in samples))
@@ -390,7 +396,7 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
                "cv_unsure_rate": round(report.unsure_rate, 4), "cv_sure_accuracy": round(report.sure_accuracy, 4),
                "folds": k, "augment": n_aug, "temperature": round(temperature, 5), "threshold": round(threshold, 5),
                "mark_temperature": round(mark_temperature, 5), "prior_reader": model.prior_reader,
-               "prior_weight": prior_weight, "faces_read_by_prior": prior_faces,
+               "prior_weight": prior_weight, "net_share": net_share, "faces_read_by_prior": prior_faces,
                "agreement_error": round(agreement, 6), "agreement_sure": check.agreement_sure,
                "view_elevations": [round(e, 1) for e in model.elevations],
                "face_floors": {classes[i].key: round(float(floors[i]), 4) for i in range(n) if floors[i] > 0}}
@@ -401,6 +407,49 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
 
 #: weights of the standard reader's log-probabilities tried in cross-validation (0: no prior)
 PRIOR_WEIGHTS = (0.0, 0.5, 1.0)
+#: shares of the numeral net's mark scores in the mix with HOG's (FewShotModel.net_share) among which
+#: calibrate() picks the one of least cross-validated log-loss (fit_evidence), per set
+NET_SHARES = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+@dataclass
+class EvidenceFit:
+    """The confidence fitted on cross-validated evidence (fit_evidence): mark_temperature,
+    temperature (of marks plus colour), prior_weight, z_fewshot (N x C: marks / mark_temperature +
+    colour) and the log-loss (nats per reading) of the resulting probabilities."""
+
+    mark_temperature: float
+    temperature: float
+    prior_weight: float
+    z_fewshot: np.ndarray
+    log_loss: float
+
+
+def fit_evidence(mark_s: np.ndarray, colour_s: np.ndarray, prior_s: np.ndarray, y: np.ndarray, marks: np.ndarray,
+                 prior_weights: tuple[float, ...]) -> EvidenceFit:
+    """Temperatures and prior weight for cross-validated evidence: mark scores mark_s (N x M),
+    colour log-likelihoods colour_s (N x C), prior log-likelihoods prior_s (N x C), true classes y
+    (N,), marks (C,) mark index per class. The mark temperature, then that of marks plus colour
+    (fit_temperature), then the prior weight among prior_weights of least log-loss (ties: the
+    smaller)."""
+    mark_temperature = fit_temperature(mark_s, marks[y])
+    z_fewshot = mark_s[:, marks] / mark_temperature + colour_s
+    temperature = fit_temperature(z_fewshot, y)
+
+    def log_loss(w: float) -> float:
+        return -float(np.mean(np.log(softmax(z_fewshot / temperature + w * prior_s)[np.arange(len(y)), y] + 1e-12)))
+
+    weight = min(prior_weights, key=lambda w: (round(log_loss(w), 6), w))
+    return EvidenceFit(mark_temperature, temperature, weight, z_fewshot, log_loss(weight))
+
+
+def _net_descriptors(samples: list[LabelledCrop]) -> np.ndarray | None:
+    """Net descriptors (N x K, fewshot.net_vectors) of the samples, None when the numeral net is not
+    built (the set then learns HOG only)."""
+    try:
+        return net_vectors([s.crop for s in samples], [s.mask for s in samples], [s.elevation for s in samples])
+    except FileNotFoundError:
+        return None
 
 
 def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:

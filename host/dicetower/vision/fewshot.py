@@ -6,12 +6,17 @@ centroid, faces.silhouette; from an oblique camera: above it by the view's eleva
 back to undo the foreshortening, centre_die), scaled to the die's size and turned to ROTATIONS angles
 about that centre (plus a few light/blur/shift variants), and each turned patch is described by a colour histogram of oriented gradients
 (hog_features, numpy: the OpenCV 5 wheels have no cv2.HOGDescriptor; unsigned gradients, so
-light-on-dark and dark-on-light marks look alike). The numeral CNN's embedding
-(its "embedding" output) was measured in its place and read fickett d8 worse (0.86 against 0.96 from 3
-tiles per face), so HOG stays. The bank of feature vectors is the model: a query crop is described
-at the QUERY_TURNS turns, and each mark (a face's value and symbols, whatever its colour) scores
-the mean cosine similarity of its K_NEAREST nearest bank vectors (the face found at any rotation,
-since the bank holds every turn), averaged over the turns, divided by a mark temperature.
+light-on-dark and dark-on-light marks look alike). The bank of feature vectors is the model: a
+query crop is described at the QUERY_TURNS turns, and each mark (a face's value and symbols, whatever
+its colour) scores the mean cosine similarity of its K_NEAREST nearest bank vectors (the face found
+at any rotation, since the bank holds every turn), averaged over the turns. Each labelled crop is
+also described by what the numeral net makes of its up face (net_descriptor: the log-probabilities
+of all its classes, numerals, blank and symbols, on numerals.face_patch), matched the same way
+(net_scores); the mark score is (1 - net_share) x HOG's + net_share x the net's, net_share chosen
+per set by calibrate's cross-validation, divided by a mark temperature. In place of HOG the net's
+"embedding" output read fickett d8 worse (0.86 against 0.96 from 3 tiles per face); its class
+log-probabilities mixed with HOG read every calibration_eval set better (realdice's blurred,
+oblique d20s: 0.06 -> 0.48 from 3 photos per face, where HOG learns nothing).
 
 Three sources of evidence are added as log-likelihoods (issue 4 items 3-5):
 - the marks (HOG, above), learned from every colour of the set at once (Alkemy's white, yellow and
@@ -71,6 +76,9 @@ PRIOR_FLOOR = 1e-3  # least probability a standard reader's reading is given (on
 #: Jeffreys' scale of Bayes factors (Jeffreys 1961, Theory of Probability, app. B)
 READS_AT = 0.1
 LEAN_RATIO = 10.0
+#: least numeral-net class probability whose log enters a net descriptor (net_descriptor): the net's
+#: tail below 1e-4 is noise, and a log of 0 has no place in a cosine similarity
+NET_FLOOR = 1e-4
 
 CELL = 6         # px: HOG cell side
 BINS = 9         # HOG orientation bins over 0-180 degrees (unsigned gradients)
@@ -223,7 +231,11 @@ class FewShotModel:
     the value each class shows (its labelled value, -1 for a face of symbols only), whether the
     reader reads it or not (backed: reads_another_face); agreement_sure: the standard reader and
     the few-shot reading the same face makes it sure (corroborated(); calibrate.agreement_error);
-    elevations: the lowest and highest view elevation (degrees) of the labelled photos (learned_view).
+    elevations: the lowest and highest view elevation (degrees) of the labelled photos (learned_view);
+    net_bank: N' x K float32 net descriptors (net_descriptor) of the labelled crops, net_labels (N',)
+    their mark indices (None: no numeral net when the set was learned); net_share: 0..1, the mark
+    score is (1 - net_share) x HOG's + net_share x the net's (calibrate: chosen per set by
+    cross-validated log-loss, NET_SHARES).
     """
 
     bank: np.ndarray
@@ -250,6 +262,9 @@ class FewShotModel:
     face_value: np.ndarray | None = None
     agreement_sure: bool = False
     elevations: tuple[float, float] = (TOP_DOWN, TOP_DOWN)
+    net_bank: np.ndarray | None = None
+    net_labels: np.ndarray | None = None
+    net_share: float = 0.0
     _bank32: np.ndarray | None = field(default=None, repr=False)
 
     def confidence(self, p: float, face: int | None = None) -> float:
@@ -380,15 +395,51 @@ class FewShotModel:
     def evidence(self, crop: np.ndarray, mask: np.ndarray | None = None, elevation: float = TOP_DOWN
                  ) -> tuple[np.ndarray, np.ndarray, dict[int, float] | None]:
         """What a crop (HxWx3 uint8 BGR; mask HxW uint8 or None; elevation: the view's, degrees, 90 =
-        top-down) shows: mark scores (M,) (mean cosine similarity of the nearest bank vectors, the
-        crop described at every QUERY_TURNS turn),
-        colour log-likelihood per class (C,), and the standard reader's reading ({value:
-        probability}, standard_values; None without a prior)."""
+        top-down) shows: mark scores (M,) ((1 - net_share) x HOG's + net_share x the net's,
+        mark_evidence), colour log-likelihood per class (C,), and the standard reader's reading
+        ({value: probability}, standard_values; None without a prior)."""
+        hog, net, colour, values = self.mark_evidence(crop, mask, elevation)
+        marks = hog if net is None else (1 - self.net_share) * hog + self.net_share * net
+        return marks, colour, values
+
+    def mark_evidence(self, crop: np.ndarray, mask: np.ndarray | None = None, elevation: float = TOP_DOWN
+                      ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, dict[int, float] | None]:
+        """evidence() before the mark scores are mixed: HOG mark scores (M,) (mean cosine similarity
+        of the nearest bank vectors, the crop described at every QUERY_TURNS turn), the numeral net's
+        (M,) (net_scores; None when the set has no net bank: calibrate keeps none when it chose
+        net_share 0), colour log-likelihood (C,) and the standard reader's reading (None without a prior).
+        The net runs once on the up-face patch (numerals.face_patch) for both its descriptor and
+        the "numerals" prior."""
         c = centre_die(crop, elevation)
-        q = project(features(patches(c, QUERY_TURNS), self.feature), self.mean, self.basis)
-        values = standard_values(crop, self.die_type, self.prior_reader, mask, elevation) if self.prior_reader \
-            else None
-        return self.mark_scores(q), self.colour_loglik(c.colour), values
+        q = project(features(patches(c, list(QUERY_TURNS)), self.feature), self.mean, self.basis)
+        use_net = self.net_bank is not None
+        net = values = None
+        if use_net or self.prior_reader == "numerals":
+            from dicetower.vision import numerals
+
+            proba = numerals.numeral_proba([numerals.face_patch(crop, mask, elevation)])[0]
+            if self.prior_reader == "numerals":
+                values = numerals.values_from_proba(proba, self.die_type)
+            if use_net:
+                net = self.net_scores(net_descriptor(proba[None])[0])
+        elif self.prior_reader:
+            values = standard_values(crop, self.die_type, self.prior_reader, mask, elevation)
+        return self.mark_scores(q), net, self.colour_loglik(c.colour), values
+
+    def net_scores(self, d: np.ndarray) -> np.ndarray:
+        """(M,) mark scores of a net descriptor d (K,) (net_descriptor): the mean of the k_nearest
+        largest cosine similarities to each mark's labelled crops in net_bank (one per photo, no
+        turns: the net reads every rotation already; -2 for a mark with none). The nearest one alone
+        let a fickett d4 1 the net reads nothing on and a d20 15 be read as sure 4 and 12
+        (calibration_eval k=5); k_nearest of them did not."""
+        assert self.net_bank is not None and self.net_labels is not None
+        sims = self.net_bank @ d
+        out = np.full(int(self.marks.max()) + 1, -2.0, np.float32)
+        for j in range(len(out)):
+            s = sims[self.net_labels == j]
+            if len(s):
+                out[j] = np.sort(s)[-min(self.k_nearest, len(s)):].mean()
+        return out
 
     def mark_scores(self, q: np.ndarray) -> np.ndarray:
         """(M,) mark scores of projected feature vectors q (Q x DIMS, the turns of one crop): for each
@@ -435,7 +486,10 @@ class FewShotModel:
                             k_nearest=self.k_nearest,
                             vouched=np.zeros(self.n_classes, bool) if self.vouched is None else self.vouched,
                             face_value=np.full(self.n_classes, -1) if self.face_value is None else self.face_value,
-                            agreement_sure=self.agreement_sure, elevations=np.array(self.elevations))
+                            agreement_sure=self.agreement_sure, elevations=np.array(self.elevations),
+                            net_bank=np.zeros((0, 0), np.float32) if self.net_bank is None else self.net_bank,
+                            net_labels=np.zeros(0, np.int32) if self.net_labels is None else self.net_labels,
+                            net_share=self.net_share)
 
     @classmethod
     def load(cls, path: Path) -> "FewShotModel":
@@ -452,7 +506,10 @@ class FewShotModel:
                        float(z["fewshot_temperature"]),
                        float(z["threshold"]), z["face_floor"].astype(np.float32), int(z["k_nearest"]),
                        z["vouched"].astype(bool), z["face_value"].astype(np.int32), bool(z["agreement_sure"]),
-                       (float(z["elevations"][0]), float(z["elevations"][1])))
+                       (float(z["elevations"][0]), float(z["elevations"][1])),
+                       z["net_bank"].astype(np.float32) if z["net_bank"].size else None,
+                       z["net_labels"].astype(np.int32) if z["net_bank"].size else None,
+                       float(z["net_share"]))
 
 
 def standard_values(crop: np.ndarray, die_type: str, reader: str, mask: np.ndarray | None = None,
@@ -543,6 +600,30 @@ def prior_loglik(values: dict[int, float], prior_value: np.ndarray, recall: np.n
     return np.log(np.maximum(p, PRIOR_FLOOR)).astype(np.float32)
 
 
+def net_descriptor(proba: np.ndarray) -> np.ndarray:
+    """N x K numeral-net class probabilities (numerals.numeral_proba) -> N x K float32 descriptors:
+    log-probabilities (floored at NET_FLOOR), centred per row and L2-normalised, matched by cosine
+    similarity like the HOG vectors. What the net makes of a face, numeral or not, over all its
+    classes (numerals, blank, symbols): on realdice's blurred ~60 px d20s it tells faces apart where
+    HOG does not (calibration_eval)."""
+    z = np.log(np.maximum(np.asarray(proba, np.float64), NET_FLOOR))
+    z -= z.mean(axis=1, keepdims=True)
+    return (z / (np.linalg.norm(z, axis=1, keepdims=True) + 1e-9)).astype(np.float32)
+
+
+def net_vectors(crops: list[np.ndarray], masks: list[np.ndarray | None], elevations: list[float]) -> np.ndarray:
+    """Net descriptors (N x K float32, net_descriptor) of N labelled crops (HxWx3 uint8 BGR), each
+    read on its up-face patch (numerals.face_patch(crop, mask, elevation), as the standard reader
+    reads it). Raises FileNotFoundError when the numeral net is not built (`make models`),
+    ValueError for mismatched lists."""
+    from dicetower.vision import numerals
+
+    if not len(crops) == len(masks) == len(elevations):
+        raise ValueError(f"{len(crops)} crops need as many masks and elevations, got {len(masks)}, {len(elevations)}")
+    patches_ = [numerals.face_patch(c, m, e) for c, m, e in zip(crops, masks, elevations)]
+    return net_descriptor(numerals.numeral_proba(patches_))
+
+
 def augmented_vectors(crop: np.ndarray, rng: np.random.Generator, n_aug: int, feature: str = "hog",
                       rotations: int = ROTATIONS, elevation: float = TOP_DOWN) -> tuple[np.ndarray, np.ndarray]:
     """Bank vectors of one labelled crop (HxWx3 uint8 BGR; elevation: its view's, centre_die's):
@@ -579,11 +660,12 @@ def describe(crops: list[np.ndarray], rng: np.random.Generator, n_aug: int = 1, 
 
 
 def fit_described(described: list[tuple[np.ndarray, np.ndarray]], y: np.ndarray, n_classes: int,
-                  rng: np.random.Generator, feature: str = "hog", marks: np.ndarray | None = None
-                  ) -> FewShotModel:
+                  rng: np.random.Generator, feature: str = "hog", marks: np.ndarray | None = None,
+                  net: np.ndarray | None = None) -> FewShotModel:
     """A FewShotModel from described crops (describe: [(M x D vectors, (6,) colour)]) with class
-    indices y (N,). marks: (C,) mark index per class (default: every class its own mark). The prior
-    and the temperatures are set by calibrate.py. Raises ValueError when there are none."""
+    indices y (N,). marks: (C,) mark index per class (default: every class its own mark); net: N x K
+    net descriptors of the same crops (net_vectors) or None. The prior, the temperatures and
+    net_share are set by calibrate.py. Raises ValueError when there are none."""
     if not described:
         raise ValueError("need at least one labelled crop")
     y = np.asarray(y)
@@ -592,8 +674,13 @@ def fit_described(described: list[tuple[np.ndarray, np.ndarray]], y: np.ndarray,
     bank_a = np.concatenate([v for v, _ in described])
     labels = np.concatenate([np.full(len(v), marks[label], np.int32) for (v, _), label in zip(described, y)])
     mean, basis = principal_axes(bank_a, DIMS, rng)
-    return FewShotModel(project(bank_a, mean, basis).astype(np.float16), labels, n_classes,
-                        mean, basis, marks, means, sd, weight, feature)
+    model = FewShotModel(project(bank_a, mean, basis).astype(np.float16), labels, n_classes,
+                         mean, basis, marks, means, sd, weight, feature)
+    if net is not None:
+        if len(net) != len(y):
+            raise ValueError(f"{len(y)} described crops need as many net descriptors, got {len(net)}")
+        model.net_bank, model.net_labels = np.asarray(net, np.float32), marks[y].astype(np.int32)
+    return model
 
 
 def colour_model(colours: np.ndarray, y: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray, float]:
