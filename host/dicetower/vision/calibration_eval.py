@@ -71,6 +71,24 @@ takes them (calibrate.find_die) (k=3 / k=5; none sure wrong):
     0.11): the HOG few-shot learns no realdice face even on the up face (blur, ~60 px dice, label
     noise); a nearest-neighbour on the numeral net's log-probabilities of the up face reads 0.25 / 0.39
     of the same held-out photos (an experiment, not shipped).
+Session 6, C7 (2026-11-21): the numeral net's view of the up face mixed into the marks
+(fewshot.net_descriptor, FewShotModel.net_share chosen per set by cross-validated log-loss,
+calibrate.NET_SHARES); before = the same tree with the share held at 0 (the code as it was). k=5
+unless said, accuracy/unsure before -> after (chosen share), none sure wrong on any row:
+    fickett d4   0.974/0.755 -> 0.990/0.788 (0.5)   fickett d6   1.000/0.353 unchanged (0)
+    fickett d8   0.974/0.401 -> 0.987/0.414 (0.25)  fickett d12  0.951/0.457 -> 0.991/0.509 (0.5)
+    fickett d20  0.929/0.572 -> 0.959/0.417 (0.25)
+    synthetic logo d6  k=3 1.000/0.417 -> 1.000/0.133 (0.5)   k=5 1.000/0.200 -> 1.000/0.033 (0.5)
+    synthetic Alkemy   k=5 0.972/0.533 -> 0.989/0.150 (0.75)
+    synthetic stone    k=3 0.883/0.633 -> 0.900/0.550 (0.5)   k=5 0.917/0.733 -> 0.967/0.633 (0.75)
+    realdice d20 (whole photos)  k=3 0.060 -> 0.610 (1.0)   k=5 0.100 -> 0.550 (1.0), all unsure
+    (threshold 1: the cross-validation cannot vouch for any reading)
+The fickett d4/d8/d12 readings are righter but more of them unsure: with every cross-validated
+reading right, the temperatures are fitted to the rule of succession and few readings clear the
+threshold. Matching each net descriptor to its one nearest labelled crop instead of K_NEAREST gave
+one sure wrong reading on fickett d4 (a 1 the net reads nothing on, as a 4) and on d20 (15 as 12).
+A read costs ~0.4 ms more with a set that uses the net (logo d6 7.2 -> 7.6 ms, realdice 7.7 -> 8.1
+ms: the net already runs for the prior; one more net run for a set without a numeral prior).
 """
 
 from __future__ import annotations
