@@ -1020,7 +1020,7 @@ def _layout_face(group: list[Pip], gray: np.ndarray, polarity: str, thr: float, 
 
 
 def _twins(a: Pip, b: Pip) -> bool:
-    """True when pips a and b may be the two pips of one 2 (as _pair_far_pips pairs them): within
+    """True when pips a and b may be the two pips of one 2 (_pair_far_pips pairs only such): within
     TWO_DIAMETERS, areas within 1.5x, roundness within 0.2."""
     d = math.hypot(a.x - b.x, a.y - b.y)
     return (d <= TWO_DIAMETERS * 0.5 * (a.diameter + b.diameter) and max(a.area, b.area) <= 1.5 * min(a.area, b.area)
@@ -1092,20 +1092,18 @@ def _centre_marked(group: list[Pip], response: np.ndarray, thr: float, beyond: b
 def _pair_far_pips(parts: list[tuple[list[Pip], bool]], pips: list[Pip], gray: np.ndarray, polarity: str,
                    response: np.ndarray, thr: float) -> list[tuple[list[Pip], bool]]:
     """Top faces of one pip that are the two pips of a 2 with small pips (farther apart than
-    LINK_DIAMETERS, up to TWO_DIAMETERS): alike in size and shape, plain inside (pip_marks at most
-    MARKED_PIP), on a plain face (face_roughness at most twice PLAIN_FACE) with clean die body between them (no seam, no other pip near the
-    segment). Nearest pairs first. parts: (face pips, ambiguous) of the top faces; pips: every pip
-    found in gray (HxW uint8, pips of polarity "dark" or "light") with response and thr. Returns parts with such pairs joined."""
+    LINK_DIAMETERS, up to TWO_DIAMETERS): alike in size and shape (_twins), plain inside (pip_marks at
+    most MARKED_PIP), on a plain face (face_roughness at most twice PLAIN_FACE) with clean die body
+    between them (no seam, no other pip near the segment). Nearest pairs first. parts: (face pips,
+    ambiguous) of the top faces; pips: every pip found in gray (HxW uint8, pips of polarity "dark" or
+    "light") with response and thr. Returns parts with such pairs joined."""
     lone = [i for i, (g, _) in enumerate(parts) if len(g) == 1]
     pairs = []
     for i, j in itertools.combinations(lone, 2):
         a, b = parts[i][0][0], parts[j][0][0]
+        if not _twins(a, b) or not _segment_clear(a, b, response, thr, pips):
+            continue
         d = math.hypot(a.x - b.x, a.y - b.y)
-        dia = 0.5 * (a.diameter + b.diameter)
-        if d > TWO_DIAMETERS * dia or max(a.area, b.area) > 1.5 * min(a.area, b.area):
-            continue
-        if abs(a.roundness - b.roundness) > 0.2 or not _segment_clear(a, b, response, thr, pips):
-            continue
         mx, my = (a.x + b.x) / 2, (a.y + b.y) / 2
         if any(p is not a and p is not b and math.hypot(p.x - mx, p.y - my) < d / 2 + p.diameter for p in pips):
             continue
