@@ -79,17 +79,17 @@ def _real(name: str):
 
 def test_realdice_photos_are_seen_obliquely():
     """realdice_d20: a dome roller shot from the side and above. Every 4th photo, the die boxed by its
-    colour (faces_eval.realdice_box): measured 40 of 40 oblique, 38 sure, median 59 degrees (the
+    colour (faces_eval.realdice_die): measured 40 of 40 oblique, 38 sure, median 59 degrees (the
     dome's floor rings; the die itself reads best at 55 to 65 degrees)."""
-    from dicetower.vision.faces_eval import realdice_box
+    from dicetower.vision.faces_eval import realdice_die
 
     data = _real("realdice_d20")
     views = []
     for r in list(csv.DictReader((data / "labels.csv").open()))[::4]:
         img = cv2.imread(str(data / r["image"]))
-        box = realdice_box(img)
-        if box is not None:
-            views.append(view_of_scene(img, [box]))
+        die = realdice_die(img)
+        if die is not None:
+            views.append(view_of_scene(img, [die[0]]))
     elevations = [v.elevation for v in views]
     assert len(views) >= 38
     assert np.mean([v.oblique for v in views]) >= 0.95, elevations

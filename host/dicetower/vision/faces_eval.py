@@ -89,12 +89,6 @@ def realdice_die(image: np.ndarray) -> tuple[tuple[int, int, int, int], np.ndarr
     return (int(x), int(y), int(w), int(h)), mask
 
 
-def realdice_box(image: np.ndarray) -> tuple[int, int, int, int] | None:
-    """The box (x, y, w, h px) of realdice_die, or None."""
-    die = realdice_die(image)
-    return None if die is None else die[0]
-
-
 #: A die to read: (crop HxWx3 uint8 BGR, die type, value or None, the scene's view or None for top-down,
 #: the die's mask HxW uint8 or None: the classifier finds the silhouette)
 Labelled = tuple[np.ndarray, str, "int | None", "ViewEstimate | None", "np.ndarray | None"]
