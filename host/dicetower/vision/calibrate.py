@@ -110,8 +110,9 @@ def find_die(image: np.ndarray) -> Found | None:
     detect.find_die_bodies that reader.is_die_like accepts (whole in the frame, of a colour rarer
     than the ground's), else the die of a close-up (detect.find_close_up). Returns (crop: the body's
     box, HxWx3 uint8 BGR; mask: its DieBody.mask; view: view.view_of_scene of the frame with every
-    body found whole in it: a body cut by the frame's border stands outside any floor), or None when there is no die (the photo is then taken to be a close-up of the
-    die). A realdice d20 in its dome is ~60 px of a 480 px frame, seen from ~59 degrees."""
+    body found whole in it: a body cut by the frame's border stands outside any floor), or None when
+    neither is found (the caller then takes the photo itself for a crop of the die, seen from above).
+    A realdice d20 in its dome is ~60 px of a 480 px frame, seen from ~59 degrees."""
     from dicetower.vision.detect import analysis_scale, find_close_up, find_die_bodies
     from dicetower.vision.reader import READ_LONG_SIDE, is_die_like
 
