@@ -106,18 +106,17 @@ Found = tuple[np.ndarray, "np.ndarray | None", ViewEstimate]
 
 def find_die(image: np.ndarray) -> Found | None:
     """The single die of a photo (HxWx3 uint8 BGR) as `dicetower read --die-set` reads it, on the
-    reader's copy of the frame (at most reader.READ_LONG_SIDE px long): the largest body of
+    reader's copy of the frame (reader.reading_copy, as DiceReader.read reads it): the largest body of
     detect.find_die_bodies that reader.is_die_like accepts (whole in the frame, of a colour rarer
     than the ground's), else the die of a close-up (detect.find_close_up). Returns (crop: the body's
     box, HxWx3 uint8 BGR; mask: its DieBody.mask; view: view.view_of_scene of the frame with every
     body found whole in it: a body cut by the frame's border stands outside any floor), or None when
     neither is found (the caller then takes the photo itself for a crop of the die, seen from above).
     A realdice d20 in its dome is ~60 px of a 480 px frame, seen from ~59 degrees."""
-    from dicetower.vision.detect import analysis_scale, find_close_up, find_die_bodies
-    from dicetower.vision.reader import READ_LONG_SIDE, is_die_like
+    from dicetower.vision.detect import find_close_up, find_die_bodies
+    from dicetower.vision.reader import is_die_like, reading_copy, whole_boxes
 
-    f = analysis_scale(image.shape, READ_LONG_SIDE)
-    frame = image if f == 1.0 else cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    frame, _ = reading_copy(image)
     found = find_die_bodies(frame)
     bodies = [b for b in found if is_die_like(frame, b)]
     body = max(bodies, key=lambda b: b.box[2] * b.box[3]) if bodies else find_close_up(frame)
@@ -125,7 +124,7 @@ def find_die(image: np.ndarray) -> Found | None:
         return None
     x, y, w, h = body.box
     crop = np.ascontiguousarray(frame[y:y + h, x:x + w])
-    view = view_of_scene(frame, [b.box for b in found if not b.cut] or [body.box])
+    view = view_of_scene(frame, whole_boxes(found) or [body.box])
     return crop, body.mask[:crop.shape[0], :crop.shape[1]], view
 
 

@@ -119,10 +119,9 @@ class DiceReader:
         A reading below confidence UNSURE_BELOW, or cocked (GEN-D01), is flagged unsure, not dropped.
         Raises ValueError on a frame that is not HxWx3 uint8."""
         check_image(image)
-        f = analysis_scale(image.shape, READ_LONG_SIDE)
+        frame, f = reading_copy(image)
         if f == 1.0:
             return in_reading_order(self._read(image, self.reference))
-        frame = cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
         reference = self.reference
         if reference is not None and reference.shape == image.shape:
             reference = cv2.resize(reference, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_AREA)
@@ -174,7 +173,7 @@ class DiceReader:
         outlines, first = guesses.result()
         if not bodies:
             return readings
-        view = (outlines or floor_outlines(image)).view(_whole_boxes(bodies))
+        view = (outlines or floor_outlines(image)).view(whole_boxes(bodies))
         for body in bodies:
             guess = first.get(id(body))
             readings.append(guess[1] if guess is not None and guess[0] == view else self._classified(image, body, view))
@@ -195,7 +194,7 @@ class DiceReader:
         if not may_read or pips_done.is_set():
             return None, {}
         outlines = floor_outlines(image)
-        view = outlines.view(_whole_boxes(may_read))
+        view = outlines.view(whole_boxes(may_read))
         first: dict[int, tuple[ViewEstimate, DieReading]] = {}
         for body in may_read:
             if pips_done.is_set():
@@ -279,7 +278,15 @@ SAME_GROUND_LAB = 25.0
 GROUND_SHARE_BESIDE_PIP_DICE = 0.5
 
 
-def _whole_boxes(bodies: list[DieBody]) -> list[tuple[int, int, int, int]]:
+def reading_copy(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """The copy of a frame (HxWx3 uint8 BGR) that DiceReader reads: at most READ_LONG_SIDE px long
+    (downscaled with INTER_AREA; the frame itself when it is no longer), and its scale f (copy px per
+    frame px, 1.0 for the frame itself)."""
+    f = analysis_scale(image.shape, READ_LONG_SIDE)
+    return (image, f) if f == 1.0 else (cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA), f)
+
+
+def whole_boxes(bodies: list[DieBody]) -> list[tuple[int, int, int, int]]:
     """The boxes (x, y, w, h px) of the bodies whole in the frame, which the view's floor must hold
     (view.FloorOutlines.view): a body cut by the frame's border (DieBody.cut; read only with a die set
     or a reference frame, and then unsure) lies partly outside the frame, so no floor in it holds it,
