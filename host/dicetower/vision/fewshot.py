@@ -15,8 +15,9 @@ of all its classes, numerals, blank and symbols, on numerals.face_patch), matche
 (net_scores); the mark score is (1 - net_share) x HOG's + net_share x the net's, net_share chosen
 per set by calibrate's cross-validation, divided by a mark temperature. In place of HOG the net's
 "embedding" output read fickett d8 worse (0.86 against 0.96 from 3 tiles per face); its class
-log-probabilities mixed with HOG read every calibration_eval set better (realdice's blurred,
-oblique d20s: 0.06 -> 0.48 from 3 photos per face, where HOG learns nothing).
+log-probabilities mixed with HOG read every calibration_eval set but fickett d6 better (d6: share
+0, unchanged; realdice's blurred, oblique d20s: 0.06 -> 0.61 right from 3 photos per face, all
+still unsure, where HOG learns nothing).
 
 Three sources of evidence are added as log-likelihoods (issue 4 items 3-5):
 - the marks (HOG, above), learned from every colour of the set at once (Alkemy's white, yellow and
