@@ -54,7 +54,7 @@ import numpy as np
 
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision.faces import silhouette, softmax, square
-from dicetower.vision.view import TOP_DOWN, ViewEstimate
+from dicetower.vision.view import AGREE_DEG, TOP_DOWN, TOP_DOWN_FROM, ViewEstimate
 
 SIDE = 96        # px: crops are squared and resized to SIDE x SIDE before centring
 PATCH = 48       # px: side of the centred, scaled patch that is described
@@ -114,7 +114,6 @@ def centre_die(crop: np.ndarray, elevation: float = TOP_DOWN) -> Centred:
     (patches), so a set learns and reads the up face whatever the camera's elevation.
     Raises ValueError for a crop that is not a non-empty HxWx3 image, or an elevation outside (0, 90]."""
     from dicetower.vision.numerals import UP_FACE_DEPTH
-    from dicetower.vision.view import TOP_DOWN_FROM
 
     if not 0 < elevation <= 90:
         raise ValueError(f"view elevation must be in (0, 90] degrees (90 = top-down), got {elevation}")
@@ -306,8 +305,6 @@ class FewShotModel:
         the die (centre_die), and its misplacement grows with the gap: a set learned from above and
         read from the side, or the other way, has nothing vouching for its readings, which are then
         flagged (proba)."""
-        from dicetower.vision.view import AGREE_DEG
-
         e = TOP_DOWN if view is None else view.elevation
         return self.elevations[0] - AGREE_DEG <= e <= self.elevations[1] + AGREE_DEG
 
