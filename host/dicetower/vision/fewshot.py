@@ -54,7 +54,7 @@ import numpy as np
 
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision.faces import silhouette, softmax, square
-from dicetower.vision.view import AGREE_DEG, TOP_DOWN, TOP_DOWN_FROM, ViewEstimate
+from dicetower.vision.view import AGREE_DEG, TOP_DOWN, TOP_DOWN_FROM, ViewEstimate, check_elevation
 
 SIDE = 96        # px: crops are squared and resized to SIDE x SIDE before centring
 PATCH = 48       # px: side of the centred, scaled patch that is described
@@ -115,8 +115,7 @@ def centre_die(crop: np.ndarray, elevation: float = TOP_DOWN) -> Centred:
     Raises ValueError for a crop that is not a non-empty HxWx3 image, or an elevation outside (0, 90]."""
     from dicetower.vision.numerals import UP_FACE_DEPTH
 
-    if not 0 < elevation <= 90:
-        raise ValueError(f"view elevation must be in (0, 90] degrees (90 = top-down), got {elevation}")
+    check_elevation(elevation)
     small = cv2.resize(square(crop), (SIDE, SIDE), interpolation=cv2.INTER_AREA)
     die = silhouette(small)
     edge = np.concatenate([die[0], die[-1], die[:, 0], die[:, -1]])

@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from dicetower.paths import models_dir
-from dicetower.vision.view import TOP_DOWN
+from dicetower.vision.view import TOP_DOWN, check_elevation
 
 ONNX_FILE = "numerals.onnx"
 META_FILE = "numerals.json"
@@ -213,8 +213,7 @@ def face_patches(crop_bgr: np.ndarray, mask: np.ndarray | None = None, elevation
                          f"{getattr(crop_bgr, 'shape', None)} {getattr(crop_bgr, 'dtype', '')}")
     if mask is not None and mask.shape[:2] != crop_bgr.shape[:2]:
         raise ValueError(f"mask shape {mask.shape} differs from the crop's {crop_bgr.shape[:2]}")
-    if not 0 < elevation <= 90:
-        raise ValueError(f"view elevation must be in (0, 90] degrees (90 = top-down), got {elevation}")
+    check_elevation(elevation)
     oblique = elevation < TOP_DOWN_FROM
     squash = float(np.sin(np.radians(elevation))) if oblique else 1.0
     if mask is None:

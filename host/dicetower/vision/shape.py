@@ -73,7 +73,7 @@ import numpy as np
 
 from dicetower.paths import models_dir
 from dicetower.vision.numerals import marks_are_light
-from dicetower.vision.view import TOP_DOWN, TOP_DOWN_FROM
+from dicetower.vision.view import TOP_DOWN, TOP_DOWN_FROM, check_elevation
 from dicetower.readings import UNSURE_BELOW
 
 if TYPE_CHECKING:
@@ -659,8 +659,7 @@ class ShapeModels:
     def for_elevation(self, elevation: float) -> ShapeModel:
         """The model for a view from elevation degrees (0 < e <= 90, 90 = top-down: view.view_of_scene):
         oblique below view.TOP_DOWN_FROM, top-down from it up. Raises ValueError outside (0, 90]."""
-        if not 0 < elevation <= TOP_DOWN:
-            raise ValueError(f"elevation must be in (0, {TOP_DOWN:g}] degrees (view.view_of_scene), got {elevation}")
+        check_elevation(elevation)
         return self.oblique if elevation < TOP_DOWN_FROM else self.top_down
 
     def save(self, path: Path) -> None:

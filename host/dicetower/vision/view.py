@@ -79,6 +79,14 @@ class ViewEstimate:
         return self.elevation < TOP_DOWN_FROM
 
 
+def check_elevation(elevation: float) -> None:
+    """Raise ValueError, saying so, unless elevation (degrees) is a view elevation: in (0, 90], 90 =
+    top-down (TOP_DOWN; view_of_scene gives them). One check for every reader handed an elevation."""
+    if not 0 < elevation <= TOP_DOWN:
+        raise ValueError(f"view elevation must be in (0, 90] degrees (90 = top-down: view.view_of_scene), "
+                         f"got {elevation}")
+
+
 def elevation_of_ratio(minor_over_major: float) -> float:
     """Elevation (degrees) from which a circle looks like an ellipse of this axis ratio (0 < r <= 1):
     asin(r). Raises ValueError for a ratio outside (0, 1]."""
