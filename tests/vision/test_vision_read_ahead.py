@@ -130,7 +130,7 @@ def test_reading_ahead_changes_no_reading(reader, scenes, monkeypatch):
 
 
 def test_nothing_of_a_frame_runs_on_after_read_returns(reader, scenes, monkeypatch):
-    # the classifier is not to run on two threads at once (one shared cv2.dnn.Net): a first reading
+    # nothing of a frame is left running on the second core once read() returns: a first reading
     # still running when the pips are found is waited for, even when no body is left to read
     started, ended = threading.Event(), []
     classified = DiceReader._classified

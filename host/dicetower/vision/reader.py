@@ -169,7 +169,8 @@ class DiceReader:
         if guesses is None:
             return readings  # no face classifier: pip d6 only, no body read
         # waited for even when no body is to be read: nothing of this frame runs on after read() returns,
-        # and the classifier never runs on both cores at once (numerals' net is one shared cv2.dnn.Net)
+        # to hold the second core from the next frame or the caller's own work (numerals' one shared
+        # cv2.dnn.Net is safe either way: its forward passes are serialised by numerals._LOCK)
         outlines, first = guesses.result()
         if not bodies:
             return readings
