@@ -154,3 +154,32 @@ def test_nothing_of_a_frame_runs_on_after_read_returns(reader, scenes, monkeypat
     returned = time.monotonic()
     assert ended and ended[-1] <= returned
     assert len(ended) == 1  # the pips were found meanwhile: no second body read ahead
+
+
+def test_nothing_of_a_frame_runs_on_after_read_raises(reader, scenes, monkeypatch):
+    # an error after the pips are found (here in choosing the bodies to read) is raised only once the
+    # first reading running on the second core has ended
+    started, ended = threading.Event(), []
+    classified = DiceReader._classified
+
+    def slow(self, image, body, view):
+        started.set()
+        time.sleep(0.3)
+        out = classified(self, image, body, view)
+        ended.append(time.monotonic())
+        return out
+
+    def pips_after_a_first_reading_began(image, close_ups=True):
+        assert started.wait(60), "no first reading began"
+        return []
+
+    def broken(self, image, faces, found):
+        raise RuntimeError("choosing the bodies failed")
+
+    monkeypatch.setattr(DiceReader, "_classified", slow)
+    monkeypatch.setattr(reader_module, "find_pip_faces", pips_after_a_first_reading_began)
+    monkeypatch.setattr(DiceReader, "_numbered_bodies", broken)
+    with pytest.raises(RuntimeError, match="choosing the bodies failed"):
+        reader.read(scenes[0])
+    raised = time.monotonic()
+    assert ended and ended[-1] <= raised

@@ -146,23 +146,23 @@ class DiceReader:
             guesses = _SECOND_CORE.submit(self._guesses, image, found_soon, pips_done)
             try:
                 faces = find_pip_faces(image, lambda: close_up_regions(image.shape, found_soon.result()))
+                pips_done.set()
+                found = found_soon.result()
+                if self.die_set is not None:
+                    # the set reads every die: a sure pip face is a die the body search may miss (white
+                    # dice on a light table), read by the set; an unsure one (a glint, a speck) is no die to it
+                    faces = [f for f in faces if f.confidence >= UNSURE_BELOW]
+                faces, bodies = self._numbered_bodies(image, faces, found)
+                if self.die_set is not None:
+                    bodies += [pip_die_body(image, f) for f in faces]
+                    faces = []
+                if not faces and not bodies and reference is None:
+                    close_up = find_close_up(image)  # one die filling the frame: no table around it to see
+                    bodies = [] if close_up is None else [close_up]
             except BaseException:
                 pips_done.set()
                 wait([guesses])  # nothing of this frame runs on after read() returns or raises
                 raise
-            pips_done.set()
-            found = found_soon.result()
-            if self.die_set is not None:
-                # the set reads every die: a sure pip face is a die the body search may miss (white dice
-                # on a light table), read by the set; an unsure one (a glint, a speck) is no die to it
-                faces = [f for f in faces if f.confidence >= UNSURE_BELOW]
-            faces, bodies = self._numbered_bodies(image, faces, found)
-            if self.die_set is not None:
-                bodies += [pip_die_body(image, f) for f in faces]
-                faces = []
-            if not faces and not bodies and reference is None:
-                close_up = find_close_up(image)  # one die filling the frame: no table around it to see
-                bodies = [] if close_up is None else [close_up]
         readings = [DieReading("d6", face.value, clip_box(face.box, image.shape), face.confidence,
                                colour=colour_name(body_pixels(image, face)), cocked=face.cocked)
                     for face in faces]
