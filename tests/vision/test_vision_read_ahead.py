@@ -129,9 +129,9 @@ def test_reading_ahead_changes_no_reading(reader, scenes, monkeypatch):
     assert [reader.read(image) for image in scenes] == ahead
 
 
-def test_nothing_of_a_frame_runs_on_after_read_returns(reader, scenes, monkeypatch):
-    # nothing of a frame is left running on the second core once read() returns: a first reading
-    # still running when the pips are found is waited for, even when no body is left to read
+def _a_slow_first_reading(monkeypatch) -> list[float]:
+    """Make the second core's first reading take 0.3 s and the pip search end only once it began;
+    returns the list the first readings append their end time (time.monotonic) to."""
     started, ended = threading.Event(), []
     classified = DiceReader._classified
 
@@ -148,6 +148,13 @@ def test_nothing_of_a_frame_runs_on_after_read_returns(reader, scenes, monkeypat
 
     monkeypatch.setattr(DiceReader, "_classified", slow)
     monkeypatch.setattr(reader_module, "find_pip_faces", pips_after_a_first_reading_began)
+    return ended
+
+
+def test_nothing_of_a_frame_runs_on_after_read_returns(reader, scenes, monkeypatch):
+    # nothing of a frame is left running on the second core once read() returns: a first reading
+    # still running when the pips are found is waited for, even when no body is left to read
+    ended = _a_slow_first_reading(monkeypatch)
     monkeypatch.setattr(DiceReader, "_numbered_bodies", lambda self, image, faces, found: (faces, []))
     monkeypatch.setattr(reader_module, "find_close_up", lambda image: None)
     assert reader.read(scenes[0]) == []
@@ -159,25 +166,11 @@ def test_nothing_of_a_frame_runs_on_after_read_returns(reader, scenes, monkeypat
 def test_nothing_of_a_frame_runs_on_after_read_raises(reader, scenes, monkeypatch):
     # an error after the pips are found (here in choosing the bodies to read) is raised only once the
     # first reading running on the second core has ended
-    started, ended = threading.Event(), []
-    classified = DiceReader._classified
-
-    def slow(self, image, body, view):
-        started.set()
-        time.sleep(0.3)
-        out = classified(self, image, body, view)
-        ended.append(time.monotonic())
-        return out
-
-    def pips_after_a_first_reading_began(image, close_ups=True):
-        assert started.wait(60), "no first reading began"
-        return []
+    ended = _a_slow_first_reading(monkeypatch)
 
     def broken(self, image, faces, found):
         raise RuntimeError("choosing the bodies failed")
 
-    monkeypatch.setattr(DiceReader, "_classified", slow)
-    monkeypatch.setattr(reader_module, "find_pip_faces", pips_after_a_first_reading_began)
     monkeypatch.setattr(DiceReader, "_numbered_bodies", broken)
     with pytest.raises(RuntimeError, match="choosing the bodies failed"):
         reader.read(scenes[0])
