@@ -22,11 +22,17 @@ REALDICE = paths.shared_dir() / "datasets" / "realdice_d20"
 pytestmark = pytest.mark.skipif(not REALDICE.is_dir(), reason=f"needs {REALDICE} (the team's shared folder)")
 
 
-def test_a_cut_body_does_not_make_an_oblique_scene_top_down(monkeypatch):
+@pytest.fixture(scope="module")
+def dome_die():
+    """A realdice photo (HxWx3 uint8 BGR) and the die body the reader finds in it (DieBody)."""
     names = sorted(load_labels(REALDICE))
     image = next(img for img in (load_image(REALDICE / n) for n in names[::16])
                  if any(is_die_like(img, b) for b in find_die_bodies(img)))
-    die = next(b for b in find_die_bodies(image) if is_die_like(image, b))
+    return image, next(b for b in find_die_bodies(image) if is_die_like(image, b))
+
+
+def test_a_cut_body_does_not_make_an_oblique_scene_top_down(dome_die, monkeypatch):
+    image, die = dome_die
     x, y, w, h = die.box
     cut = replace(die, box=(0, y, w, h), cut=True)  # the same blob, at the frame's left edge
     outlines = floor_outlines(image)
@@ -51,13 +57,10 @@ def test_a_cut_body_does_not_make_an_oblique_scene_top_down(monkeypatch):
     assert np.isclose(next(r for r in readings if r.box[0] != 0).confidence, 0.9)
 
 
-def test_a_cut_blob_of_the_grounds_colour_is_no_die_to_a_die_set(monkeypatch):
+def test_a_cut_blob_of_the_grounds_colour_is_no_die_to_a_die_set(dome_die, monkeypatch):
     # a die set reads cut bodies (unsure), but not one whose colour is the ground's (the dome's rim, a
     # laptop's edge: ground_share over GROUND_SHARE_MAX, the test every body meets without a set)
-    names = sorted(load_labels(REALDICE))
-    image = next(img for img in (load_image(REALDICE / n) for n in names[::16])
-                 if any(is_die_like(img, b) for b in find_die_bodies(img)))
-    die = next(b for b in find_die_bodies(image) if is_die_like(image, b))
+    image, die = dome_die
     x, y, w, h = die.box
     cut_die = replace(die, box=(0, y, w, h), cut=True)  # a die's colour, cut by the border
     ground = replace(die, box=(image.shape[1] - w, y, w, h), cut=True,
