@@ -94,8 +94,8 @@ class DiceReader:
     classifier is unsure of its face (flagged unsure), any other is dropped. A frame in which
     nothing is found may be a close-up of one die (detect.find_close_up). With die_set, every
     die-sized blob is read and unsure ones are flagged; a body cut by the frame's border is read unsure
-    (CUT_CONFIDENCE_MAX), or not at all when it is of the ground's colour (_cut_ground). Frames longer than READ_LONG_SIDE px are
-    read on a downscaled copy.
+    (CUT_CONFIDENCE_MAX), or not at all when it is of the ground's colour (_cut_ground). Frames
+    longer than READ_LONG_SIDE px are read on a downscaled copy.
     Raises faces.DieSetError for an unknown die set, ValueError when no face classifier is installed.
     """
 
@@ -190,8 +190,10 @@ class DiceReader:
         reader keeps a first reading only when its body is still to be read and the view of the
         bodies to read is the same."""
         found = found_soon.result()
-        may_read = [b for b in found if not _cut_ground(b)] if self.die_set is not None or self.reference is not None \
-            else [b for b in found if is_die_like(image, b)]
+        if self.die_set is not None or self.reference is not None:
+            may_read = [b for b in found if not _cut_ground(b)]
+        else:
+            may_read = [b for b in found if is_die_like(image, b)]
         if not may_read or pips_done.is_set():
             return None, {}
         outlines = floor_outlines(image)
