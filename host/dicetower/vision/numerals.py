@@ -241,7 +241,7 @@ def face_patches(crop_bgr: np.ndarray, mask: np.ndarray | None = None, elevation
     half = PATCH_HALF * radius
     k = PATCH / (2 * half)
     if k < 1:
-        grey = cv2.GaussianBlur(grey, (0, 0), 0.5 / k)
+        grey = cv2.GaussianBlur(grey, (0, 0), 0.5 / k).astype(np.float32, copy=False)
     centres = [(cx, cy)] if mark is None else [(cx + p * (mark[0] - cx), cy + p * (mark[1] - cy)) for p in pulls]
     return [_cut(grey, c, k, k / squash) for c in centres]
 
@@ -250,7 +250,7 @@ def _cut(grey: np.ndarray, centre: tuple[float, float], k: float, ky: float) -> 
     """The PATCH x PATCH uint8 patch of grey (float32, WORK x WORK) centred on centre (px), scaled by k
     across and ky down, stretched to the 2nd..98th percentiles of its central disc, marks bright."""
     cx, cy = centre
-    affine = np.float32([[k, 0, PATCH / 2 - k * cx], [0, ky, PATCH / 2 - ky * cy]])
+    affine = np.array([[k, 0, PATCH / 2 - k * cx], [0, ky, PATCH / 2 - ky * cy]], np.float32)
     patch = cv2.warpAffine(grey, affine, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     yy, xx = np.mgrid[:PATCH, :PATCH]
     inner = patch[(xx - PATCH / 2 + 0.5) ** 2 + (yy - PATCH / 2 + 0.5) ** 2 <= (0.4 * PATCH) ** 2]

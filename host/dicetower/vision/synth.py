@@ -29,6 +29,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from dicetower.vision.view import check_elevation
+
 PHI = (1 + 5**0.5) / 2
 
 #: Hershey fonts usable for numerals (PLAIN is too thin at small size; SCRIPT numerals are unusual).
@@ -595,8 +597,7 @@ def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size:
     tilt = cv2.Rodrigues(axis * np.radians(rng.uniform(0, tilt_deg)))[0]
     r = tilt @ spin @ rot
     if elevation is not None:
-        if not 0 < elevation <= 90:
-            raise ValueError(f"elevation must be in (0, 90] degrees, got {elevation}")
+        check_elevation(elevation)
         # turn the up face's normal (+z) toward image up (+y) by 90 - elevation about the x axis
         r = cv2.Rodrigues(np.array([-np.radians(90 - elevation), 0.0, 0.0]))[0] @ r
     verts = solid.vertices @ r.T
@@ -799,8 +800,7 @@ def render_oblique_scene(dice: list[tuple[DieSpec, int]], rng: np.random.Generat
     one dict per die as truth_of plus "box" [x, y, w, h] px and "elevation", the floor's ellipse
     ((cx, cy), (major, minor), 0) px). Raises ValueError for an elevation outside (0, 90] or dice
     that cannot all be placed on the floor without overlapping."""
-    if not 0 < elevation <= 90:
-        raise ValueError(f"elevation must be in (0, 90] degrees, got {elevation}")
+    check_elevation(elevation)
     w, h = size
     bg = tray_background(rng, size).astype(np.float32)
     major = rng.uniform(0.55, 0.8) * min(w, h / max(np.sin(np.radians(elevation)), 0.75))
