@@ -117,20 +117,19 @@ def test_two_readers_that_agree_make_a_face_sure_when_their_error_rates_multiply
 
     # a d6, 5 photos per face: the few-shot alone read all 30 held out right, the net misread none
     y = np.repeat(np.arange(6), 5)
-    prior_value = np.array([1, 2, 3, 4, 5, -1])
     face_value = np.arange(1, 7)
     readings = [{int(v): 0.9} if v < 6 else {} for v in face_value[y]]
-    assert agreement_error(y, y, prior_value, face_value, y, readings) == pytest.approx((1 / 32) ** 2)
-    assert agreement_error(y, y, prior_value, face_value, y, readings) <= 0.001
+    assert agreement_error(y, y, face_value, y, readings) == pytest.approx((1 / 32) ** 2)
+    assert agreement_error(y, y, face_value, y, readings) <= 0.001
     # 4 photos per face vouch for no more than (1/26)^2 = 0.0015; one few-shot error doubles the rate
     y4 = np.repeat(np.arange(6), 4)
-    assert agreement_error(y4, y4, prior_value, face_value, y4, readings[:24]) > 0.001
+    assert agreement_error(y4, y4, face_value, y4, readings[:24]) > 0.001
     wrong = y.copy()
     wrong[0] = 1
-    assert agreement_error(wrong, y, prior_value, face_value, y, readings) == pytest.approx(2 / 32 / 32)
+    assert agreement_error(wrong, y, face_value, y, readings) == pytest.approx(2 / 32 / 32)
     misread = list(readings)
     misread[0] = {2: 0.7}  # a 1 read as 2
-    assert agreement_error(y, y, prior_value, face_value, y, misread) == pytest.approx(2 / 32 / 32)
+    assert agreement_error(y, y, face_value, y, misread) == pytest.approx(2 / 32 / 32)
 
     m = _model([1, 2, 3, -1], threshold=0.97)
     m.face_value = np.array([1, 2, 3, 6])
@@ -139,4 +138,45 @@ def test_two_readers_that_agree_make_a_face_sure_when_their_error_rates_multiply
     m.agreement_sure = True
     assert _sure(m, m.corroborated(p, {1: 0.7}, fewshot_pick=0))
     assert not _sure(m, m.corroborated(p, {1: 0.7}, fewshot_pick=1))  # the few-shot alone read a 2
-    assert not _sure(m, m.corroborated(p, {1: 0.45}, fewshot_pick=0))  # the net reads no value
+    assert not _sure(m, m.corroborated(p, {1: 0.05}, fewshot_pick=0))  # under READS_AT: the net reads no numeral
+    assert not _sure(m, m.corroborated(p, {1: 0.3, 2: 0.15}, fewshot_pick=0))  # a lean, no naming, no backing
+
+
+def test_the_reader_names_a_value_by_its_lead_over_every_other_value_not_by_a_calibrated_level():
+    from dicetower.vision.fewshot import NAMES_RATIO, READS_AT, named_value
+
+    # fickett d6: the net's most probable value is the face's on 30 of 30 tiles, at 0.09-0.95
+    assert named_value({6: 0.159, 5: 0.026}) == 6
+    assert named_value({6: 0.385, 5: 0.373}) is None  # two values neck and neck: neither named
+    assert named_value({1: READS_AT * 0.9}) is None  # under READS_AT: no numeral at all
+    assert named_value({2: 0.5, 5: 0.5 / NAMES_RATIO * 1.01}) is None
+    assert named_value({2: 0.5, 5: 0.5 / NAMES_RATIO * 0.99}) == 2
+    assert named_value({}) is None and named_value({3: 0.2}) == 3
+
+
+def test_two_readers_agree_on_a_face_whose_value_the_prior_does_not_read():
+    # fickett d6 k=5: the prior reads only 3 and 5 at >= 0.5 (prior_value); the net names 6 on a 6 at 0.3
+    m = _model([-1, -1, 3, -1, 5, -1], threshold=0.97)
+    m.face_value = np.arange(1, 7)
+    p = np.array([0.01, 0.01, 0.01, 0.01, 0.02, 0.94])
+    six = {6: 0.3, 5: 0.05, 3: 0.02, 1: 0.01}
+    assert m.backed(p, six) and not _sure(m, m.corroborated(p, six, fewshot_pick=5))  # no agreement yet
+    m.agreement_sure = True
+    assert _sure(m, m.corroborated(p, six, fewshot_pick=5))
+    assert not _sure(m, m.corroborated(p, six, fewshot_pick=4))  # the few-shot alone read a 5
+    lean = {6: 0.3, 5: 0.25}  # no naming: backed by "none of 3, 5" (0.75), not sure on its own
+    assert m.backed(p, lean) and not _sure(m, m.corroborated(p, lean, fewshot_pick=5))
+    four = {4: 0.3, 6: 0.01}  # names another face of the die: backs nothing
+    assert not m.backed(p, four) and not _sure(m, m.corroborated(p, four, fewshot_pick=5))
+
+
+def test_the_agreement_error_counts_every_wrong_naming_of_the_reader():
+    from dicetower.vision.calibrate import agreement_error
+
+    y = np.repeat(np.arange(6), 5)
+    face_value = np.arange(1, 7)
+    right = [{int(v): 0.3} for v in face_value[y]]  # named right, at a probability reading_value ignores
+    assert agreement_error(y, y, face_value, y, right) == pytest.approx((1 / 32) ** 2)
+    weak = list(right)
+    weak[0] = {4: 0.2, 1: 0.01}  # a 1 named 4 at 0.2: a misread, though under 0.5
+    assert agreement_error(y, y, face_value, y, weak) == pytest.approx(2 / 32 / 32)

@@ -23,7 +23,8 @@ must claim more than that mean gives N readings all right (choose_threshold). A 
 cross-validation confused is sure only above the confusion's probability (face_floors), and a
 reading the standard reader does not back (or reads as another face) is never sure; a face both
 readers read is sure beyond what the few readings vouch for when the reader is sure of it, or
-when the two readers' error rates on the labelled photos multiply to at most 0.1 % (agreement_error;
+when the few-shot alone reads it, the reader names its value (fewshot.named_value) and the two
+readers' error rates on the labelled photos multiply to at most 0.1 % (agreement_error;
 fewshot.FewShotModel.corroborated). Then the model is learned from every photo and saved.
 
 Guided, with the tower's camera: guided_calibration() tells the player which face to set in the
@@ -47,8 +48,8 @@ from dicetower.readings import UNSURE_BELOW
 from dicetower.vision.boxes import centre, holds, intersection
 from dicetower.vision.detect import DieBody
 from dicetower.vision.faces import DieSet, FaceClass, forget_die_set, softmax
-from dicetower.vision.fewshot import (FewShotModel, describe, fit_described, net_vectors, prior_loglik, read_value,
-                                      reader_support, standard_values)
+from dicetower.vision.fewshot import (FewShotModel, describe, fit_described, named_value, net_vectors, prior_loglik,
+                                      reader_support, reading_value, standard_values)
 from dicetower.vision.view import TOP_DOWN, ViewEstimate, view_of_scene
 
 AUGMENT = 1  # light/blur/centring variants per labelled crop, each at every turn (fewshot.ROTATIONS)
@@ -349,7 +350,7 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     face_value = np.array([-1 if c.value is None else c.value for c in classes], np.int32)
     fewshot_pick = z_fewshot.argmax(axis=1)
     prior_value = readable_values(classes, y_all, readings) if reader else None  # what all the photos vouch for
-    agreement = agreement_error(fewshot_pick, y, prior_value, face_value, y_all, readings) \
+    agreement = agreement_error(fewshot_pick, y, face_value, y_all, readings) \
         if prior_value is not None else 1.0
     check = FewShotModel(np.zeros((0, 1)), np.zeros(0, np.int32), n, np.zeros(1), np.zeros((1, 1)), marks,
                          np.zeros((n, 4)), np.ones(4), prior_reader=reader, face_value=face_value,
@@ -492,26 +493,24 @@ def face_floors(y: np.ndarray, predicted: np.ndarray, p_max: np.ndarray, n_class
     return floor
 
 
-def agreement_error(fewshot_pick: np.ndarray, y: np.ndarray, prior_value: np.ndarray, face_value: np.ndarray,
+def agreement_error(fewshot_pick: np.ndarray, y: np.ndarray, face_value: np.ndarray,
                     y_all: np.ndarray, readings: list[dict[int, float]]) -> float:
     """The rate (0..1) at which the few-shot evidence alone and the standard reader would both read
     a wrong face, from the set's labelled photos: the few-shot's cross-validated error rate (fewshot_
     pick: N' classes it read alone, out of fold; y: N' true classes) times the reader's misread rate
-    (readings: N standard_values of the labelled photos, y_all their classes; a misread is a
-    read_value among the set's readable values prior_value (C,) that is not the photo's face_value
-    (C,)), each by Laplace's rule of succession, (e + 1) / (n + 2), the mean of its Beta posterior.
-    The product holds when the two err independently (HOG marks against a numeral net or a pip
-    counter, learned apart; calibration_eval checks it held out, none sure wrong); a set whose
-    product is at most 1 - SURE_TARGET makes a face both read sure (FewShotModel.corroborated).
-    A d6 needs 5 photos per face all read right by both: (1/32)^2 = 0.00098; 3 or 4 give 0.0025,
-    0.0015. Measured (calibration_eval, k=5, none sure wrong): fickett d6 40.2 -> 35.8 % unsure,
-    d8 40.9 -> 39.2 % (d4, d12 and k=3 stay above 0.001); no change on the synthetic logo d6 and
-    Alkemy sets, whose few-shot alone misreads 9 of 30 and 32 of 90 (the numeral net carries them).
-    Its one "sure wrong" reading was fickett d6 tile #0168, labelled 2, which shows a 3 (read 3)."""
+    (readings: N standard_values of the labelled photos, y_all their classes; a misread is a value
+    the reading names, fewshot.named_value, that is not the photo's face_value (C,): the namings
+    FewShotModel.readers_agree trusts), each by Laplace's rule of succession, (e + 1) / (n + 2),
+    the mean of its Beta posterior. The product holds when the two err independently (HOG marks
+    against a numeral net or a pip counter, learned apart; calibration_eval checks it held out,
+    none sure wrong); a set whose product is at most 1 - SURE_TARGET makes a face both name sure
+    (FewShotModel.corroborated). A d6 needs 5 photos per face all read right by both: (1/32)^2 =
+    0.00098; 3 or 4 give 0.0025, 0.0015; a d4 needs 8 (1/34^2). Its one "sure wrong" reading (session
+    5) was fickett d6 tile #0168, labelled 2, which shows a 3 (read 3)."""
     e = int(np.count_nonzero(np.asarray(fewshot_pick) != np.asarray(y)))
     misread = 0
     for t, reading in zip(y_all, readings):
-        v = read_value(reading, prior_value)
+        v = named_value(reading)
         misread += int(v is not None and v != face_value[t])
     return float((e + 1) / (len(y) + 2) * (misread + 1) / (len(readings) + 2))
 
@@ -534,7 +533,7 @@ def reader_recall(prior_value: np.ndarray, y: np.ndarray, readings: list[dict[in
     """(C,) how often the standard reader reads each class as its value (fewshot.prior_loglik), from
     its readings of labelled photos (prior_value: (C,) readable_values; y: N class indices; readings:
     N standard_values): one rate for every face it reads, (hits + 1) / (n + 2) over the n photos of
-    those faces, a hit being the photo's own value read (fewshot.read_value), by Laplace's rule of
+    those faces, a hit being the photo's own value read (fewshot.reading_value), by Laplace's rule of
     succession (the mean of the hit rate's posterior Beta(hits + 1, n - hits + 1), uniform prior).
     The rate is the reader's on this set (its font, colours, light), pooled over its faces: 5
     photos of one face alone vouch for no better than 6/7 (a rate per face, in every reading, took
@@ -543,7 +542,7 @@ def reader_recall(prior_value: np.ndarray, y: np.ndarray, readings: list[dict[in
     out = np.ones(len(prior_value), np.float32)
     read = [i for i in range(len(y)) if prior_value[y[i]] >= 0]
     if read:
-        hits = sum(1 for i in read if read_value(readings[i], prior_value) == prior_value[y[i]])
+        hits = sum(1 for i in read if reading_value(readings[i], prior_value) == prior_value[y[i]])
         out[prior_value >= 0] = (hits + 1) / (len(read) + 2)
     return out
 
