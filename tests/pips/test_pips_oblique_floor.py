@@ -48,11 +48,13 @@ def test_whole_dice_on_a_round_floor_are_never_a_sure_pip_die():
     """Scenes [4243, s]: a light d4 on a dark floor read as a sure 1's pip (s 1, 57: a triangle, no
     ellipse, Pip.triangle_fill 0.85..0.89) and a d6 and a d10 beside it at half scale read as the pips
     of a sure 2 (s 44: both marked inside, pip_marks 0.69 and 1.39). Read as the reader does; measured
-    no sure face."""
+    no sure face. Since the tray seen whole is searched for its dice (find_die_bodies), the d6 and d10
+    of s 44 are bodies, for the face classifier, and no close-up scale looks at them."""
     for seed in (1, 44, 57):
         frame, _ = numbered_scene(seed)
-        faces = find_pip_faces(frame, lambda: close_up_regions(frame.shape, find_die_bodies(frame)))
-        assert faces, f"seed {seed}: the dice are still read as pips, unsure (for the reader to weigh), not dropped"
+        bodies = find_die_bodies(frame)
+        faces = find_pip_faces(frame, lambda: close_up_regions(frame.shape, bodies))
+        assert faces or bodies, f"seed {seed}: the dice are still read (pips, unsure, or bodies), not dropped"
         assert [(f.value, round(f.confidence, 2)) for f in faces if f.confidence >= UNSURE_BELOW] == [], seed
 
 

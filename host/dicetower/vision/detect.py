@@ -5,8 +5,9 @@ symbol dice) are found as die bodies: colour distance from the table, where the 
 reference frame when the tower has one (background subtraction) and otherwise a smooth model of the
 frame itself (a heavy median filter and the border's colour), thresholded by Otsu. Touching dice are
 split at their blob's waist (distance-transform cores). A large blob cut by the frame's border (a dice
-dome's floor, a tray seen in part) is a container: the dice in it are the hulls of bodies of one colour
-(k-means colour segmentation) that are compact, busy inside (marks) and of a colour rare in the frame.
+dome's floor, a tray seen in part) or whole in it (a tray seen whole, its rim and floor) is a container:
+the dice in it are the hulls of bodies of one colour (k-means colour segmentation) that are compact, busy
+inside (marks) and of a colour rare in the frame.
 Without a reference, a second pass by chromaticity (the colour without its lightness) finds the dice
 that colour distance merged with their shadow or the wood grain around them (_with_chroma_bodies).
 Each body carries the evidence the reader weighs to decide whether it is a die at all
@@ -20,8 +21,8 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from .boxes import iou, overlap
-from .pips import PipFace, Pip, read_faces
+from .boxes import holds, iou, overlap
+from .pips import AMBIGUOUS_CAP, PipFace, Pip, read_faces
 
 #: Frames are analysed with their long side at most this many px (12 MP photos are downscaled).
 ANALYSIS_LONG_SIDE = 640
@@ -96,6 +97,8 @@ def find_pip_faces(image: np.ndarray,
         k = KERNEL_PX
         finer = None if previous is None else previous / s
         faces = _plausible_polarity(read_faces(gray, "dark", k, within, finer), read_faces(gray, "light", k, within, finer))
+        if previous is not None:  # a close-up scale: its pips are those of a die filling its region
+            faces = [_spanning(f, within or [(0, 0, gray.shape[1], gray.shape[0])]) for f in faces]
         faces.sort(key=lambda f: -f.confidence)
         kept: list[PipFace] = []
         for f in faces:
@@ -105,6 +108,24 @@ def find_pip_faces(image: np.ndarray,
             return [_scaled_face(f, 1.0 / s) for f in kept]
         previous = s
     return []
+
+
+#: At a close-up scale a die fills the region it is looked for in (a body's box, or the frame): its top
+#: face spans most of the die (a pip face's box is 0.6..0.75 of its die's side on matteop65, a 1 with a
+#: large pip all of it), so at least this fraction of the region's side.
+CLOSE_UP_FACE = 0.5
+
+
+def _spanning(face: PipFace, regions: list[tuple[int, int, int, int]]) -> PipFace:
+    """face, read at a close-up scale in regions (boxes x, y, w, h in the face's px), made unsure
+    (confidence at most pips.AMBIGUOUS_CAP) when its box spans less than CLOSE_UP_FACE of the side of
+    every region holding its centre: no face of a die filling the region, but a small die or a mark on
+    a larger ground (a d10 on a dice tray's floor, taken whole for the pip of a 1, the floor for its
+    face)."""
+    side = max(face.box[2:])
+    if any(holds(r, face.centre) and side >= CLOSE_UP_FACE * max(r[2:]) for r in regions):
+        return face
+    return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP))
 
 
 def close_up_regions(image_shape: tuple[int, ...], bodies: list["DieBody"]) -> list[tuple[int, int, int, int]]:
@@ -181,7 +202,9 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
     than a quarter of the frame and cut by its border is no whole die but a container (a tray, a
     dice dome's floor): the dice it holds are found by _dice_inside, and a smaller blob within a
     container whose dice were found there is a patch of its floor (a dome's floor seen through a
-    gap), not a second search; a large blob inside the frame is one large die (a close-up).
+    gap), not a second search. A large blob whole in the frame is a tray seen whole (its rim and
+    floor) when dice are found in it down to the frame's smallest die side, all at most TRAY_DIE of
+    its side; else it is one large die (a close-up), or nothing when longer than max_side_frac.
     Touching dice (one blob with a waist) are split at the waist (_split_touching). Without a
     reference, and unless the frame is a close-up (find_close_up), the compact blobs of a colour unlike
     the table's chromaticity complete them (_with_chroma_bodies). Each body carries
@@ -207,19 +230,23 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
     for i in range(1, n):
         x, y, w, h, area = stats[i]
         side = max(w, h)
-        if not min_side_frac * long_side <= side <= max_side_frac * long_side:
+        if side < min_side_frac * long_side:
             continue
         cut = x == 0 or y == 0 or x + w >= small.shape[1] or y + h >= small.shape[0]
-        if side > 0.25 * long_side and cut and reference is None:
+        may_be_die = side <= max_side_frac * long_side
+        if side > 0.25 * long_side and reference is None and (not cut or may_be_die):
             # the blob's box with a margin: a die lying on the container's rim is partly outside the blob
             gx, gy = max(0, x - w // 8), max(0, y - h // 8)
             gw, gh = min(small.shape[1], x + w + w // 8) - gx, min(small.shape[0], y + h + h // 8) - gy
-            inside = _dice_inside(small[gy:gy + gh, gx:gx + gw], ground, s)
+            inside = _dice_inside(small[gy:gy + gh, gx:gx + gw], ground, s, None if cut else min_side_frac * long_side)
+            if not cut and any(max(b[2:]) > TRAY_DIE * side * f for b, _ in inside):
+                inside = []  # parts of one large die (its numerals, facets), no dice in a tray
             if inside:
                 bodies += [DieBody((bx + int(gx * f), by + int(gy * f), bw, bh), m) for (bx, by, bw, bh), m in inside]
                 searched.append((gx, gy, gw, gh))
                 continue
-        blobs.append(i)
+        if may_be_die:
+            blobs.append(i)
     for i in blobs:
         x, y, w, h, area = stats[i]
         if any(overlap((x, y, w, h), c) == 1.0 for c in searched):
@@ -453,18 +480,24 @@ PART_OF = 0.5
 DIE_IN_CONTAINER = 0.4
 
 
+#: A tray seen whole (a large blob not cut by the frame's border) holds dice at most this fraction of its
+#: side (synth.render_oblique_scene's round trays: mostly 0.04..0.10, a die with its shadow up to 0.12);
+#: a region of a die's colour and marks larger than that is part of one large die (lurig close-ups:
+#: numerals and facets 0.14..0.5 of the die's blob, its shadow included).
+TRAY_DIE = 0.11
 #: Colours a container's pixels are grouped into (k-means in Lab) to find the dice in it: a die's body
 #: colour, the floor's and wall's few colours, shadow and glare. k-means starts from the 2 x 2 x 2 split
 #: of lightness (above or below its median), a (red or green) and b (yellow or blue).
 CONTAINER_COLOURS = 8
 
 
-def _dice_inside(blob: np.ndarray, ground: _Ground, s: float) -> list[tuple[tuple[int, int, int, int], np.ndarray]]:
+def _dice_inside(blob: np.ndarray, ground: _Ground, s: float, min_side: float | None = None) -> list[tuple[tuple[int, int, int, int], np.ndarray]]:
     """The dice a container holds (a large blob cut by the frame's border: a dice dome's floor, a tray).
     blob: hxwx3 uint8 BGR, the blob's box (with a margin) in the frame analysed at scale s (frame px =
     px / s). Candidate regions are the compact bodies of one colour (_colour_regions: the hull of a
     die's body holds its numerals, pips and glare); a candidate must be compact (convex hull >= 0.55
-    of its box, aspect <= 1.6, side from 0.08 to DIE_IN_CONTAINER of the blob's), of a colour rare in
+    of its box, aspect <= 1.6, side from 0.08 of the blob's, or from min_side px when given: a tray
+    seen whole, its dice as small as any in the frame, to DIE_IN_CONTAINER of the blob's), of a colour rare in
     the frame (ground share, counted over the whole frame, <= GROUND_SHARE_RARE: no floor, wall or
     tray colour), and busier inside than the blob on average (mean gradient of L over the hull less
     its outer 15 %: a die's face has marks, a patch of floor is smooth within its outline).
@@ -476,7 +509,7 @@ def _dice_inside(blob: np.ndarray, ground: _Ground, s: float) -> list[tuple[tupl
     grey = lab[..., 0].astype(np.float32)
     texture = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
     busy = float(texture.mean())
-    lo, hi = 0.08 * long_side, DIE_IN_CONTAINER * long_side
+    lo, hi = (0.08 * long_side if min_side is None else min_side), DIE_IN_CONTAINER * long_side
     cands: list[tuple[float, tuple[int, int, int, int], np.ndarray]] = []
     for (x, y, bw, bh), m in _colour_regions(lab, lo, hi):
         (rw, rh) = cv2.minAreaRect(cv2.findNonZero(m))[1]

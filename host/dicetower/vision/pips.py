@@ -178,6 +178,13 @@ def surround_snr(gray: np.ndarray, x: float, y: float, radius: float) -> float:
     between the blob's centre and a ring at 1.3..2.3 radii, over the ring's robust spread (median absolute
     deviation, so a neighbouring pip cutting the ring does not count). A pip on a die face scores well
     above MIN_SNR; dark spots on grain, cables or die edges score near 2."""
+    return _snr(*_ring_and_inner(gray, x, y, radius))
+
+
+def _ring_and_inner(gray: np.ndarray, x: float, y: float, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """The grey levels (of gray: HxW uint8) of the ring at 1.3..2.3 radii (px) around (x, y) px, as
+    float32, and of the blob's centre (within half a radius, at least 1.5 px), as uint8: the surround and
+    the centre surround_snr compares."""
     r_out = 2.3 * radius
     h, w = gray.shape
     x0, x1 = max(int(x - r_out) - 1, 0), min(int(x + r_out) + 2, w)
@@ -186,7 +193,7 @@ def surround_snr(gray: np.ndarray, x: float, y: float, radius: float) -> float:
     d2 = (np.arange(y0, y1) - y)[:, None] ** 2 + (np.arange(x0, x1) - x)[None, :] ** 2
     ring = win[(d2 > (1.3 * radius) ** 2) & (d2 < r_out * r_out)].astype(np.float32)
     inner = win[d2 < max(0.5 * radius, 1.5) ** 2]
-    return _snr(ring, inner)
+    return ring, inner
 
 
 def pip_marks(gray: np.ndarray, pip: Pip) -> float:
@@ -971,6 +978,8 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
         # third (the 2's line continued past either pip): the face's count is in doubt
         doubt = any(_face_reach(g, q) <= NEAR_FACE or _on_line_beyond(g, q) for p in g for q in left_out.get(id(p), []))
         doubt = doubt or bool(strays[id(g)]) or (n == 1 and (id(g[0]) in twin_side or id(g[0]) in on_a_face))
+        if n == 1 and not doubt and conf > AMBIGUOUS_CAP:
+            doubt = _face_marked(g[0], gray, response, thr)
         if ambiguous or marked or doubt:  # a faint pip where a fuller face has one; marks inside a lone "pip" (a small die)
             conf = min(conf, AMBIGUOUS_CAP)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g)))
@@ -1044,6 +1053,55 @@ def _strays(group: list[Pip], pips: list[Pip]) -> list[Pip]:
         if _face_reach(group, edge) <= 1.0 + FACE_MARGIN:
             found.append(q)
     return found
+
+
+def _face_marked(pip: Pip, gray: np.ndarray, response: np.ndarray, thr: float) -> bool:
+    """True when the face of a lone pip holds another mark: a blob of the pip mask (response: HxW uint8
+    pip response of gray, HxW uint8, above thr: of pip contrast; MIN_PIP_AREA_PX or more, so no noise)
+    of any shape, no longer than half a face side (a numeral's stroke, a speck; not a seam or a die's
+    edge, which runs along a side), some of it within half a face side of the pip (FACE_SIDE_DIAMETERS
+    of its major axes a side, foreshortened like the pip: the disc surely on the face of a 1 whose pip
+    is as large as its other pips), on the same face: the grey levels between the pip and the mark
+    stay those of the ring around the pip (within 3 robust spreads of its median), no edge between.
+    A d6's 1 holds its pip alone: matteop65's 1s (pips ~0.15 of the face) show the pips of their
+    side faces from 2.9 major axes on; a stroke of a dark d20's numerals, taken for a light pip, has
+    its other strokes on the same body at 2.2 (a "1" there, sure before)."""
+    major = pip.diameter / math.sqrt(max(pip.roundness, 0.1))
+    reach = FACE_SIDE_DIAMETERS / 2.0 * major
+    h, w = gray.shape
+    x0, x1 = max(int(pip.x - 2 * reach), 0), min(int(pip.x + 2 * reach) + 2, w)
+    y0, y1 = max(int(pip.y - 2 * reach), 0), min(int(pip.y + 2 * reach) + 2, h)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats((response[y0:y1, x0:x1] > thr).view(np.uint8))
+    own = labels[min(max(int(round(pip.y)) - y0, 0), y1 - y0 - 1), min(max(int(round(pip.x)) - x0, 0), x1 - x0 - 1)]
+    a = math.radians(pip.angle)
+    cos_a, sin_a, roundness = math.cos(a), math.sin(a), max(pip.roundness, 0.1)
+    face: tuple[float, float] | None = None  # the ring's median and tolerance, measured once needed
+    for k in range(1, n):
+        if (k == own or stats[k, cv2.CC_STAT_AREA] < MIN_PIP_AREA_PX
+                or max(stats[k, cv2.CC_STAT_WIDTH], stats[k, cv2.CC_STAT_HEIGHT]) > reach):
+            continue
+        ys, xs = np.nonzero(labels == k)
+        dx, dy = xs + x0 - pip.x, ys + y0 - pip.y
+        d = np.hypot(dx * cos_a + dy * sin_a, (-dx * sin_a + dy * cos_a) / roundness)  # on the face
+        i = int(d.argmin())
+        if d[i] > reach:
+            continue
+        if face is None:
+            ring, _ = _ring_and_inner(gray, pip.x, pip.y, major / 2.0)
+            if ring.size < 8:
+                return False  # the frame cuts the face off: nothing to compare with
+            level = _median(ring)
+            face = (level, 3.0 * (1.4826 * _median(np.abs(ring - level)) + 1.0))
+        length = math.hypot(float(dx[i]), float(dy[i]))
+        t = np.linspace(0.0, 1.0, max(int(length), 2))
+        between = (t * length > 0.75 * major) & ((1.0 - t) * length > 1.5)  # off the pip and the mark
+        if not between.any():
+            return True  # the mark lies against the pip
+        g = gray[np.round(pip.y + t[between] * float(dy[i])).astype(int),
+                 np.round(pip.x + t[between] * float(dx[i])).astype(int)].astype(np.float32)
+        if float((np.abs(g - face[0]) <= face[1]).mean()) >= 0.9:
+            return True
+    return False
 
 
 def _on_line_beyond(group: list[Pip], q: Pip) -> bool:
