@@ -76,14 +76,19 @@ def test_the_net_bank_and_share_are_saved_with_the_set(tmp_path):
     assert net is not None and np.allclose(back.evidence(crop)[0], 0.5 * hog + 0.5 * net)
 
 
-def test_a_set_saved_without_the_net_bank_asks_to_be_recalibrated(tmp_path, monkeypatch):
+@pytest.mark.parametrize("older", [("net_bank", "net_labels", "net_share"), ("naming_agreement_sure",)])
+def test_a_set_saved_without_the_net_bank_asks_to_be_recalibrated(tmp_path, monkeypatch, older):
+    # also a set whose two-reader agreement was computed before the reader's namings counted
+    # (fewshot.named_value): its agreement_sure, stored under the old key, vouched for other readings
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     from dicetower.paths import user_data_dir
 
     ds, _ = _net_set()
     where = ds.save(user_data_dir() / "die_sets" / "before_net")
     with np.load(where / "model.npz") as z:
-        fields = {k: z[k] for k in z.files if k not in ("net_bank", "net_labels", "net_share")}
+        fields = {k: z[k] for k in z.files if k not in older}
+    if "naming_agreement_sure" in older:
+        fields["agreement_sure"] = np.array(True)
     np.savez_compressed(where / "model.npz", **fields)
     forget_die_set("before_net")
     with pytest.raises(DieSetError, match="unreadable .*recalibrate it"):

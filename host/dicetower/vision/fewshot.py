@@ -505,7 +505,7 @@ class FewShotModel:
                             k_nearest=self.k_nearest,
                             vouched=np.zeros(self.n_classes, bool) if self.vouched is None else self.vouched,
                             face_value=np.full(self.n_classes, -1) if self.face_value is None else self.face_value,
-                            agreement_sure=self.agreement_sure, elevations=np.array(self.elevations),
+                            naming_agreement_sure=self.agreement_sure, elevations=np.array(self.elevations),
                             net_bank=np.zeros((0, 0), np.float32) if self.net_bank is None else self.net_bank,
                             net_labels=np.zeros(0, np.int32) if self.net_labels is None else self.net_labels,
                             net_share=self.net_share)
@@ -513,7 +513,9 @@ class FewShotModel:
     @classmethod
     def load(cls, path: Path) -> "FewShotModel":
         """Read a model written by save(). Raises OSError, KeyError or ValueError on a bad file
-        (KeyError for a model saved by an older version: calibrate again)."""
+        (KeyError for a model saved by an older version: calibrate again; agreement_sure is stored
+        as naming_agreement_sure since it counts the reader's namings, calibrate.agreement_error, so
+        a set whose agreement counted only its readings at >= 0.5 is not read under the new rule)."""
         with np.load(path) as z:
             return cls(z["bank"], z["labels"].astype(np.int32), int(z["n_classes"]), z["mean"].astype(np.float32),
                        z["basis"].astype(np.float32), z["marks"].astype(np.int32),
@@ -524,7 +526,7 @@ class FewShotModel:
                        float(z["prior_weight"]),
                        float(z["fewshot_temperature"]),
                        float(z["threshold"]), z["face_floor"].astype(np.float32), int(z["k_nearest"]),
-                       z["vouched"].astype(bool), z["face_value"].astype(np.int32), bool(z["agreement_sure"]),
+                       z["vouched"].astype(bool), z["face_value"].astype(np.int32), bool(z["naming_agreement_sure"]),
                        (float(z["elevations"][0]), float(z["elevations"][1])),
                        z["net_bank"].astype(np.float32) if z["net_bank"].size else None,
                        z["net_labels"].astype(np.int32) if z["net_bank"].size else None,
