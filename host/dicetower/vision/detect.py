@@ -97,8 +97,8 @@ def find_pip_faces(image: np.ndarray,
         k = KERNEL_PX
         finer = None if previous is None else previous / s
         faces = _plausible_polarity(read_faces(gray, "dark", k, within, finer), read_faces(gray, "light", k, within, finer))
-        if previous is not None:  # a close-up scale: its pips are those of a die filling its region
-            faces = [_spanning(f, within or [(0, 0, gray.shape[1], gray.shape[0])]) for f in faces]
+        if within is not None:  # a close-up scale in the bodies' boxes (the whole frame when none was found)
+            faces = [_spanning(f, [b for b in within if b[2:] < gray.shape[1::-1]]) for f in faces]
         faces.sort(key=lambda f: -f.confidence)
         kept: list[PipFace] = []
         for f in faces:
@@ -110,20 +110,20 @@ def find_pip_faces(image: np.ndarray,
     return []
 
 
-#: At a close-up scale a die fills the region it is looked for in (a body's box, or the frame): its top
-#: face spans most of the die (a pip face's box is 0.6..0.75 of its die's side on matteop65, a 1 with a
-#: large pip all of it), so at least this fraction of the region's side.
+#: A body's box in which a close-up scale looks for large pips is a die's (find_die_bodies): a pip face
+#: centred in it spans most of it (a pip face's box is 0.6..0.75 of its die's side on matteop65, a 1 with
+#: a large pip all of it), so at least this fraction of the box's side.
 CLOSE_UP_FACE = 0.5
 
 
-def _spanning(face: PipFace, regions: list[tuple[int, int, int, int]]) -> PipFace:
-    """face, read at a close-up scale in regions (boxes x, y, w, h in the face's px), made unsure
-    (confidence at most pips.AMBIGUOUS_CAP) when its box spans less than CLOSE_UP_FACE of the side of
-    every region holding its centre: no face of a die filling the region, but a small die or a mark on
-    a larger ground (a d10 on a dice tray's floor, taken whole for the pip of a 1, the floor for its
-    face)."""
-    side = max(face.box[2:])
-    if any(holds(r, face.centre) and side >= CLOSE_UP_FACE * max(r[2:]) for r in regions):
+def _spanning(face: PipFace, bodies: list[tuple[int, int, int, int]]) -> PipFace:
+    """face, read at a close-up scale in the boxes of die bodies (x, y, w, h in the face's px), made
+    unsure (confidence at most pips.AMBIGUOUS_CAP) when boxes hold its centre and its box spans less
+    than CLOSE_UP_FACE of the side of each: no face of that die, but a small die or a mark on a larger
+    body (a d20 on a tray's floor found as one body, taken whole for the pip of a 1, the floor for its
+    face). A face no box holds the centre of spans them (a die whose large pips were found as bodies)."""
+    holding = [b for b in bodies if holds(b, face.centre)]
+    if not holding or any(max(face.box[2:]) >= CLOSE_UP_FACE * max(b[2:]) for b in holding):
         return face
     return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP))
 
@@ -491,7 +491,8 @@ TRAY_DIE = 0.11
 CONTAINER_COLOURS = 8
 
 
-def _dice_inside(blob: np.ndarray, ground: _Ground, s: float, min_side: float | None = None) -> list[tuple[tuple[int, int, int, int], np.ndarray]]:
+def _dice_inside(blob: np.ndarray, ground: _Ground, s: float,
+                 min_side: float | None = None) -> list[tuple[tuple[int, int, int, int], np.ndarray]]:
     """The dice a container holds (a large blob cut by the frame's border: a dice dome's floor, a tray).
     blob: hxwx3 uint8 BGR, the blob's box (with a margin) in the frame analysed at scale s (frame px =
     px / s). Candidate regions are the compact bodies of one colour (_colour_regions: the hull of a
