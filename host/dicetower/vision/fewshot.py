@@ -373,9 +373,10 @@ class FewShotModel:
         agreement_error, which counts the reader's namings exactly as here), the few-shot evidence
         alone reads j (fewshot_pick), the standard reader names j's value (named_value: whether or not
         its probability is calibrated on this set, the value it names against every other), and
-        that value picks j (reader_picks among the faces showing it). Measured (calibration_eval, k=5,
-        none sure wrong): fickett d6/d8/d12 namings where "reads the set's readable value at >= 0.5"
-        (reading_value) was asked before: see calibration_eval."""
+        that value picks j (reader_picks among the faces showing it). Asking a reading of one of the
+        set's readable values at >= 0.5 (reading_value) instead left fickett k=5 unsure d6 0.353,
+        d8 0.414, d12 0.509; namings: 0.121, 0.211, 0.296, d4 k=8 0.676 -> 0.545, none sure wrong on
+        any calibration_eval row."""
         if not self.agreement_sure or fewshot_pick != j or self.face_value is None or self.face_value[j] < 0:
             return False
         return named_value(values) == self.face_value[j] and self.reader_picks(p, j, self.face_value == self.face_value[j])
