@@ -97,8 +97,9 @@ def find_pip_faces(image: np.ndarray,
         k = KERNEL_PX
         finer = None if previous is None else previous / s
         faces = _plausible_polarity(read_faces(gray, "dark", k, within, finer), read_faces(gray, "light", k, within, finer))
-        if within is not None:  # a close-up scale in the bodies' boxes (the whole frame when none was found)
-            faces = [_spanning(f, [b for b in within if b[2:] < gray.shape[1::-1]]) for f in faces]
+        if within is not None:  # a close-up scale in the bodies' boxes (the whole frame, no body, when none was found)
+            bodies = [b for b in within if b[2] < gray.shape[1] or b[3] < gray.shape[0]]
+            faces = [_spanning(f, bodies) for f in faces]
         faces.sort(key=lambda f: -f.confidence)
         kept: list[PipFace] = []
         for f in faces:
