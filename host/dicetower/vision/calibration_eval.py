@@ -115,27 +115,27 @@ accuracy/unsure before -> after, none sure wrong on any row but fickett d20 k=8 
     synthetic stone    k=3 0.900/0.550, k=5 0.967/0.633 (no prior: unchanged)
     realdice d20 (reader's crop)  k=3 0.650/1.000   k=5 0.683/1.000   k=6 0.675/1.000   k=7 (20 held
                  out) 0.600/1.000 (unchanged; cross-validated 0.65, 0.78, 0.80, 0.80)
-Where the unsure come from (k=5, before; of d4's 309, d6's 61, d8's 96, d12's 177, d20's 242):
-under the threshold 269, 47, 55, 150, 242; not backed by the standard reader 40, 14, 41, 27, 0; a
-face floor none (no held-out reading fell between the threshold and its face's floor); view flags
-none (top-down tiles; realdice: 16 of 100 at k=3, 12 of 60 at k=5, 12 of 40 at k=6: 21 of its 160
-photos have an oblique view that is not sure, and others lie outside the labelled photos'
-elevations). In every fickett row the threshold is the vouching floor 1 - 1/(N + 2) (choose_threshold: d4 0.957 for N = 17 backed
-cross-validated readings, d6 0.968/29, d8 0.976/35, d12 0.984/55, d20 0.990/100), never "every
-cross-validated reading above t right" (none was wrong above it). The floor is not slack: the most
-confident wrong held-out reading sits just under it (d20 k=5 0.9865 against 0.9902, d4 k=5 0.938
-against 0.957; d4 k=27 0.921 against 0.991, its held-out accuracy 0.974 against a cross-validated
-1.000: the later tiles are harder). A Laplace or Clopper-Pearson bound on the sure readings' error
-rate vouches for 99.9 % only from ~1000 (Laplace mean) or ~3000 (95 % one-sided bound) readings all
-right above t, more unsure at every k here, not less. The learning curve of d4 shows the threshold
-alone does not spend more photos on fewer unsure (0.69, 0.79, 0.68, 0.61 at k=3, 5, 8, 27): its
-floor rises with N as fast as the temperatures sharpen. What lifts readings over it is a second,
-independent reader: the two-reader agreement, once the set's photos vouch for it ((1/(N+2))^2 <=
-0.1 %: 8 photos per face for a d4, 5 for a d6). The net named the face's value (its most probable,
-at 0.09-0.95) on 30 of 30 labelled fickett d6 tiles but read only the 3 and the 5 at >= 0.5, so
-4 of 6 faces could not agree before. realdice stays all unsure: its most confident cross-validated
-readings are wrong (cv 0.65 at k=3, 0.78 at k=5, wrong ones up to p 0.82), so no threshold is
-vouched (1.0), and its held-out accuracy (0.65-0.68) could not carry one.
+Where the unsure come from (k=5, before; of d4's 309, d6's 61, d8's 96, d12's 177, d20's 242): under
+the threshold 269, 47, 55, 150, 242; not backed by the standard reader 40, 14, 41, 27, 0; a face
+floor none (no held-out reading fell between the threshold and its face's floor); view flags none
+(top-down tiles; realdice: 16 of 100 at k=3, 12 of 60 at k=5, 12 of 40 at k=6: 21 of its 160 photos
+have an oblique view that is not sure, and others lie outside the labelled photos' elevations). In
+every fickett row the threshold is the vouching floor 1 - 1/(N + 2) (choose_threshold: d4 0.957 for
+N = 17 backed cross-validated readings, d6 0.968/29, d8 0.976/35, d12 0.984/55, d20 0.990/100),
+never "every cross-validated reading above t right" (none was wrong above it). The floor is not
+slack: the most confident wrong held-out reading sits just under it (d20 k=5 0.9865 against 0.9902,
+d4 k=5 0.938 against 0.957; d4 k=27 0.921 against 0.991, its held-out accuracy 0.974 against a
+cross-validated 1.000: the later tiles are harder). A Laplace or Clopper-Pearson bound on the sure
+readings' error rate vouches for 99.9 % only from ~1000 (Laplace mean) or ~3000 (95 % one-sided
+bound) readings all right above t, more unsure at every k here, not less. The learning curve of d4
+shows the threshold alone does not spend more photos on fewer unsure (0.69, 0.79, 0.68, 0.61 at k=3,
+5, 8, 27): its floor rises with N as fast as the temperatures sharpen. What lifts readings over it
+is a second, independent reader: the two-reader agreement, once the set's photos vouch for it
+((1/(N+2))^2 <= 0.1 %: 8 photos per face for a d4, 5 for a d6). The net named the face's value (its
+most probable, at 0.09-0.95) on 30 of 30 labelled fickett d6 tiles but read only the 3 and the 5 at
+>= 0.5, so 4 of 6 faces could not agree before. realdice stays all unsure: its most confident
+cross-validated readings are wrong (cv 0.65 at k=3, 0.78 at k=5, wrong ones up to p 0.82), so no
+threshold is vouched (1.0), and its held-out accuracy (0.65-0.68) could not carry one.
 """
 
 from __future__ import annotations
