@@ -1076,12 +1076,15 @@ def _face_marked(pip: Pip, gray: np.ndarray, response: np.ndarray, thr: float) -
     a = math.radians(pip.angle)
     cos_a, sin_a, roundness = math.cos(a), math.sin(a), max(pip.roundness, 0.1)
     face: tuple[float, float] | None = None  # the ring's median and tolerance, measured once needed
+    px, py = pip.x - x0, pip.y - y0  # the pip in the window
     for k in range(1, n):
-        if (k == own or stats[k, cv2.CC_STAT_AREA] < MIN_PIP_AREA_PX
-                or max(stats[k, cv2.CC_STAT_WIDTH], stats[k, cv2.CC_STAT_HEIGHT]) > reach):
+        bx, by, bw, bh, area = (int(v) for v in stats[k])
+        if k == own or area < MIN_PIP_AREA_PX or max(bw, bh) > reach:
             continue
-        ys, xs = np.nonzero(labels == k)
-        dx, dy = xs + x0 - pip.x, ys + y0 - pip.y
+        if math.hypot(max(bx - px, 0.0, px - (bx + bw - 1)), max(by - py, 0.0, py - (by + bh - 1))) > reach:
+            continue  # all of it farther than reach in the image, so on the face too
+        ys, xs = np.nonzero(labels[by:by + bh, bx:bx + bw] == k)
+        dx, dy = xs + (x0 + bx) - pip.x, ys + (y0 + by) - pip.y
         d = np.hypot(dx * cos_a + dy * sin_a, (-dx * sin_a + dy * cos_a) / roundness)  # on the face
         i = int(d.argmin())
         if d[i] > reach:
