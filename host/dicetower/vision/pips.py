@@ -22,7 +22,8 @@ agreeing with the face's foreshortening plus at most a motion-blur streak (blur_
 consistency and contrast; 1 to 3 pips must also sit on a plain face (face_roughness), since a glyph
 or a speck can look like a pip (3 pips in a row smeared alike are a die in motion even on a rough
 face: kept, flagged unsure), and a 2 or 4 must have a bare centre (no faint pip of a 3 or 5). A face
-holds nothing but its pips: another mark on it puts the count in doubt (_strays); a pip is an ellipse
+holds nothing but its pips: another mark on it puts the count in doubt (_strays; beside a lone pip, any
+mark of pip contrast on its face, a numeral's stroke however ragged: _face_marked); a pip is an ellipse
 (a triangle is a d4 seen from above: Pip.triangle_fill), one paint-filled dent plain inside (pip_marks).
 A top face far more foreshortened than the other dice's is a die not lying flat: reported as cocked
 (GEN-D01).
