@@ -53,9 +53,10 @@ def fickett_sample(die_type: str, step: int) -> list:
 
 def test_fickett_tiles_types():
     # measured on this sample (d4, d6 every 40th tile; the look-alikes d8, d12, d20 every 10th):
-    # d4 11/11, d6 6/6, d8 26/28, d12 36/41, d20 63/68 (before the inside-only expert of
+    # d4 11/11, d6 6/6, d8 26/28, d12 40/41, d20 64/68 (before half the renders were swirled and
+    # ridged, shape.training_spec: d12 36/41, d20 63/68; before the inside-only expert of
     # shape.ShapeModel and the frame rule of the GrabCut silhouette: d8 23/28, d12 30/41, d20 53/68);
-    # 11 sure, all right; no d8, d12 or d20 is sure by shape alone (shape.temper_lookalikes)
+    # 14 sure, all right; no d8, d12 or d20 is sure by shape alone (shape.temper_lookalikes)
     right, n, sure, sure_right = {}, {}, 0, 0
     for t in ("d4", "d6", "d8", "d12", "d20"):
         tiles = fickett_sample(t, 10 if t in LOOKALIKES else 40)
@@ -66,6 +67,6 @@ def test_fickett_tiles_types():
         sure_right += sum(not r.unsure and r.die_type == t for r in results)
         assert not any(r.die_type in LOOKALIKES and not r.unsure for r in results), t
     assert right["d4"] >= 0.9 * n["d4"] and right["d6"] >= n["d6"] - 1, (right, n)
-    assert right["d8"] >= n["d8"] - 3 and right["d12"] >= n["d12"] - 7 and right["d20"] >= n["d20"] - 8, (right, n)
-    assert sum(right.values()) >= 0.9 * sum(n.values()), (right, n)  # measured 142/154 (0.922)
+    assert right["d8"] >= n["d8"] - 3 and right["d12"] >= n["d12"] - 2 and right["d20"] >= n["d20"] - 6, (right, n)
+    assert sum(right.values()) >= 0.93 * sum(n.values()), (right, n)  # measured 147/154 (0.955)
     assert sure_right == sure, (sure_right, sure)  # no sure wrong type

@@ -45,9 +45,9 @@ How it works:
    top-down one, and the oblique one for a camera looking at the tray from the side (an elevation
    under view.TOP_DOWN_FROM, from view.view_of_scene), trained on renders of dice resting on a face
    seen from OBLIQUE_ELEVATION with their corners rounded as real dice's are (render_oblique_crop),
-   together with the top-down renders. Seen from the side, a die shows its up face squashed near
-   its top and more of its sides, and a small die far from the camera shows a rounder outline than
-   sharp renders: the top-down model typed such d20s (a dice dome's) as d12s. The oblique model
+   together with top-down renders of plain dice (OBLIQUE_PLAIN_PER_TYPE). Seen from the side, a die
+   shows its up face squashed near its top and more of its sides, and a small die far from the
+   camera shows a rounder outline than sharp renders: the top-down model typed such d20s (a dice dome's) as d12s. The oblique model
    is not used top-down: on real top-down photos it reads worse (fickett d6 0.60 against 0.97).
    Each model's temperature is fitted on out-of-fold logits by likelihood (Guo et al. 2017),
    then raised until the held-out readings that come out sure (confidence >= UNSURE_BELOW) are
@@ -57,8 +57,10 @@ How it works:
 
 The models (models/standard/shape.npz) are built by `python -m dicetower.vision.shape` (build_model())
 from synthetic renders (synth.render_shape_crop, a third of them cut as close-ups: close_up; for the
-oblique model also render_oblique_crop) and the CC0 photos of ../shared/datasets/lurig_dietype (part
-held out; top-down model only); run time needs OpenCV and numpy only.
+top-down model half the numbered dice swirled and ridged as dice makers make them: training_spec; for
+the oblique model render_oblique_crop and plain top-down renders) and the CC0 photos of
+../shared/datasets/lurig_dietype (part held out; top-down model only); run time needs OpenCV and
+numpy only.
 """
 
 from __future__ import annotations
@@ -586,7 +588,7 @@ def temper_lookalikes(proba: np.ndarray) -> np.ndarray:
     crop's frame) do not all show alike, and no real d12 photo may be trained on (lurig_dietype has
     none), so the shape step cannot vouch for one of them against the others: on fickett_poly_tiles
     (evaluation only) a model without this was sure of d20 on 8 to 79 of 136 d12 tiles, depending on
-    the training run; the shipped one still reads a quarter of them as d20. With R = 3 a
+    the training run; the shipped one reads 7 of fickett's 408 d12 tiles as d20. With R = 3 a
     look-alike's probability stays at or below 0.6 (unsure) and the numeral decides between them
     (faces.joint_reading: a 13..20 is only on a d20). The sum over the group is unchanged."""
     proba = np.array(proba, np.float64, ndmin=2)
@@ -749,10 +751,16 @@ SURE_TARGET = 0.99  # a sure die type is right this often on held-out data (sure
 L2 = 10.0  # ridge penalty of the logistic regression (on standardised features)
 CLOSE_UP = (0.92, 1.12)  # a close-up's side over the die's larger side (close_up)
 CLOSE_UP_EVERY = 3  # every 3rd round of training renders is cut as close-ups
+#: share of the numbered dice of the top-down renders drawn as dice makers make them (training_spec)
+REAL_LOOK_SHARE = 0.5
 #: degrees: the oblique model's renders are seen from an elevation drawn from this range (the range
 #: train_numerals' oblique renders use; view.view_of_scene reads 75 and up as top-down)
 OBLIQUE_ELEVATION = (35.0, 75.0)
 OBLIQUE_PER_TYPE = 150  # oblique renders per die type (each described with and without its mask)
+#: top-down renders per die type in the oblique model's training set, all of standard_spec's dice (no
+#: real_look_share): with the top-down model's own renders (twice as many, half of them swirled and
+#: ridged) the oblique model typed 124 of realdice's 159 die bodies d20, against 146
+OBLIQUE_PLAIN_PER_TYPE = 300
 OBLIQUE_SIZE = (48, 160)  # px: side of an oblique render's crop (a side camera's dice are often small)
 #: corner radius over the die's side of the oblique renders whose corners are rounded (half of them):
 #: real dice have rounded edges and corners, which make a small die's outline rounder than a sharp
@@ -842,11 +850,31 @@ def close_up(crop: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np
     return padded[y0 + side:y0 + 2 * side, x0 + side:x0 + 2 * side]
 
 
-def render_training_set(per_type: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def training_spec(die_type: str, rng: np.random.Generator, real_look_share: float = REAL_LOOK_SHARE
+                  ) -> DieSpec:
+    """A die of die_type (d4..d20) to render for the shape models: synth.standard_spec's (plain or
+    marbled body, Hershey numerals, pips on half the d6s), but a real_look_share (0..1) of the
+    numbered ones drawn as dice makers make them (train_numerals.random_spec: two-colour swirled
+    bodies, darker ridges between faces, TrueType numerals of any weight); with 0, standard_spec's
+    die and nothing more drawn from rng. Real dice look so, and the plain renders alone taught the
+    top-down model cues such dice do not show: on fickett_poly_tiles (Chessex Gemini swirls,
+    evaluation only) it typed 52 of 408 d12 tiles d20 or d10, 8 with REAL_LOOK_SHARE."""
+    from dicetower.vision import synth
+    from dicetower.vision.train_numerals import random_spec
+
+    spec = synth.standard_spec(die_type, rng)
+    if real_look_share and not spec.pips and rng.random() < real_look_share:
+        return random_spec(die_type, rng)
+    return spec
+
+
+def render_training_set(per_type: int, seed: int, real_look_share: float = REAL_LOOK_SHARE
+                        ) -> tuple[np.ndarray, np.ndarray]:
     """Features (N x F) and labels (N,) of per_type synthetic renders of every die type
-    (synth.render_shape_crop: random die, face, colours, tray; camera tilted up to 10 or 45
-    degrees; crops of 80-160 px), every CLOSE_UP_EVERY-th round of them cut as close-ups
-    (close_up). Renders whose die cannot be separated from the tray are skipped."""
+    (synth.render_shape_crop: random die, face, colours, tray; the die drawn by
+    training_spec(real_look_share); camera tilted up to 10 or 45 degrees; crops of 80-160 px),
+    every CLOSE_UP_EVERY-th round of them cut as close-ups (close_up). Renders whose die cannot be
+    separated from the tray are skipped."""
     from dicetower.vision import synth
 
     rng = np.random.default_rng(seed)
@@ -854,7 +882,8 @@ def render_training_set(per_type: int, seed: int) -> tuple[np.ndarray, np.ndarra
     for i in range(per_type):
         for k, t in enumerate(DIE_TYPES):
             size, tilt = int(rng.integers(80, 161)), float(rng.choice([10.0, 45.0]))
-            crop, mask, _ = synth.render_shape_crop(synth.standard_spec(t, rng), rng, size, tilt_deg=tilt)
+            spec = training_spec(t, rng, real_look_share)
+            crop, mask, _ = synth.render_shape_crop(spec, rng, size, tilt_deg=tilt)
             if i % CLOSE_UP_EVERY == 0:
                 crop = close_up(crop, mask, rng)
             try:
@@ -974,15 +1003,16 @@ def fit_calibrated(x: np.ndarray, y: np.ndarray, weights: np.ndarray, fold: np.n
     return model, oof
 
 
-def build_model(per_type: int = 300, out: Path | None = None, seed: int = SEED,
+def build_model(per_type: int = 600, out: Path | None = None, seed: int = SEED,
                 data: Path | None = None, folds: int = 5, oblique_per_type: int = OBLIQUE_PER_TYPE) -> ShapeModels:
     """Build the shipped shape models and save them to out (default model_path()).
 
     Top-down model: per_type synthetic renders of each die type (render_training_set, seed) and, when
     data/lurig_dietype exists (data default ../shared/datasets), its CC0 photos except a held-out
     quarter (lurig_split), each photo weighted LURIG_WEIGHT. Oblique model: oblique_per_type oblique
-    renders of each type (render_oblique_set, seed + 10), each with and without its mask, and the
-    same top-down renders (a camera from the side also sees dice that lie tilted toward it).
+    renders of each type (render_oblique_set, seed + 10), each with and without its mask, and
+    OBLIQUE_PLAIN_PER_TYPE top-down renders of standard_spec's dice (seed; a camera from the side
+    also sees dice that lie tilted toward it).
     Temperatures are fitted on out-of-fold logits of a `folds`-fold cross-validation (fit_calibrated).
     meta records the cross-validated and held-out figures: lurig's held-out quarter, synthetic
     held-out renders (seed + 1) and oblique held-out renders (seed + 11, with and without mask).
@@ -990,6 +1020,7 @@ def build_model(per_type: int = 300, out: Path | None = None, seed: int = SEED,
     from dicetower.paths import shared_dir
 
     x_syn, y_syn = render_training_set(per_type, seed)
+    x_plain, y_plain = render_training_set(OBLIQUE_PLAIN_PER_TYPE, seed, real_look_share=0.0)
     data = data or shared_dir() / "datasets"
     photos = lurig_photos(data / LURIG) if (data / LURIG / "labels.csv").is_file() else []
     x_ph = np.array([describe(img) for _, img, _ in photos], np.float32).reshape(-1, x_syn.shape[1])
@@ -1003,10 +1034,11 @@ def build_model(per_type: int = 300, out: Path | None = None, seed: int = SEED,
     x_syn_held, y_syn_held = render_training_set(max(20, per_type // 3), seed + 1)
     x_obl_plain, x_obl_masked, y_obl, _ = render_oblique_set(oblique_per_type, seed + 10)
     rows = np.arange(len(y_obl)) % folds  # a render's two descriptions fall in one fold
-    oblique, _ = fit_calibrated(np.vstack([x_obl_plain, x_obl_masked, x_syn]), np.concatenate([y_obl, y_obl, y_syn]),
-                                np.ones(2 * len(y_obl) + len(y_syn)),
-                                np.concatenate([rows, rows, np.arange(len(y_syn)) % folds]),
-                                [np.ones(2 * len(y_obl) + len(y_syn), bool)])
+    oblique, _ = fit_calibrated(np.vstack([x_obl_plain, x_obl_masked, x_plain]),
+                                np.concatenate([y_obl, y_obl, y_plain]),
+                                np.ones(2 * len(y_obl) + len(y_plain)),
+                                np.concatenate([rows, rows, np.arange(len(y_plain)) % folds]),
+                                [np.ones(2 * len(y_obl) + len(y_plain), bool)])
     h_plain, h_masked, y_h, _ = render_oblique_set(max(20, oblique_per_type // 3), seed + 11)
     top_down.meta.update({
         "trained_on": f"{len(y_syn)} synthetic renders (synth.render_shape_crop, seed {seed})"
@@ -1019,7 +1051,8 @@ def build_model(per_type: int = 300, out: Path | None = None, seed: int = SEED,
         top_down.meta["lurig_heldout"] = accuracy_figures(top_down.proba(x_ph[held]), y_ph[held])
     oblique.meta.update({
         "trained_on": f"{len(y_obl)} oblique renders (render_oblique_set, seed {seed + 10}; each with and "
-                      f"without its mask) + the top-down model's {len(y_syn)} renders",
+                      f"without its mask) + {len(y_plain)} top-down renders of standard_spec's dice "
+                      f"(render_training_set, seed {seed}, real_look_share 0)",
         "features": list(FEATURE_NAMES),
         "oblique_heldout_without_mask": accuracy_figures(oblique.proba(h_plain), y_h),
         "oblique_heldout_with_mask": accuracy_figures(oblique.proba(h_masked), y_h),
@@ -1041,7 +1074,7 @@ def main() -> None:
     import json
 
     ap = argparse.ArgumentParser(description="Build the die-type-by-shape models (models/standard/shape.npz).")
-    ap.add_argument("--per-type", type=int, default=300, help="synthetic renders per die type (default 300)")
+    ap.add_argument("--per-type", type=int, default=600, help="synthetic renders per die type (default 600)")
     ap.add_argument("--out", type=Path, default=None, help="output file (default models/standard/shape.npz)")
     args = ap.parse_args()
     models = build_model(args.per_type, args.out)
