@@ -593,10 +593,10 @@ def reads_another_face(values: dict[int, float], own: int) -> bool:
 def named_value(values: dict[int, float]) -> int | None:
     """The value a standard reading `values` ({value: probability} over the die's faces,
     standard_values) names: its most probable value when that has probability >= READS_AT (below
-    it the reader reads no numeral) and NAMES_RATIO times any other value's, else None. Unlike
-    reading_value it asks no calibrated probability: the numeral net reads fickett d6's faces as
+    it the reader reads no numeral) and NAMES_RATIO times any other value's, else None. It asks
+    no calibrated probability: the numeral net reads fickett d6's faces as
     their value (its most probable) on 30 of 30 labelled tiles at 0.09-0.95, the rest going to
-    "no numeral of this die", so reading_value (>= 0.5) took 4 of its 6 faces for faces it cannot
+    "no numeral of this die", so a test of >= 0.5 took 4 of its 6 faces for faces it cannot
     read. How often its namings are wrong on a set is counted on the set's own photos
     (calibrate.agreement_error)."""
     if not values:
@@ -608,13 +608,11 @@ def named_value(values: dict[int, float]) -> int | None:
 
 def reading_value(values: dict[int, float], prior_value: np.ndarray) -> int | None:
     """The value a standard reading `values` ({value: probability}, standard_values) reads among the
-    set's readable values (prior_value (C,) >= 0): its most probable value when that is one of them
-    at probability >= 0.5 (calibrate.readable_values' test), else None (the reader read none of them:
-    a face it cannot read, or one it missed)."""
-    if not values:
-        return None
-    v = max(values, key=values.__getitem__)
-    return v if values[v] >= 0.5 and v in {int(r) for r in prior_value if r >= 0} else None
+    set's readable values (prior_value (C,) >= 0): the value it names (named_value, the test
+    calibrate.readable_values puts) when that is one of them, else None (the reader read none of
+    them: a face it cannot read, or one it missed)."""
+    v = named_value(values)
+    return v if v is not None and v in {int(r) for r in prior_value if r >= 0} else None
 
 
 def prior_loglik(values: dict[int, float], prior_value: np.ndarray, recall: np.ndarray | None = None
