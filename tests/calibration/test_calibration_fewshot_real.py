@@ -45,9 +45,11 @@ def test_fickett_d4_one_the_net_misses_is_not_read_as_a_sure_four(tmp_path):
     by_face = _tiles_by_face("d4")
     learn = [t for ts in by_face.values() for t in ts[:5]]
     ds, report = calibrate(learn, "fickett_d4", out_dir=tmp_path / "set")
-    assert ds.meta["faces_read_by_prior"] == ["d4:1"]
     # the 1 the numeral net sees no numeral on (it gives 1 0.054): was read as a sure 4 (0.955 against
-    # a threshold of 0.950) while the net's silence counted as a reader that never misses a 1
+    # a threshold of 0.950) while the net's silence counted as a reader that never misses a 1 (the
+    # 12-epoch net read d4:1 by the prior, faces_read_by_prior; session 7's 24-epoch net, more cautious,
+    # reads no d4 face there, and the 1 must still not become a sure 4)
+    assert set(ds.meta["faces_read_by_prior"]) <= {"d4:1"}
     ones = [t for t in by_face[FaceClass("d4", 1)][5:] if t.group.endswith("summary.jpg#3690,90")]
     assert len(ones) == 1
     r = ds.classify(ones[0].crop)
