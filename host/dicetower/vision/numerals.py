@@ -251,7 +251,7 @@ def _cut(grey: np.ndarray, centre: tuple[float, float], k: float, ky: float) -> 
     across and ky down, stretched to the 2nd..98th percentiles of its central disc, marks bright.
     Which tone the marks are is told on the patch's central disc, not on the whole die (up_face_mark's
     test): the whole die's tone turned 44 of 138 fickett d4 patches (their bright ridges meet at the
-    patch's centre) and 18 % of renders, and the shipped net read d4 0.891 then (0.920), d20 0.590
+    patch's centre) and 18 % of renders, and the 12-epoch net then shipped read d4 0.891 (0.920), d20 0.590
     (0.586), realdice 0.597 (0.616) given the type (session 7)."""
     cx, cy = centre
     affine = np.array([[k, 0, PATCH / 2 - k * cx], [0, ky, PATCH / 2 - ky * cy]], np.float32)

@@ -71,13 +71,13 @@ SCHEDULE = tuple(i for k in range(max(WEIGHTS.values())) for i, c in enumerate(C
 #: die). The d20's 0.30..0.62 draws its numerals at 0.29 of the face patch's side (median digit
 #: height) where two real d20 sets of two makers show them at 0.42 (fickett's Chessex) and 0.44
 #: (realdice_d20); d8 and d12 renders match their real dice (0.56 / 0.54, 0.49 / 0.46). A retrain with
-#: d20 0.40..0.80 (session 6; numerals.read_value given the type, the shipped net's in brackets) read
-#: fickett d12 0.904 (0.882), d20 0.612 (0.586), realdice 0.673 (0.616), held-out renders drawn so
+#: d20 0.40..0.80 (session 6; numerals.read_value given the type, the 12-epoch net then shipped in
+#: brackets) read fickett d12 0.904 (0.882), d20 0.612 (0.586), realdice 0.673 (0.616), held-out renders drawn so
 #: 0.776 (0.750), but fickett d4 0.819 (0.920), d8 0.901 (0.923), d6 0.956 (0.971) and held-out
 #: renders drawn as below 0.733 (0.759): not shipped. Session 7 trained the same 60k renders (d20
 #: 0.40..0.80, byte-identical when drawn again) on build_net with a full-resolution first layer: fickett
 #: d4 0.819 again, d6 0.912, d8 0.934, d12 0.846, d20 0.612, realdice 0.629 (not shipped, see build_net).
-#: Both nets read fickett d4's 3 as a 2 on 10-11 of 138 tiles, the shipped net on 2, while rendered d4s
+#: Both nets read fickett d4's 3 as a 2 on 10-11 of 138 tiles, the 12-epoch net on 2, while rendered d4s
 #: read alike (92, 90, 88 of 128): two nets lose d4 alike on these renders (both runs drew the batches
 #: in the same order), which points to the renders more than to one run's draw.
 TEXT_HEIGHT = {"d20": (0.30, 0.62), "d4": (0.70, 0.95)}
@@ -302,13 +302,14 @@ def build_net(n_classes: int, width: int = 32, dim: int = 128):
     ReLU; max-pool between), average pooling to 3 x 3 cells (keeps where the digits of a two-digit
     numeral and a 6/9 mark sit), a dim-wide hidden layer (ReLU) and the class layer.
     forward(N x 1 x PATCH x PATCH) -> logits N x n_classes.
-    Tried in session 7, not shipped (numerals.read_value given the type; the shipped net's in brackets):
+    Tried in session 7, not shipped (numerals.read_value given the type; the 12-epoch net then shipped in
+    brackets):
     - a first layer at full resolution (3x3 conv at stride 1, then a 2 x 2 max-pool: a d20's strokes are
       about 2 px at PATCH) on the d20 0.40..0.80 renders (TEXT_HEIGHT): training accuracy 0.001..0.010
       above this net's on the same renders epoch by epoch, held-out renders 0.769 (0.780 for this net on
       them), fickett d4 0.819 (0.920), d6 0.912 (0.971), d8 0.934 (0.923), d12 0.846 (0.882), d20 0.612
       (0.586), realdice 0.629 (0.616); +0.6 ms per die (12 patches, cv2.dnn);
-    - the shipped net and session 6's d20 0.40..0.80 net averaged (each at its own temperature, the
+    - the 12-epoch net and session 6's d20 0.40..0.80 net averaged (each at its own temperature, the
       same cap): fickett d4 0.891, d6 0.971, d8 0.912, d12 0.912, d20 0.617, realdice 0.635, held-out
       renders 0.773 / 0.788 (old / d20 0.40..0.80 style), at twice the net's cost per die."""
     import torch
