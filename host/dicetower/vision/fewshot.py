@@ -373,10 +373,10 @@ class FewShotModel:
         agreement_error, which counts the reader's namings exactly as here), the few-shot evidence
         alone reads j (fewshot_pick), the standard reader names j's value (named_value: whether or not
         its probability is calibrated on this set, the value it names against every other), and
-        that value picks j (reader_picks among the faces showing it). Asking a reading of one of the
-        set's readable values at >= 0.5 (reading_value) instead left fickett k=5 unsure d6 0.353,
-        d8 0.414, d12 0.509; namings: 0.121, 0.211, 0.296, d4 k=8 0.676 -> 0.545, none sure wrong on
-        any calibration_eval row."""
+        that value picks j (reader_picks among the faces showing it). Asking instead, as until
+        06c8a78, that the reader read one of the set's readable values at probability >= 0.5 left
+        fickett k=5 unsure d6 0.353, d8 0.414, d12 0.509; namings: 0.121, 0.211, 0.296, d4 k=8
+        0.676 -> 0.545, none sure wrong on any calibration_eval row."""
         if not self.agreement_sure or fewshot_pick != j or self.face_value is None or self.face_value[j] < 0:
             return False
         return named_value(values) == self.face_value[j] and self.reader_picks(p, j, self.face_value == self.face_value[j])
@@ -593,12 +593,11 @@ def reads_another_face(values: dict[int, float], own: int) -> bool:
 def named_value(values: dict[int, float]) -> int | None:
     """The value a standard reading `values` ({value: probability} over the die's faces,
     standard_values) names: its most probable value when that has probability >= READS_AT (below
-    it the reader reads no numeral) and NAMES_RATIO times any other value's, else None. It asks
-    no calibrated probability: the numeral net reads fickett d6's faces as
-    their value (its most probable) on 30 of 30 labelled tiles at 0.09-0.95, the rest going to
-    "no numeral of this die", so a test of >= 0.5 took 4 of its 6 faces for faces it cannot
-    read. How often its namings are wrong on a set is counted on the set's own photos
-    (calibrate.agreement_error)."""
+    it the reader reads no numeral) and NAMES_RATIO times any other value's, else None. It asks no
+    calibrated probability: the numeral net reads fickett d6's faces as their value (its most
+    probable) on 30 of 30 labelled tiles at 0.09-0.95, the rest going to "no numeral of this die",
+    so a test of >= 0.5 took 4 of its 6 faces for faces it cannot read. How often its namings are
+    wrong on a set is counted on the set's own photos (calibrate.agreement_error)."""
     if not values:
         return None
     top = max(values, key=values.__getitem__)
