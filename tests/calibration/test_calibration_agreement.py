@@ -155,7 +155,7 @@ def test_the_reader_names_a_value_by_its_lead_over_every_other_value_not_by_a_ca
 
 
 def test_two_readers_agree_on_a_face_whose_value_the_prior_does_not_read():
-    # fickett d6 k=5: the prior reads only 3 and 5 at >= 0.5 (prior_value); the net names 6 on a 6 at 0.3
+    # fickett d6 k=5 as readable_values found it at >= 0.5: only 3 and 5 (prior_value); the net names 6 at 0.3
     m = _model([-1, -1, 3, -1, 5, -1], threshold=0.97)
     m.face_value = np.arange(1, 7)
     p = np.array([0.01, 0.01, 0.01, 0.01, 0.02, 0.94])
@@ -175,7 +175,7 @@ def test_the_agreement_error_counts_every_wrong_naming_of_the_reader():
 
     y = np.repeat(np.arange(6), 5)
     face_value = np.arange(1, 7)
-    right = [{int(v): 0.3} for v in face_value[y]]  # named right, at a probability reading_value ignores
+    right = [{int(v): 0.3} for v in face_value[y]]  # named right, though under 0.5 (the old test)
     assert agreement_error(y, y, face_value, y, right) == pytest.approx((1 / 32) ** 2)
     weak = list(right)
     weak[0] = {4: 0.2, 1: 0.01}  # a 1 named 4 at 0.2: a misread, though under 0.5
