@@ -47,8 +47,9 @@ How it works:
    seen from OBLIQUE_ELEVATION with their corners rounded as real dice's are (render_oblique_crop),
    together with top-down renders of plain dice (OBLIQUE_PLAIN_PER_TYPE). Seen from the side, a die
    shows its up face squashed near its top and more of its sides, and a small die far from the
-   camera shows a rounder outline than sharp renders: the top-down model typed such d20s (a dice dome's) as d12s. The oblique model
-   is not used top-down: on real top-down photos it reads worse (fickett d6 0.60 against 0.97).
+   camera shows a rounder outline than sharp renders: the top-down model typed such d20s (a dice
+   dome's) as d12s. The oblique model is not used top-down: on real top-down photos it reads worse
+   (fickett d6 0.60 against 0.97).
    Each model's temperature is fitted on out-of-fold logits by likelihood (Guo et al. 2017),
    then raised until the held-out readings that come out sure (confidence >= UNSURE_BELOW) are
    right at least 99 % of the time, on real photos and on renders alike: a sure type can be
