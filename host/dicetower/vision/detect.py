@@ -494,14 +494,15 @@ CONTAINER_COLOURS = 8
 
 def _dice_inside(blob: np.ndarray, ground: _Ground, s: float,
                  min_side: float | None = None) -> list[tuple[tuple[int, int, int, int], np.ndarray]]:
-    """The dice a container holds (a large blob cut by the frame's border: a dice dome's floor, a tray).
-    blob: hxwx3 uint8 BGR, the blob's box (with a margin) in the frame analysed at scale s (frame px =
-    px / s). Candidate regions are the compact bodies of one colour (_colour_regions: the hull of a
-    die's body holds its numerals, pips and glare); a candidate must be compact (convex hull >= 0.55
-    of its box, aspect <= 1.6, side from 0.08 of the blob's, or from min_side px when given: a tray
-    seen whole, its dice as small as any in the frame, to DIE_IN_CONTAINER of the blob's), of a colour rare in
-    the frame (ground share, counted over the whole frame, <= GROUND_SHARE_RARE: no floor, wall or
-    tray colour), and busier inside than the blob on average (mean gradient of L over the hull less
+    """The dice a container holds (a large blob cut by the frame's border: a dice dome's floor, a tray
+    seen in part; or whole in the frame: a tray seen whole, find_die_bodies). blob: hxwx3 uint8 BGR,
+    the blob's box (with a margin) in the frame analysed at scale s (frame px = px / s). Candidate
+    regions are the compact bodies of one colour (_colour_regions: the hull of a die's body holds its
+    numerals, pips and glare); a candidate must be compact (convex hull >= 0.55 of its box, aspect
+    <= 1.6, side from 0.08 of the blob's, or from min_side px when given: a tray seen whole, its dice
+    as small as any in the frame, to DIE_IN_CONTAINER of the blob's), of a colour rare in the frame
+    (ground share, counted over the whole frame, <= GROUND_SHARE_RARE: no floor, wall or tray
+    colour), and busier inside than the blob on average (mean gradient of L over the hull less
     its outer 15 %: a die's face has marks, a patch of floor is smooth within its outline).
     Overlapping candidates keep the busiest; a candidate holding a smaller one (<= PART_OF of its
     side) is a floor, not a die; a candidate inside a larger one is a part of it. Returns (box in
