@@ -1057,9 +1057,9 @@ def _strays(group: list[Pip], pips: list[Pip]) -> list[Pip]:
 
 
 def _face_marked(pip: Pip, gray: np.ndarray, response: np.ndarray, thr: float) -> bool:
-    """True when the face of a lone pip holds another mark: a blob of the pip mask (response: HxW uint8
-    pip response of gray, HxW uint8, above thr: of pip contrast; MIN_PIP_AREA_PX or more, so no noise)
-    of any shape, no longer than half a face side (a numeral's stroke, a speck; not a seam or a die's
+    """True when the face of a lone pip (in gray: HxW uint8) holds another mark: a blob of the pip mask
+    (response: HxW uint8, gray's pip_response, above thr, find_pips' level: of pip contrast;
+    MIN_PIP_AREA_PX or more, so no noise) of any shape, no longer than half a face side (a numeral's stroke, a speck; not a seam or a die's
     edge, which runs along a side), some of it within half a face side of the pip (FACE_SIDE_DIAMETERS
     of its major axes a side, foreshortened like the pip: the disc surely on the face of a 1 whose pip
     is as large as its other pips), on the same face: the grey levels between the pip and the mark
