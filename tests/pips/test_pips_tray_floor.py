@@ -10,15 +10,11 @@ import cv2
 import numpy as np
 
 from dicetower.readings import UNSURE_BELOW
+from dicetower.vision.boxes import centre, holds
 from dicetower.vision.detect import KERNEL_PX, close_up_regions, find_die_bodies, find_pip_faces
 from dicetower.vision.pips import read_faces
 
 from test_pips_oblique_floor import numbered_scene
-
-
-def _holds_centre(box, truth) -> bool:
-    x, y, w, h = truth["box"]
-    return box[0] <= x + w / 2 <= box[0] + box[2] and box[1] <= y + h / 2 <= box[1] + box[3]
 
 
 def test_a_tray_seen_whole_is_searched_for_its_dice():
@@ -32,7 +28,7 @@ def test_a_tray_seen_whole_is_searched_for_its_dice():
         bodies = find_die_bodies(frame)
         largest = max(max(t["box"][2:]) for t in truths)
         assert all(max(b.box[2:]) <= 2 * largest for b in bodies), (seed, [b.box for b in bodies])
-        found = [t for t in truths if any(_holds_centre(b.box, t) for b in bodies)]
+        found = [t for t in truths if any(holds(b.box, centre(t["box"])) for b in bodies)]
         assert len(found) >= at_least, (seed, [b.box for b in bodies])
 
 
