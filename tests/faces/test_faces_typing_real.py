@@ -16,8 +16,9 @@ pytestmark = pytest.mark.skipif(not (FICKETT / "labels.csv").is_file(),
                                 reason=f"shared dataset {FICKETT} not found (set DICETOWER_SHARED)")
 
 #: every 8th main-cluster tile: (tiles, floor typed right, floor read right). Measured with the
-#: shape model whose renders are half swirled and ridged (shape.training_spec): d8 31 and 27 of 34,
-#: d12 49 and 43 of 51; before it (plain renders only) d8 27 and 23, d12 42 and 37
+#: shape model whose renders are half swirled and ridged (shape.training_spec) and the 24-epoch
+#: numeral net: d8 32 and 31 of 34, d12 49 and 42 of 51; with the 12-epoch net d8 31 and 27, d12 49
+#: and 43; before training_spec (plain renders only, 12-epoch net) d8 27 and 23, d12 42 and 37
 FLOORS = {"d8": (34, 30, 26), "d12": (51, 47, 41)}
 
 
