@@ -77,9 +77,10 @@ def test_the_net_bank_and_share_are_saved_with_the_set(tmp_path):
 
 
 @pytest.mark.parametrize("older", [("net_bank", "net_labels", "net_share"), ("naming_agreement_sure",)])
-def test_a_set_saved_without_the_net_bank_asks_to_be_recalibrated(tmp_path, monkeypatch, older):
-    # also a set whose two-reader agreement was computed before the reader's namings counted
-    # (fewshot.named_value): its agreement_sure, stored under the old key, vouched for other readings
+def test_a_set_saved_by_an_older_version_asks_to_be_recalibrated(tmp_path, monkeypatch, older):
+    # a set saved without the net bank, or one whose two-reader agreement was computed before the
+    # reader's namings counted (fewshot.named_value): its agreement_sure, stored under the old key,
+    # vouched for other readings
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     from dicetower.paths import user_data_dir
 
