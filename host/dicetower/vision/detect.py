@@ -199,18 +199,17 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
     """Die-sized compact blobs that differ from the table (see _table_distance), Otsu-thresholded.
     image: HxWx3 uint8 BGR; reference: the empty tray, same shape, or None; die sides between
     min_side_frac and max_side_frac of the frame's long side (0.03: 25 dice on a 640x480 tray are
-    about 25 px across). Without a reference, a blob larger
-    than a quarter of the frame and cut by its border is no whole die but a container (a tray, a
-    dice dome's floor): the dice it holds are found by _dice_inside, and a smaller blob within a
-    container whose dice were found there is a patch of its floor (a dome's floor seen through a
-    gap), not a second search. A large blob whole in the frame is a tray seen whole (its rim and
-    floor) when dice are found in it down to the frame's smallest die side, all at most TRAY_DIE of
-    its side; else it is one large die (a close-up), or nothing when longer than max_side_frac.
-    Touching dice (one blob with a waist) are split at the waist (_split_touching). Without a
-    reference, and unless the frame is a close-up (find_close_up), the compact blobs of a colour unlike
-    the table's chromaticity complete them (_with_chroma_bodies). Each body carries
-    its ground_share and cut (see DieBody), the evidence the reader weighs to tell a die from a piece
-    of the scene.
+    about 25 px across). Without a reference, a blob larger than a quarter of the frame's long side
+    and cut by its border is no whole die but a container (a tray, a dice dome's floor): the dice it
+    holds are found by _dice_inside, and a smaller blob within a container whose dice were found
+    there is a patch of its floor (a dome's floor seen through a gap), not a second search. A large
+    blob whole in the frame is a tray seen whole (its rim and floor) when dice are found in it down
+    to the frame's smallest die side, all at most TRAY_DIE of its side; else it is one large die (a
+    close-up), or nothing when longer than max_side_frac. Touching dice (one blob with a waist) are
+    split at the waist (_split_touching). Without a reference, and unless the frame is a close-up
+    (find_close_up), the compact blobs of a colour unlike the table's chromaticity complete them
+    (_with_chroma_bodies). Each body carries its ground_share and cut (see DieBody), the evidence the
+    reader weighs to tell a die from a piece of the scene.
     Raises ValueError when reference's shape differs from image's."""
     if reference is not None and reference.shape != image.shape:
         raise ValueError(f"reference frame is {reference.shape}, frame is {image.shape}: take the empty-tray "
