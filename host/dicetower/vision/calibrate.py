@@ -581,13 +581,14 @@ def _standard_readings(samples: list[LabelledCrop], classes: list[FaceClass]
 
 
 def readable_values(classes: list[FaceClass], y: np.ndarray, readings: list[dict[int, float]]) -> np.ndarray:
-    """(C,) the value a standard reader reads for each class, -1 for a face it cannot read.
+    """(C,) the value a standard reader reads for each of the C classes, -1 for a face it cannot read;
+    y: N class indices of the labelled photos, readings: their N standard_values.
     A face (a value without symbols) is readable when the reader names its value (fewshot.named_value:
     its most probable value, well ahead of the others) in at least two thirds of its labelled photos,
-    and no photo of a face with another value (or symbols) is named as that value. Until session 7 a
-    naming needed probability >= 0.5: with the 24-epoch numeral net, whose temperature is higher
-    (train_numerals.cautious_temperature), that left fickett d8 k=5 with no readable face and 69 %
-    of its held-out readings unsure, 21 % with namings (calibration_eval)."""
+    and no photo of a face with another value (or symbols) is named as that value. Until ebe1b32 the
+    reader had to read the value at probability >= 0.5: with the 24-epoch numeral net, whose
+    temperature is higher (train_numerals.cautious_temperature), that left fickett d8 k=5 with no
+    readable face and 69 % of its held-out readings unsure, 21 % with namings (calibration_eval)."""
     out = np.full(len(classes), -1, np.int32)
     named = [named_value(r) for r in readings]
     for j, c in enumerate(classes):
