@@ -136,6 +136,11 @@ most probable, at 0.09-0.95) on 30 of 30 labelled fickett d6 tiles but read only
 >= 0.5, so 4 of 6 faces could not agree before. realdice stays all unsure: its most confident
 cross-validated readings are wrong (cv 0.65 at k=3, 0.78 at k=5, wrong ones up to p 0.82), so no
 threshold is vouched (1.0), and its held-out accuracy (0.65-0.68) could not carry one.
+With session 7's 24-epoch numeral net (ca0eb83) and readable_values by namings (ebe1b32), measured
+at 0950c76 (accuracy/unsure, none sure wrong): fickett k=5 d4 0.985/0.816, d6 1.000/0.168, d8
+0.978/0.211, d12 0.994/0.213, d20 0.962/0.434; logo d6 k=3 1.000/0.117, k=5 1.000/0.017; Alkemy k=3
+0.978/0.422, k=5 0.989/0.122; stone k=3 0.883/0.533, k=5 0.967/0.733 (no prior; the net descriptor
+changed with the net).
 """
 
 from __future__ import annotations
