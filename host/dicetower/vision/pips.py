@@ -1059,11 +1059,12 @@ def _strays(group: list[Pip], pips: list[Pip]) -> list[Pip]:
 def _face_marked(pip: Pip, gray: np.ndarray, response: np.ndarray, thr: float) -> bool:
     """True when the face of a lone pip (in gray: HxW uint8) holds another mark: a blob of the pip mask
     (response: HxW uint8, gray's pip_response, above thr, find_pips' level: of pip contrast;
-    MIN_PIP_AREA_PX or more, so no noise) of any shape, no longer than half a face side (a numeral's stroke, a speck; not a seam or a die's
-    edge, which runs along a side), some of it within half a face side of the pip (FACE_SIDE_DIAMETERS
-    of its major axes a side, foreshortened like the pip: the disc surely on the face of a 1 whose pip
-    is as large as its other pips), on the same face: the grey levels between the pip and the mark
-    stay those of the ring around the pip (within 3 robust spreads of its median), no edge between.
+    MIN_PIP_AREA_PX or more, so no noise) of any shape, no longer than half a face side (a numeral's
+    stroke, a speck; not a seam or a die's edge, which runs along a side), some of it within half a
+    face side of the pip (FACE_SIDE_DIAMETERS of its major axes a side, foreshortened like the pip:
+    the disc surely on the face of a 1 whose pip is as large as its other pips), on the same face:
+    the grey levels between the pip and the mark stay those of the ring around the pip (within 3
+    robust spreads of its median), no edge between.
     A d6's 1 holds its pip alone: matteop65's 1s (pips ~0.15 of the face) show the pips of their
     side faces from 2.9 major axes on; a stroke of a dark d20's numerals, taken for a light pip, has
     its other strokes on the same body at 2.2 (a "1" there, sure before)."""
