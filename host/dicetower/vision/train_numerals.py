@@ -70,16 +70,16 @@ SCHEDULE = tuple(i for k in range(max(WEIGHTS.values())) for i, c in enumerate(C
 #: (a d4 prints its three small faces' numerals large: 0.70..0.95 of the canvas; a d20 small beside its
 #: die). The d20's 0.30..0.62 draws its numerals at 0.29 of the face patch's side (median digit
 #: height) where two real d20 sets of two makers show them at 0.42 (fickett's Chessex) and 0.44
-#: (realdice_d20); d8 and d12 renders match their real dice (0.56 / 0.54, 0.49 / 0.46). A retrain with
-#: d20 0.40..0.80 (session 6; numerals.read_value given the type, the 12-epoch net then shipped in
-#: brackets) read fickett d12 0.904 (0.882), d20 0.612 (0.586), realdice 0.673 (0.616), held-out renders drawn so
-#: 0.776 (0.750), but fickett d4 0.819 (0.920), d8 0.901 (0.923), d6 0.956 (0.971) and held-out
-#: renders drawn as below 0.733 (0.759): not shipped. Session 7 trained the same 60k renders (d20
-#: 0.40..0.80, byte-identical when drawn again) on build_net with a full-resolution first layer: fickett
-#: d4 0.819 again, d6 0.912, d8 0.934, d12 0.846, d20 0.612, realdice 0.629 (not shipped, see build_net).
-#: Both nets read fickett d4's 3 as a 2 on 10-11 of 138 tiles, the 12-epoch net on 2, while rendered d4s
-#: read alike (92, 90, 88 of 128): two nets lose d4 alike on these renders (both runs drew the batches
-#: in the same order), which points to the renders more than to one run's draw.
+#: (realdice_d20); d8 and d12 renders match their real dice (0.56 / 0.54, 0.49 / 0.46). A retrain with d20
+#: 0.40..0.80 (session 6; numerals.read_value given the type, the 12-epoch net then shipped in brackets)
+#: read fickett d12 0.904 (0.882), d20 0.612 (0.586), realdice 0.673 (0.616), held-out renders drawn so
+#: 0.776 (0.750), but fickett d4 0.819 (0.920), d8 0.901 (0.923), d6 0.956 (0.971) and held-out renders
+#: drawn as below 0.733 (0.759): not shipped. Session 7 trained the same 60k renders (d20 0.40..0.80,
+#: byte-identical when drawn again) on build_net with a full-resolution first layer: fickett d4 0.819
+#: again, d6 0.912, d8 0.934, d12 0.846, d20 0.612, realdice 0.629 (not shipped, see build_net). Both nets
+#: read fickett d4's 3 as a 2 on 10-11 of 138 tiles, the 12-epoch net on 2, while rendered d4s read alike
+#: (92, 90, 88 of 128): two nets lose d4 alike on these renders (both runs drew the batches in the same
+#: order), which points to the renders more than to one run's draw.
 TEXT_HEIGHT = {"d20": (0.30, 0.62), "d4": (0.70, 0.95)}
 #: a render is kept only when its read mark differs from the face under it by this many grey levels
 #: and covers this fraction of the crop's die area (synth._render_die_patch info); else it is drawn again
