@@ -347,7 +347,8 @@ class FewShotModel:
         out = p.copy()
         if not self.backed(p, values):
             out[j] = min(out[j], self.threshold * 0.999)
-        elif p[j] < self.threshold and (self.reader_sure(p, j, values) or self.readers_agree(p, j, values, fewshot_pick)):
+        elif p[j] < self.threshold and (self.reader_sure(p, j, values)
+                                        or self.readers_agree(p, j, values, fewshot_pick)):
             rest = 1.0 - p[j]
             out[j] = self.threshold
             if rest > 0:
@@ -379,7 +380,8 @@ class FewShotModel:
         0.676 -> 0.545, none sure wrong on any calibration_eval row."""
         if not self.agreement_sure or fewshot_pick != j or self.face_value is None or self.face_value[j] < 0:
             return False
-        return named_value(values) == self.face_value[j] and self.reader_picks(p, j, self.face_value == self.face_value[j])
+        return (named_value(values) == self.face_value[j]
+                and self.reader_picks(p, j, self.face_value == self.face_value[j]))
 
     def reader_picks(self, p: np.ndarray, j: int, group: np.ndarray) -> bool:
         """Whether a standard reading that points to the classes `group` ((C,) bool, j among them)
