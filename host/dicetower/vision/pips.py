@@ -231,9 +231,16 @@ def _snr(surround: np.ndarray, inner: np.ndarray) -> float:
     them off)."""
     if surround.size < 8 or inner.size == 0:
         return 0.0
-    med = _median(surround)
-    spread = 1.4826 * _median(np.abs(surround - med))
+    med, spread = _level_and_spread(surround)
     return float(abs(med - _median(inner)) / (spread + 1.0))
+
+
+def _level_and_spread(values: np.ndarray) -> tuple[float, float]:
+    """The median of grey levels (1-D float32) and their robust spread: 1.4826 x their median absolute
+    deviation (the standard deviation for normal noise; a few outliers, such as a neighbouring pip in a
+    ring, do not count)."""
+    med = _median(values)
+    return med, 1.4826 * _median(np.abs(values - med))
 
 
 def streak_snr(gray: np.ndarray, ellipse: tuple[tuple[float, float], tuple[float, float], float]) -> float:
@@ -1095,8 +1102,8 @@ def _face_marked(pip: Pip, gray: np.ndarray, response: np.ndarray, thr: float) -
             ring, _ = _ring_and_inner(gray, pip.x, pip.y, major / 2.0)
             if ring.size < 8:
                 return False  # the frame cuts the face off: nothing to compare with
-            level = _median(ring)
-            face = (level, 3.0 * (1.4826 * _median(np.abs(ring - level)) + 1.0))
+            level, spread = _level_and_spread(ring)
+            face = (level, 3.0 * (spread + 1.0))
         length = math.hypot(float(dx[i]), float(dy[i]))
         t = np.linspace(0.0, 1.0, max(int(length), 2))
         between = (t * length > 0.75 * major) & ((1.0 - t) * length > 1.5)  # off the pip and the mark
