@@ -148,3 +148,18 @@ def test_an_oblique_render_is_drawn_at_its_elevation_lying_flat(monkeypatch):
     for bad in (0.0, 95.0):
         with pytest.raises(ValueError, match=r"\(0, 90\]"):
             tn.render_sample("17", np.random.default_rng(3), bad)
+
+
+def test_cached_renders_are_used_only_for_the_same_seed_held_out_size_and_share(tmp_path):
+    """build_numerals' .npz cache gives back exactly the patches it holds, and nothing (renders drawn
+    again) for another seed, held-out size or oblique share, or when the file is missing."""
+    x, y = tn.make_dataset(4, seed=11, workers=1)
+    hx, hy = tn.make_dataset(3, seed=12, workers=1)
+    cache = tmp_path / "renders.npz"
+    assert tn._cached_renders(cache, 11, 3, 0.0) is None
+    np.savez(cache, x=x, y=y, hx=hx, hy=hy, seed=11, oblique_share=0.0)
+    got = tn._cached_renders(cache, 11, 3, 0.0)
+    assert got is not None and all(np.array_equal(a, b) for a, b in zip(got, (x, y, hx, hy)))
+    assert tn._cached_renders(cache, 12, 3, 0.0) is None
+    assert tn._cached_renders(cache, 11, 4, 0.0) is None
+    assert tn._cached_renders(cache, 11, 3, 0.25) is None

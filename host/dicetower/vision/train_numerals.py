@@ -137,7 +137,7 @@ def random_spec(die_type: str, rng: np.random.Generator) -> synth.DieSpec:
         ink = rng.integers(0, 256, 3)
         lum = lambda c: float(np.asarray(c) @ [0.114, 0.587, 0.299])  # noqa: E731
         if abs(lum(ink) - lum(spec.body)) >= 60:
-            spec.ink = tuple(int(c) for c in ink)
+            spec.ink = (int(ink[0]), int(ink[1]), int(ink[2]))
     if rng.random() < 0.7:
         spec.ttf = str(rng.choice(ttf_fonts()))
         spec.condense = float(rng.uniform(0.6, 1.1))
@@ -211,8 +211,8 @@ def _motion_blur(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     n = int(rng.integers(3, 7))
     k = np.zeros((n, n), np.float32)
     k[n // 2] = 1.0 / n
-    k = cv2.warpAffine(k, cv2.getRotationMatrix2D(((n - 1) / 2, (n - 1) / 2), rng.uniform(0, 180), 1.0), (n, n))
-    return cv2.filter2D(img, -1, k / max(k.sum(), 1e-6))
+    turned = cv2.warpAffine(k, cv2.getRotationMatrix2D(((n - 1) / 2, (n - 1) / 2), rng.uniform(0, 180), 1.0), (n, n))
+    return cv2.filter2D(img, -1, turned / max(turned.sum(), 1e-6))
 
 
 def render_sample(cls: str, rng: np.random.Generator, elevation: float | None = None) -> np.ndarray:
@@ -351,7 +351,7 @@ def _jitter(xb: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     for i, p in enumerate(xb):
         k = rng.uniform(0.85, 1.15)
         dx, dy = rng.uniform(-2, 2, 2)
-        m = np.float32([[k, 0, c - k * c + dx], [0, k, c - k * c + dy]])
+        m = np.array([[k, 0, c - k * c + dx], [0, k, c - k * c + dy]], np.float32)
         out[i] = cv2.warpAffine(p, m, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return out
 
@@ -415,7 +415,7 @@ def tta_proba(logits: np.ndarray, temperature: float) -> np.ndarray:
 def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
     """Temperature minimising the negative log-likelihood of tta_proba on held-out renders
     (Guo et al. 2017)."""
-    from scipy.optimize import minimize_scalar
+    from scipy.optimize import minimize_scalar  # type: ignore[import-untyped]
 
     def nll(log_t):
         p = tta_proba(logits, float(np.exp(log_t)))
@@ -463,6 +463,19 @@ def export(net, out: Path, temperature: float, meta: dict) -> Path:
     return path
 
 
+def _cached_renders(cache: Path, seed: int, n_held: int,
+                    oblique_share: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The training patches, labels, held-out patches and labels kept in the .npz file cache by
+    build_numerals, or None when there is no such file or it holds renders of another seed, held-out
+    size (n_held) or oblique_share."""
+    if not cache.is_file():
+        return None
+    with np.load(cache) as z:
+        if int(z["seed"]) != seed or len(z["hy"]) != n_held or float(z.get("oblique_share", 0.0)) != oblique_share:
+            return None
+        return z["x"], z["y"], z["hx"], z["hy"]
+
+
 def build_numerals(n: int = N_TRAIN, epochs: int = EPOCHS, out: Path | None = None, seed: int = SEED,
                    log=print, cache: Path | None = None, oblique_share: float = OBLIQUE_SHARE) -> dict:
     """Render n training patches (seed) and 2000 held-out ones (seed + 1), train, fit the
@@ -472,16 +485,13 @@ def build_numerals(n: int = N_TRAIN, epochs: int = EPOCHS, out: Path | None = No
     camera (make_dataset). Returns meta."""
     t0 = time.time()
     n_held = max(len(CLASSES) * 20, 2000)
-    x = y = hx = hy = None
-    if cache is not None and cache.is_file():
-        with np.load(cache) as z:
-            if int(z["seed"]) == seed and len(z["hy"]) == n_held \
-                    and float(z.get("oblique_share", 0.0)) == oblique_share:
-                x, y, hx, hy = z["x"][:n], z["y"][:n], z["hx"], z["hy"]
-    if x is None:
+    cached = _cached_renders(cache, seed, n_held, oblique_share) if cache is not None else None
+    if cached is None:
         x, y = make_dataset(n, seed, oblique_share=oblique_share)
         hx, hy = make_dataset(n_held, seed + 1, oblique_share=oblique_share)
-    elif len(x) < n:  # extend the cached renders
+    else:
+        x, y, hx, hy = cached[0][:n], cached[1][:n], cached[2], cached[3]
+    if len(x) < n:  # extend the cached renders
         more = make_dataset(n, seed, start=len(x), oblique_share=oblique_share)
         x, y = np.concatenate([x, more[0]]), np.concatenate([y, more[1]])
     if cache is not None:
