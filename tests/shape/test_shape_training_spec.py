@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from dicetower.vision.shape import DIE_TYPES, REAL_LOOK_SHARE, training_spec
 
@@ -26,3 +27,12 @@ def test_pip_d6s_are_kept_and_every_spec_is_of_the_asked_type():
     assert 0.3 < len(pips) / len(d6) < 0.6  # standard_spec's pip d6s (half), none replaced
     assert all(s.edge_shade == 0 and s.swirl is None for s in pips)
     assert all(training_spec(t, rng).die_type == t for t in DIE_TYPES)
+
+
+def test_an_unknown_die_type_is_refused_naming_the_types_and_drawing_nothing():
+    rng = np.random.default_rng(13)
+    before = rng.bit_generator.state
+    for bad in ("d100", "stone", "D20", ""):
+        with pytest.raises(ValueError, match=r"d4, d6, d8, d10, d12, d20.*" + repr(bad)):
+            training_spec(bad, rng)
+    assert rng.bit_generator.state == before  # a refused call leaves the caller's stream as it was

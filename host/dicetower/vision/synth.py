@@ -43,6 +43,8 @@ FONTS = (
 
 #: Faces per die type.
 FACES = {"d4": 4, "d6": 6, "d8": 8, "d10": 10, "d12": 12, "d20": 20, "stone": 6}
+#: The commercial numbered dice standard_spec draws (a stone has its own faces: demo_stone).
+STANDARD_TYPES = ("d4", "d6", "d8", "d10", "d12", "d20")
 
 #: Named colours in BGR used for bodies, inks and Throwing Stones face colours.
 COLOURS = {
@@ -252,8 +254,12 @@ class DieSpec:
 
 
 def standard_spec(die_type: str, rng: np.random.Generator, pips: bool | None = None) -> DieSpec:
-    """A random commercial-looking die of `die_type`: random body colour (named or any hue),
-    contrasting ink (white, black, gold or a light/dark tone), random font and weight."""
+    """A random commercial-looking die of `die_type` (one of STANDARD_TYPES): random body colour
+    (named or any hue), contrasting ink (white, black, gold or a light/dark tone), random font and
+    weight. Raises ValueError for another die type, before anything is drawn from rng."""
+    if die_type not in STANDARD_TYPES:
+        raise ValueError(f"standard_spec draws a die of type {', '.join(STANDARD_TYPES)}, not {die_type!r} "
+                         "(a Throwing Stones stone: demo_stone; Alkemy's d6: alkemy_spec)")
     body = np.array(COLOURS[rng.choice(list(COLOURS))], float)
     if rng.random() < 0.4:  # any hue, any lightness
         hsv = np.uint8([[[rng.integers(0, 180), rng.integers(30, 256), rng.integers(30, 256)]]])
