@@ -111,6 +111,10 @@ EDGE_DISTANCE_BINS = ((0.0, 0.2), (0.2, 0.45), (0.45, 0.62), (0.62, 0.8), (0.8, 
 MIN_EDGE = 0.3  # shortest segment (over the die's radius) counted as a face edge
 INK_MIN = 18.0  # grey levels: the least top-hat response counted as ink
 EDGE_RINGS = (0.0, 0.3, 0.55, 0.8, 1.0)  # ring bounds (r over the die's radius) of the edges_r features
+TRIM_SCALE = 2  # trimmed_to_die measures colour on a copy this many times smaller than the view
+TRIM_RING = 1 / 16  # trimmed_to_die: the tray is measured outside the mask grown by this share of the view
+TRIM_TRAY_MIN = 0.05  # ... when at least this share of the view is left there
+TRIM_KEEP = 0.5  # the trimmed mask is kept when it holds at least this share of the detector's
 
 
 class ShapeModelError(LookupError):
@@ -170,10 +174,7 @@ def segment(sq: np.ndarray, refine: bool = True) -> np.ndarray:
     texture = cv2.blur(mag, (k, k))
     # the tray is the smoother part of the border ring (a large die may cover the rest of it)
     tray = ring & (texture <= np.percentile(texture[ring], 40))
-    lab = cv2.cvtColor(cv2.GaussianBlur(sq, (3, 3), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
-    d = lab - np.median(lab[tray], axis=0)
-    dl = np.where(d[..., 0] < 0, 0.5, 1.0) * d[..., 0] * (100 / 255)
-    dist = cv2.GaussianBlur(np.sqrt(dl**2 + d[..., 1] ** 2 + d[..., 2] ** 2), (5, 5), 0)
+    dist = _tray_distance(sq, tray)
     d8 = np.clip(dist * 4, 0, 255).astype(np.uint8)
     t, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     out = _central_component(_cleaned((d8 > max(t, 4 * TRAY_COLOUR_DIST)).astype(np.uint8) * 255))
@@ -184,6 +185,46 @@ def segment(sq: np.ndarray, refine: bool = True) -> np.ndarray:
     if not out.any() or not refine:
         return out
     return _grabcut(sq, out)
+
+
+def _tray_distance(sq: np.ndarray, tray: np.ndarray) -> np.ndarray:
+    """Per-pixel colour distance (SxS float32, Lab units) of a square BGR image from the median colour
+    of its tray pixels (tray: SxS bool), lightness losses counted at half weight: a shadow darkens
+    the tray but keeps its hue, so it stays near the tray while the die does not."""
+    lab = cv2.cvtColor(cv2.GaussianBlur(sq, (3, 3), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    d = lab - np.median(lab[tray], axis=0)
+    dl = np.where(d[..., 0] < 0, 0.5, 1.0) * d[..., 0] * (100 / 255)
+    return cv2.GaussianBlur(np.sqrt(dl**2 + d[..., 1] ** 2 + d[..., 2] ** 2), (5, 5), 0)
+
+
+def trimmed_to_die(view: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """A detector's die mask (SxS uint8 0/255 over view, SxS BGR) less what is of the tray's colour
+    by segment's rule (_tray_distance over the pixels outside the mask grown by TRIM_RING of the
+    view's side, threshold Otsu's over the grown mask but at least TRAY_COLOUR_DIST): the die's
+    shadow and the tray caught at its edges, which the detector, thresholding lightness at full weight
+    at its analysis scale, takes for die. Then cleaned, the component nearest the centre, holes filled.
+    The mask itself is returned when the trimmed one keeps under TRIM_KEEP of it (a die of the tray's
+    colour: colour cannot find its outline) or too little tray is left to measure.
+    Why: the shape features are measured around the silhouette's hull (its centre, radius and outline);
+    a shadow grows and shifts it. lurig_dietype read through the reader (its detector's masks) typed
+    70 of 97 dice right against 87 of 100 on the whole photos the model segments itself; on 10 of the
+    19 photos lost in between, the type was right with a mask cut to the die (GrabCut), and 6 of them
+    with this trim (46 ms less)."""
+    s = mask.shape[0]
+    n = s // TRIM_SCALE
+    small = cv2.resize(view, (n, n), interpolation=cv2.INTER_AREA)
+    small_mask = cv2.resize(mask, (n, n), interpolation=cv2.INTER_NEAREST)
+    r = max(2, int(round(TRIM_RING * n)))
+    grown = cv2.dilate(small_mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+    tray = grown == 0
+    if tray.sum() < TRIM_TRAY_MIN * tray.size or not small_mask.any():
+        return mask
+    dist = _tray_distance(small, tray)
+    t, _ = cv2.threshold(np.clip(dist * 4, 0, 255).astype(np.uint8)[grown > 0], 0, 255,
+                         cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    die = _central_component(_cleaned(((dist > max(t / 4, TRAY_COLOUR_DIST)) & (small_mask > 0)).astype(np.uint8) * 255))
+    out = np.where((cv2.resize(die, (s, s), interpolation=cv2.INTER_LINEAR) > 127) & (mask > 0), 255, 0).astype(np.uint8)
+    return out if np.count_nonzero(out) >= TRIM_KEEP * np.count_nonzero(mask) else mask
 
 
 def _cleaned(mask: np.ndarray) -> np.ndarray:
@@ -308,7 +349,8 @@ def die_view(crop: np.ndarray, mask: np.ndarray | None = None) -> tuple[np.ndarr
     if sqm is not None:
         pm = cv2.copyMakeBorder(sqm, max(0, -y0), max(0, y1 - n), max(0, -x0), max(0, x1 - n),
                                 cv2.BORDER_CONSTANT, value=0)
-        vm = cv2.resize(pm[y0 + oy:y1 + oy, x0 + ox:x1 + ox], (SIDE, SIDE), interpolation=cv2.INTER_NEAREST)
+        vm = trimmed_to_die(view, cv2.resize(pm[y0 + oy:y1 + oy, x0 + ox:x1 + ox], (SIDE, SIDE),
+                                             interpolation=cv2.INTER_NEAREST))
     else:
         vm = segment(view)
     return view, vm

@@ -1,0 +1,107 @@
+"""shape.trimmed_to_die: the detector's die mask, which holds the die's shadow and the tray caught at
+its edges, is cut back to the die by colour before the shape is measured (die_view), so that a die read
+through the reader (its detector's mask) is typed as when the shape step segments it itself."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from dicetower import paths
+from dicetower.readings import UNSURE_BELOW
+from dicetower.vision import synth
+from dicetower.vision.shape import SIDE, die_view, model_path, trimmed_to_die
+
+DATA = paths.shared_dir() / "datasets"
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = a > 0, b > 0
+    return float((a & b).sum() / max(1, (a | b).sum()))
+
+
+def _die_with_shadow(seed: int, body: tuple[int, int, int] | None = None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(view SIDE x SIDE BGR, the die's true mask, a detector-like mask: the die and its shadow) of a
+    rendered die whose shadow (the die's silhouette moved by a fifth of its size, the tray darkened
+    to 70 %, its hue kept) lies beside it, as a lamp casts it."""
+    rng = np.random.default_rng(seed)
+    spec = synth.standard_spec(str(rng.choice(["d6", "d8", "d10", "d12", "d20"])), rng, pips=False)
+    if body is not None:
+        spec.body = body
+    crop, mask, _ = synth.render_shape_crop(spec, rng, SIDE, tilt_deg=10.0)
+    x, y, w, h = cv2.boundingRect(cv2.findNonZero(mask))
+    shift = np.float32([[1, 0, 0.2 * w], [0, 1, 0.2 * h]])
+    moved = cv2.warpAffine(mask, shift, (SIDE, SIDE), flags=cv2.INTER_NEAREST)
+    shadow = (moved > 0) & (mask == 0)
+    view = crop.copy()
+    view[shadow] = (view[shadow] * 0.7).astype(np.uint8)
+    return view, mask, np.where(shadow | (mask > 0), 255, 0).astype(np.uint8)
+
+
+def test_the_shadow_in_a_detectors_mask_is_cut_off():
+    seeds = range(8)
+    before, after = [], []
+    for seed in seeds:
+        view, truth, detected = _die_with_shadow(seed)
+        trimmed = trimmed_to_die(view, detected)
+        assert not (trimmed & ~detected).any()  # it only takes away
+        before.append(_iou(detected, truth))
+        after.append(_iou(trimmed, truth))
+    assert max(before) < 0.8  # the shadow is a real part of each detector's mask
+    # measured: 0.71-0.75 before, 0.70-0.97 after (mean 0.89); the 0.70 is a yellow-green die on an
+    # olive tray, of nearly the tray's colour, which the trim cuts into
+    assert np.mean(after) > 0.85, after
+    assert sum(a > b + 0.1 for a, b in zip(after, before)) >= 6, (before, after)
+
+
+def test_a_dark_die_is_not_taken_for_its_shadow():
+    for seed in range(3):
+        view, truth, detected = _die_with_shadow(100 + seed, body=(35, 35, 35))
+        trimmed = trimmed_to_die(view, detected)
+        assert (trimmed[truth > 0] > 0).mean() > 0.9, seed  # the black die stays whole
+
+
+def test_a_die_of_the_trays_colour_keeps_the_detectors_mask():
+    view = np.full((SIDE, SIDE, 3), 150, np.uint8)
+    mask = np.zeros((SIDE, SIDE), np.uint8)
+    cv2.circle(mask, (64, 64), 40, 255, -1)
+    cv2.circle(view, (64, 64), 40, (153, 150, 148), 1)  # only a faint outline tells the die from the tray
+    assert np.array_equal(trimmed_to_die(view, mask), mask)
+
+
+def test_die_view_measures_the_die_inside_the_mask_it_is_given(monkeypatch):
+    from dicetower.vision import shape
+
+    view, truth, detected = _die_with_shadow(1)
+    _, trimmed = die_view(view, detected)
+    monkeypatch.setattr(shape, "trimmed_to_die", lambda v, m: m)
+    _, untrimmed = die_view(view, detected)
+    # the same framing (the detector's box) with the shadow left out: a quarter of the mask less
+    assert not (trimmed & ~untrimmed).any()
+    assert (trimmed > 0).sum() < 0.8 * (untrimmed > 0).sum()
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason=f"shared datasets absent ({DATA})")
+@pytest.mark.skipif(not model_path().is_file(), reason="shape model not built (`make models`)")
+def test_lurig_heldout_photos_read_by_the_reader():
+    from dicetower.vision.reader import DiceReader
+    from dicetower.vision.shape import DIE_TYPES, LURIG, lurig_photos, lurig_split
+
+    photos = lurig_photos(DATA / LURIG)
+    held = lurig_split([n for n, _, _ in photos], np.array([k for _, _, k in photos]))
+    reader = DiceReader()
+    right = detected = sure_wrong = 0
+    for (_, img, k), h in zip(photos, held):
+        if not h:
+            continue
+        readings = reader.read(img)
+        detected += bool(readings)
+        right += any(r.die_type == DIE_TYPES[k] for r in readings)
+        sure_wrong += sum(r.die_type != DIE_TYPES[k] and r.confidence >= UNSURE_BELOW for r in readings)
+    # measured: 24 of the 25 held-out photos' dice found; typed right 18 (16 with the detector's mask
+    # untrimmed; 20 of 25 when the shape step segments the whole photo itself, faces_eval)
+    assert detected >= 23
+    assert right >= 17, f"{right}/{detected}"
+    assert sure_wrong == 0
