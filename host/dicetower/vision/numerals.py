@@ -44,6 +44,14 @@ MARK_PULL = 0.5
 #: is trained on MARK_PULL's patch (face_patch); reading a die also cuts the patch on the centroid and on
 #: the numeral itself (face_patches) and averages the net over the three (read_up_face)
 MARK_PULLS = (MARK_PULL, 0.0, 1.0)
+#: the sizes at which read_up_face cuts a die's up face, as factors of PATCH_HALF, by die type: the trained
+#: size (1.0, face_patch's) and, for a d20, once more closer in (0.8: the numeral drawn 1.25 x larger) on
+#: the trained patch's centre. The renders print a d20's numerals at TEXT_HEIGHT 0.30..0.62 of the face and
+#: other dice's at 0.40..0.72 (train_numerals): cut at 0.8 x the size (~ 0.46 / 0.56, the ranges' middles),
+#: a d20's numeral shows at the size the net saw on most faces, and the net is averaged over the numeral's
+#: print size as it is over the up face's centre (MARK_PULLS) and the patch's quarter turns. Other dice
+#: print theirs at the sizes most renders have (a d4's larger still): one size.
+READ_ZOOMS: dict[str, tuple[float, ...]] = {"d20": (1.0, 0.8)}
 #: a mark whose centre is further than this x the die's radius from the centroid is not the up face's
 MARK_REACH = 0.55
 #: a die fills at most this fraction of the side of the square its masked crop is framed in (framed):
@@ -193,20 +201,25 @@ def face_patch(crop_bgr: np.ndarray, mask: np.ndarray | None = None, elevation: 
 
 
 def face_patches(crop_bgr: np.ndarray, mask: np.ndarray | None = None, elevation: float = TOP_DOWN,
-                 pulls: tuple[float, ...] = MARK_PULLS) -> list[np.ndarray]:
+                 pulls: tuple[float, ...] = MARK_PULLS, zooms: tuple[float, ...] = (1.0,)) -> list[np.ndarray]:
     """The up face's patch (PATCH x PATCH uint8) cut as face_patch cuts it, once per pull in `pulls`:
     centred that fraction of the way from the silhouette's centroid (on an oblique view: the up face's
     expected centre) to the numeral nearest it (up_face_mark; 0 = the centroid, 1 = the numeral's
     centre). The silhouette, the mark and the grey crop are found once. When no mark is found, or no
-    silhouette stands out, every pull gives the same patch and only one is returned. The first is
-    face_patch's when pulls[0] is MARK_PULL (the default, MARK_PULLS). Raises ValueError as
-    face_patch does, or for no pulls."""
+    silhouette stands out, every pull gives the same patch and only one is returned. zooms: the
+    patch's half side as factors of PATCH_HALF x radius (1.0 = face_patch's size, under 1 = closer in,
+    the numeral larger; READ_ZOOMS): every pull is cut at zooms[0], then the first pull's centre again
+    at each further zoom. The first patch is face_patch's when pulls[0] is MARK_PULL (the default,
+    MARK_PULLS) and zooms[0] is 1. Raises ValueError as face_patch does, for no pulls, or for no zooms
+    or a zoom not in (0, 2]."""
     from dicetower.vision.view import TOP_DOWN_FROM
 
     from dicetower.vision.faces import silhouette, square
 
     if not pulls:
         raise ValueError("face_patches needs at least one pull (a fraction of the way to the up face's numeral)")
+    if not zooms or not all(0 < z <= 2 for z in zooms):
+        raise ValueError(f"face_patches needs one or more zooms in (0, 2] (factors of the patch's size), got {zooms}")
     if not isinstance(crop_bgr, np.ndarray) or crop_bgr.ndim != 3 or crop_bgr.shape[2] != 3 \
             or min(crop_bgr.shape[:2]) < 1 or crop_bgr.dtype != np.uint8:
         raise ValueError(f"a die crop must be a non-empty HxWx3 uint8 BGR image, got "
@@ -238,21 +251,31 @@ def face_patches(crop_bgr: np.ndarray, mask: np.ndarray | None = None, elevation
         if oblique:
             cy -= UP_FACE_DEPTH * radius * float(np.cos(np.radians(elevation)))
         mark = up_face_mark(grey, m, (cx, cy), radius)
-    half = PATCH_HALF * radius
-    k = PATCH / (2 * half)
-    if k < 1:
-        grey = cv2.GaussianBlur(grey, (0, 0), 0.5 / k).astype(np.float32, copy=False)
     centres = [(cx, cy)] if mark is None else [(cx + p * (mark[0] - cx), cy + p * (mark[1] - cy)) for p in pulls]
-    return [_cut(grey, c, k, k / squash) for c in centres]
+    patches: list[np.ndarray] = []
+    light = None  # the marks' tone, told on the first patch and kept for the closer cuts
+    for i, zoom in enumerate(zooms):
+        k = PATCH / (2 * PATCH_HALF * zoom * radius)
+        src = cv2.GaussianBlur(grey, (0, 0), 0.5 / k).astype(np.float32, copy=False) if k < 1 else grey
+        for c in centres if i == 0 else centres[:1]:
+            patch, tone = _cut(src, c, k, k / squash, light if i else None)
+            light = tone if light is None else light
+            patches.append(patch)
+    return patches
 
 
-def _cut(grey: np.ndarray, centre: tuple[float, float], k: float, ky: float) -> np.ndarray:
-    """The PATCH x PATCH uint8 patch of grey (float32, WORK x WORK) centred on centre (px), scaled by k
-    across and ky down, stretched to the 2nd..98th percentiles of its central disc, marks bright.
-    Which tone the marks are is told on the patch's central disc, not on the whole die (up_face_mark's
-    test): the whole die's tone turned 44 of 138 fickett d4 patches (their bright ridges meet at the
-    patch's centre) and 18 % of renders, and the 12-epoch net then shipped read d4 0.891 (0.920), d20 0.590
-    (0.586), realdice 0.597 (0.616) given the type (session 7)."""
+def _cut(grey: np.ndarray, centre: tuple[float, float], k: float, ky: float,
+         light: bool | None = None) -> tuple[np.ndarray, bool]:
+    """(patch, light): the PATCH x PATCH uint8 patch of grey (float32, WORK x WORK) centred on centre
+    (px), scaled by k across and ky down, stretched to the 2nd..98th percentiles of its central disc,
+    marks bright, and whether the marks are light on the die.
+    Which tone the marks are is told on the patch's central disc (light None), not on the whole die
+    (up_face_mark's test): the whole die's tone turned 44 of 138 fickett d4 patches (their bright ridges
+    meet at the patch's centre) and 18 % of renders, and the 12-epoch net then shipped read d4 0.891
+    (0.920), d20 0.590 (0.586), realdice 0.597 (0.616) given the type (session 7). A cut closer in than
+    the trained size is given the tone told on the trained patch (light): there the numeral can fill
+    most of the central disc, the marks are no longer its minority, and the tone test turned a realdice
+    19 dark on light (read 10 at 0.61)."""
     cx, cy = centre
     affine = np.array([[k, 0, PATCH / 2 - k * cx], [0, ky, PATCH / 2 - ky * cy]], np.float32)
     patch = cv2.warpAffine(grey, affine, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -260,9 +283,10 @@ def _cut(grey: np.ndarray, centre: tuple[float, float], k: float, ky: float) -> 
     inner = patch[(xx - PATCH / 2 + 0.5) ** 2 + (yy - PATCH / 2 + 0.5) ** 2 <= (0.4 * PATCH) ** 2]
     lo, mid, hi = np.percentile(inner, (2, 50, 98))
     out = (patch - lo) / max(hi - lo, 8.0)
-    if not marks_are_light(inner):
+    light = marks_are_light(inner) if light is None else light
+    if not light:
         out = 1 - out
-    return (out.clip(0, 1) * 255).astype(np.uint8)
+    return (out.clip(0, 1) * 255).astype(np.uint8), light
 
 
 def _forward(patches: list[np.ndarray]) -> tuple[np.ndarray, NumeralNet]:
@@ -295,19 +319,22 @@ def numeral_proba(patches: list[np.ndarray]) -> np.ndarray:
     return p.reshape(len(patches), 4, -1).mean(axis=1).astype(np.float32)
 
 
-def read_up_face(crop_bgr: np.ndarray, mask: np.ndarray | None = None,
-                 elevation: float = TOP_DOWN) -> tuple[np.ndarray, np.ndarray]:
+def read_up_face(crop_bgr: np.ndarray, mask: np.ndarray | None = None, elevation: float = TOP_DOWN,
+                 die_type: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The numeral net's reading of a die's up face, over where that face may lie: (mean, trained),
     each (K,) float32 over numeral_classes(). mean: numeral_proba averaged over face_patches (the
     patch cut MARK_PULL of the way to the nearest numeral, as in training, on the silhouette's
-    centre and on the numeral: the net averaged over the up face's unknown centre, as it is over the
+    centre and on the numeral, and for a die_type in READ_ZOOMS the trained centre again closer in:
+    the net averaged over the up face's unknown centre and the numeral's print size, as it is over the
     patch's quarter turns); trained: numeral_proba of face_patch's patch alone. A reader picks the
     reading by mean and caps its confidence by trained (faces.joint_reading's cap_proba,
     read_value): reading more patches can change which value is read but never makes a reading
-    surer than the one patch would. About 2 more net runs per die when a numeral is found.
+    surer than the one patch would. About 2 more net runs per die when a numeral is found (3 for a
+    d20). die_type: the die's type when known (read_value), else None (one size, as for a d4..d12).
     crop_bgr, mask, elevation: as face_patch; raises ValueError as face_patch does,
     FileNotFoundError when the model is not built."""
-    proba = numeral_proba(face_patches(crop_bgr, mask, elevation))
+    zooms = READ_ZOOMS.get(die_type, (1.0,)) if die_type else (1.0,)
+    proba = numeral_proba(face_patches(crop_bgr, mask, elevation, MARK_PULLS, zooms))
     return proba.mean(axis=0), proba[0]
 
 
@@ -320,7 +347,7 @@ def read_value(crop_bgr: np.ndarray, die_type: str, mask: np.ndarray | None = No
     unknown die type or a bad crop, FileNotFoundError when the model is not built."""
     if die_type not in DIE_FACES:
         raise ValueError(f"the numeral net reads {', '.join(DIE_FACES)}, not {die_type!r}")
-    mean, trained = read_up_face(crop_bgr, mask, elevation)
+    mean, trained = read_up_face(crop_bgr, mask, elevation, die_type)
     by_mean, by_trained = values_from_proba(mean, die_type), values_from_proba(trained, die_type)
     value = max(by_mean, key=by_mean.__getitem__)
     return value, min(by_mean[value], by_trained[value])
