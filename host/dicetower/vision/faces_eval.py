@@ -126,6 +126,49 @@ def numerals_given_type(crops: Sequence[Labelled], name: str) -> str:
     return _summary(name, results, ms)
 
 
+def misread_sheet(crops: Sequence[Labelled], path: Path, limit: int = 40, side: int = 120) -> int:
+    """Save a contact sheet (PNG at path) of the dice the numeral net given the true type misreads
+    (numerals.read_value), for looking at why: per row the die's crop, each patch the net read
+    (numerals.face_patches at the type's READ_ZOOMS, as read_up_face cuts them; the first is the
+    trained one) and the three most probable classes of their mean with the truth. crops: as
+    numerals_given_type; at most limit rows (the first misread ones, in order), each side px high.
+    Returns how many misread dice are shown (0: nothing is written). Raises ValueError for limit < 1
+    or side < 48, OSError when path cannot be written."""
+    from dicetower.vision import numerals
+
+    if limit < 1 or side < 48:
+        raise ValueError(f"a contact sheet needs limit >= 1 and side >= 48 px, got {limit} and {side}")
+    classes = numerals.numeral_classes()
+    rows = []
+    for crop, die_type, value, view, mask in crops:
+        elevation = TOP_DOWN if view is None else view.elevation
+        best, confidence = numerals.read_value(crop, die_type, mask, elevation)
+        if best == value:
+            continue
+        patches = numerals.face_patches(crop, mask, elevation,
+                                        zooms=numerals.READ_ZOOMS.get(die_type, (1.0,)))
+        mean = numerals.numeral_proba(patches).mean(axis=0)
+        tiles = [cv2.resize(crop, (side, side))] + [
+            cv2.cvtColor(cv2.resize(p, (side, side), interpolation=cv2.INTER_NEAREST), cv2.COLOR_GRAY2BGR)
+            for p in patches]
+        text = np.full((side, 2 * side, 3), 255, np.uint8)
+        cv2.putText(text, f"{die_type} true {value} read {best} {confidence:.2f}", (4, 18), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.45, (0, 0, 200), 1, cv2.LINE_AA)
+        for i, k in enumerate(np.argsort(-mean)[:3]):
+            cv2.putText(text, f"{classes[k]}: {mean[k]:.2f}", (4, 40 + 20 * i), cv2.FONT_HERSHEY_SIMPLEX,
+                        0.45, (0, 0, 0), 1, cv2.LINE_AA)
+        rows.append(np.hstack(tiles + [text]))
+        if len(rows) == limit:
+            break
+    if rows:
+        width = max(r.shape[1] for r in rows)
+        sheet = np.vstack([cv2.copyMakeBorder(r, 0, 0, 0, width - r.shape[1], cv2.BORDER_CONSTANT, value=(128,) * 3)
+                           for r in rows])
+        if not cv2.imwrite(str(path), sheet):
+            raise OSError(f"could not write the contact sheet {path}")
+    return len(rows)
+
+
 def _summary(name: str, results: list[tuple[bool, bool, float]], ms: list[float]) -> str:
     """results: (right, sure, confidence) per die."""
     right = np.array([r for r, _, _ in results])
@@ -180,12 +223,22 @@ def calibration_on(tiles: list[LabelledCrop], per_face: int, name: str) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--per-face", type=int, default=5, help="tiles per face learned in calibration")
+    ap.add_argument("--sheets", type=Path, default=None, metavar="DIR",
+                    help="only save contact sheets of the dice the net given the type misreads (fickett d20 "
+                         "and realdice_d20, misread_sheet) in DIR, and print how many each shows")
     args = ap.parse_args()
     data = shared_dir() / "datasets"
     if not data.is_dir():
         print(f"faces: {data} not found; no figures")
         return
     fickett = data / "fickett_poly_tiles"
+    if args.sheets is not None:
+        args.sheets.mkdir(parents=True, exist_ok=True)
+        d20 = [(t.crop, "d20", t.face.value, None, None) for t in fickett_tiles(fickett, "d20", step=6)]
+        for name, crops in (("fickett_d20", d20), ("realdice_d20", realdice_crops(data / "realdice_d20", step=2))):
+            shown = misread_sheet(crops, args.sheets / f"misread_{name}.png")
+            print(f"{name}: {shown} misread dice in {args.sheets / f'misread_{name}.png'}")
+        return
     for die_type in ("d4", "d6", "d8", "d12", "d20"):
         tiles = fickett_tiles(fickett, die_type)
         crops = [(t.crop, die_type, t.face.value, None, None) for t in tiles[::3]]
