@@ -71,16 +71,16 @@ def test_a_die_of_the_trays_colour_keeps_the_detectors_mask():
     assert np.array_equal(trimmed_to_die(view, mask), mask)
 
 
-def test_die_view_measures_the_die_inside_the_mask_it_is_given(monkeypatch):
-    from dicetower.vision import shape
-
+def test_die_view_measures_the_die_inside_a_detectors_mask_and_an_exact_one_as_it_is():
     view, truth, detected = _die_with_shadow(1)
     _, trimmed = die_view(view, detected)
-    monkeypatch.setattr(shape, "trimmed_to_die", lambda v, m: m)
-    _, untrimmed = die_view(view, detected)
+    _, untrimmed = die_view(view, detected, exact=True)
     # the same framing (the detector's box) with the shadow left out: a quarter of the mask less
     assert not (trimmed & ~untrimmed).any()
     assert (trimmed > 0).sum() < 0.8 * (untrimmed > 0).sum()
+    _, given = die_view(view, truth, exact=True)  # a render's true silhouette is used as it is
+    x, y, w, h = cv2.boundingRect(cv2.findNonZero(truth))
+    assert abs(int((given > 0).sum()) - (truth > 0).sum() * (0.8 * SIDE / max(w, h)) ** 2) < 0.1 * (given > 0).sum()
 
 
 @pytest.mark.skipif(not DATA.is_dir(), reason=f"shared datasets absent ({DATA})")

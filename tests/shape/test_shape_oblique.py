@@ -76,7 +76,7 @@ def test_oblique_renders_are_typed_better_by_the_oblique_model():
             elevation = float(rng.uniform(*OBLIQUE_ELEVATION))
             crop, mask, _ = render_oblique_crop(synth.standard_spec(t, rng), rng, int(rng.integers(60, 161)),
                                                 elevation, float(rng.choice([0.0, 0.05])))
-            x = describe(crop, mask)
+            x = describe(crop, mask, exact=True)  # as the models' oblique renders are described
             for name, model in (("oblique", models.oblique), ("top_down", models.top_down)):
                 p = model.proba(x)[0]
                 right[name] += int(p.argmax() == k)
