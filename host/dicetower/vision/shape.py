@@ -15,7 +15,8 @@ How it works:
    counted at half weight (a shadow darkens the tray but keeps its hue), Otsu's threshold, the
    component nearest the centre, holes filled, then refined by GrabCut (less what it grows out to
    the crop's frame: _without_frame_growth). A mask from the detector
-   (detect.DieBody.mask) is used instead when given. When the die is small in the crop (a whole
+   (detect.DieBody.mask) is used instead when given, cut back to the die by the same colour
+   distance (trimmed_to_die: the detector's mask holds the die's shadow). When the die is small in the crop (a whole
    photo) the crop is cut again around it, so that every die is described at the same scale.
 2. Shape of the outline (rotation and scale invariant): the convex hull's radius r(theta) around
    its centroid, sampled at 90 angles, and the magnitudes of its Fourier harmonics 1..12 over the
