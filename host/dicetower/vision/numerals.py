@@ -46,11 +46,17 @@ MARK_PULL = 0.5
 MARK_PULLS = (MARK_PULL, 0.0, 1.0)
 #: the sizes at which read_up_face cuts a die's up face, as factors of PATCH_HALF, by die type: the trained
 #: size (1.0, face_patch's) and, for a d20, once more closer in (0.8: the numeral drawn 1.25 x larger) on
-#: the trained patch's centre. The renders print a d20's numerals at TEXT_HEIGHT 0.30..0.62 of the face and
-#: other dice's at 0.40..0.72 (train_numerals): cut at 0.8 x the size (~ 0.46 / 0.56, the ranges' middles),
-#: a d20's numeral shows at the size the net saw on most faces, and the net is averaged over the numeral's
-#: print size as it is over the up face's centre (MARK_PULLS) and the patch's quarter turns. Other dice
-#: print theirs at the sizes most renders have (a d4's larger still): one size.
+#: the trained patch's centre; the net is averaged over the two, as it is over the up face's centre
+#: (MARK_PULLS) and the patch's quarter turns. A d20 prints its numerals at a size the renders do not pin
+#: down: its renders draw them at TEXT_HEIGHT 0.30..0.62 of the face, other dice's at 0.40..0.72, and
+#: real d20s of two makers show them larger than the d20 renders (train_numerals.TEXT_HEIGHT's note). The
+#: net read 1..12 mostly on those other dice's renders; cut 0.8 x as large (~ 0.46 / 0.56, the ranges'
+#: middles) a d20's numeral shows at their size too. Not tuned on photos: on every 2nd fickett d20 tile a
+#: closer cut of 0.6, 0.7, 0.8 or 0.9 reads alike (0.641..0.647 against 0.626); the other half read 0.606 ->
+#: 0.632, all 680 tiles 0.616 -> 0.637, realdice 0.711 -> 0.698 (2 of 159 photos), d20 renders 250 top-down
+#: 0.708 -> 0.704 and 250 at 50 degrees 0.448 -> 0.464, 0 sure-wrong in each (given the type, read_value).
+#: Other dice print theirs at the sizes their renders have: one size (a closer cut read fickett d4 and d6
+#: 0.01 lower).
 READ_ZOOMS: dict[str, tuple[float, ...]] = {"d20": (1.0, 0.8)}
 #: a mark whose centre is further than this x the die's radius from the centroid is not the up face's
 MARK_REACH = 0.55
