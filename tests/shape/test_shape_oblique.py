@@ -30,8 +30,8 @@ def test_the_elevation_chooses_the_model():
     assert models.for_elevation(20.0) is models.oblique
     rng = np.random.default_rng(790)
     crop, mask, _ = render_oblique_crop(synth.standard_spec("d12", rng), rng, 110, 50.0)
-    x = describe(crop, mask)
-    for elevation, model in ((50.0, models.oblique), (TOP_DOWN, models.top_down)):
+    for elevation, model, trim in ((50.0, models.oblique, False), (TOP_DOWN, models.top_down, True)):
+        x = describe(crop, mask, trim)  # the top-down model reads the mask cut back to the die
         r = die_type_by_shape(crop, mask, elevation=elevation)
         assert r.proba == pytest.approx(dict(zip(DIE_TYPES, model.proba(x)[0])), abs=1e-6)
     assert die_type_by_shape(crop, mask).proba == die_type_by_shape(crop, mask, elevation=TOP_DOWN).proba
@@ -76,7 +76,7 @@ def test_oblique_renders_are_typed_better_by_the_oblique_model():
             elevation = float(rng.uniform(*OBLIQUE_ELEVATION))
             crop, mask, _ = render_oblique_crop(synth.standard_spec(t, rng), rng, int(rng.integers(60, 161)),
                                                 elevation, float(rng.choice([0.0, 0.05])))
-            x = describe(crop, mask, exact=True)  # as the models' oblique renders are described
+            x = describe(crop, mask)
             for name, model in (("oblique", models.oblique), ("top_down", models.top_down)):
                 p = model.proba(x)[0]
                 right[name] += int(p.argmax() == k)

@@ -15,8 +15,9 @@ How it works:
    counted at half weight (a shadow darkens the tray but keeps its hue), Otsu's threshold, the
    component nearest the centre, holes filled, then refined by GrabCut (less what it grows out to
    the crop's frame: _without_frame_growth). A mask from the detector
-   (detect.DieBody.mask) is used instead when given, cut back to the die by the same colour
-   distance (trimmed_to_die: the detector's mask holds the die's shadow). When the die is small in the crop (a whole
+   (detect.DieBody.mask) is used instead when given; for the top-down model, which learned from
+   segment's silhouettes only, cut back to the die by the same colour distance (trimmed_to_die:
+   the detector's mask holds the die's shadow). When the die is small in the crop (a whole
    photo) the crop is cut again around it, so that every die is described at the same scale.
 2. Shape of the outline (rotation and scale invariant): the convex hull's radius r(theta) around
    its centroid, sampled at 90 angles, and the magnitudes of its Fourier harmonics 1..12 over the
@@ -214,7 +215,12 @@ def trimmed_to_die(view: np.ndarray, mask: np.ndarray) -> np.ndarray:
     of 97 right (9 gained, 6 of them among those 10; 5 lost: translucent dice, whose tray showing
     through is cut as tray, and two whose detector's mask had already lost part of the die); the
     held-out quarter 16 -> 18 of 24. A die's convex hull filled back in gained those on lurig but
-    typed 4 of realdice's oblique d20 bodies less right."""
+    typed 4 of realdice's oblique d20 bodies less right. Only the top-down model reads trimmed masks
+    (die_type_by_shape): it learned every silhouette from segment, which leaves shadows out by this
+    rule; the oblique model learned from renders' true silhouettes as given, and trimming masks that
+    are already the die's only cuts into dice of nearly the tray's colour (240 oblique renders with
+    masks 0.854 -> 0.833 typed right; faces_eval's realdice crops, masks by colour, typed d20 153 ->
+    144 of 159)."""
     s = mask.shape[0]
     n = s // TRIM_SCALE
     small = cv2.resize(view, (n, n), interpolation=cv2.INTER_AREA)
@@ -314,17 +320,15 @@ def _without_frame_growth(refined: np.ndarray, rough: np.ndarray) -> np.ndarray:
     return out
 
 
-def die_view(crop: np.ndarray, mask: np.ndarray | None = None, exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def die_view(crop: np.ndarray, mask: np.ndarray | None = None, trim: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The die at a standard scale: (image SIDE x SIDE x 3 uint8 BGR, mask SIDE x SIDE uint8 0/255),
     the die's bounding square filling about 80 % of the image. Without a mask, a die that already
     fills most of the crop is segmented in the whole crop (a margin would be a guess); with one (the
     detector's, whose box is tight round the die) the die is always framed with that margin, the
-    crop's border replicated, as the renders the model learned from frame it, and the mask is cut
-    back to the die (trimmed_to_die: a detector's mask holds the die's shadow) unless exact. crop:
-    HxWx3 uint8 BGR; mask: HxW (nonzero = die) or None to segment; exact: the mask is the die's true
-    silhouette (a render's alpha), used as it is (trimming it only cuts into dice of nearly the tray's
-    colour: 240 oblique renders with masks 0.854 -> 0.833 typed right). Raises ValueError for a crop
-    that is not HxWx3 uint8 or a mask of another size."""
+    crop's border replicated, as the renders the model learned from frame it. crop: HxWx3 uint8 BGR;
+    mask: HxW (nonzero = die) or None to segment; trim: cut the mask back to the die by colour
+    (trimmed_to_die), as segment draws a silhouette, for the top-down model (die_type_by_shape).
+    Raises ValueError for a crop that is not HxWx3 uint8 or a mask of another size."""
     if not isinstance(crop, np.ndarray) or crop.ndim != 3 or crop.shape[2] != 3 or crop.dtype != np.uint8 \
             or min(crop.shape[:2]) < 1:
         raise ValueError(f"a die crop must be a non-empty HxWx3 uint8 BGR image, got "
@@ -358,7 +362,7 @@ def die_view(crop: np.ndarray, mask: np.ndarray | None = None, exact: bool = Fal
         pm = cv2.copyMakeBorder(sqm, max(0, -y0), max(0, y1 - n), max(0, -x0), max(0, x1 - n),
                                 cv2.BORDER_CONSTANT, value=0)
         vm = cv2.resize(pm[y0 + oy:y1 + oy, x0 + ox:x1 + ox], (SIDE, SIDE), interpolation=cv2.INTER_NEAREST)
-        if not exact:
+        if trim:
             vm = trimmed_to_die(view, vm)
     else:
         vm = segment(view)
@@ -613,10 +617,10 @@ def face_structure(grey: np.ndarray, gx: np.ndarray, gy: np.ndarray, die: np.nda
     return np.concatenate([rings, ink_h, central, [len(blobs) / 10], dist_len / 3]).astype(np.float32)
 
 
-def describe(crop: np.ndarray, mask: np.ndarray | None = None, exact: bool = False) -> np.ndarray:
-    """Shape features of one die crop (see die_view, features; exact: mask is the die's true
-    silhouette). Raises ValueError on a bad crop or when no die stands out in it."""
-    view, m = die_view(crop, mask, exact)
+def describe(crop: np.ndarray, mask: np.ndarray | None = None, trim: bool = False) -> np.ndarray:
+    """Shape features of one die crop (see die_view, features; trim: the mask cut back to the die).
+    Raises ValueError on a bad crop or when no die stands out in it."""
+    view, m = die_view(crop, mask, trim)
     return features(view, m)
 
 
@@ -769,7 +773,8 @@ def die_type_by_shape(crop_bgr: np.ndarray, mask: np.ndarray | None = None,
 
     crop_bgr: HxWx3 uint8 BGR holding one die, any rotation, the die anywhere from a fifth of the
     crop to all of it, a margin of tray around it preferred. mask: HxW array (nonzero = die, e.g.
-    detect.DieBody.mask, cut back to the die here: trimmed_to_die) or None to segment the die here. model: None for the shipped models
+    detect.DieBody.mask) or None to segment the die here; the top-down model reads the mask cut back
+    to the die (trimmed_to_die), as segment draws the silhouettes it learned from. model: None for the shipped models
     (models/standard/shape.npz). elevation: degrees, how steeply the camera looks down on the tray
     (view.view_of_scene(frame, boxes).elevation; TOP_DOWN, the default, for the tower's camera):
     under view.TOP_DOWN_FROM the oblique model reads the die (ShapeModels.for_elevation).
@@ -778,8 +783,9 @@ def die_type_by_shape(crop_bgr: np.ndarray, mask: np.ndarray | None = None,
     confidence 0 and a uniform proba (die_type then means nothing: the die is unsure).
     Raises ValueError for a crop that is not HxWx3 uint8, a mask of another size or an elevation
     outside (0, 90], ShapeModelError when the models have not been built (`make models`)."""
-    chosen = (model or load_model()).for_elevation(elevation)
-    view, m = die_view(crop_bgr, mask)
+    models = model or load_model()
+    chosen = models.for_elevation(elevation)
+    view, m = die_view(crop_bgr, mask, trim=chosen is models.top_down)
     try:
         x = features(view, m)
     except ValueError:
@@ -979,8 +985,8 @@ def render_oblique_crop(spec: DieSpec, rng: np.random.Generator, size: int = 112
 def render_oblique_set(per_type: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Features of per_type oblique renders of every die type (render_oblique_crop: crop side drawn from
     OBLIQUE_SIZE, elevation from OBLIQUE_ELEVATION, corners rounded by ROUNDING on half of them), each
-    described without its mask (segmented here) and with it (exact: the render's true silhouette, as
-    a detector's mask is once trimmed_to_die has cut its shadow off). Returns (features without mask N x F, with mask N x F, labels (N,), elevations (N,)
+    described without its mask (segmented here) and with it (the detector's mask, as the reader
+    passes it). Returns (features without mask N x F, with mask N x F, labels (N,), elevations (N,)
     degrees); renders whose die cannot be separated from the tray are skipped."""
     from dicetower.vision import synth
 
@@ -992,7 +998,7 @@ def render_oblique_set(per_type: int, seed: int) -> tuple[np.ndarray, np.ndarray
             rounding = float(rng.choice([0.0, rng.uniform(*ROUNDING)]))
             crop, mask, _ = render_oblique_crop(synth.standard_spec(t, rng), rng, size, elevation, rounding)
             try:
-                xs = describe(crop), describe(crop, mask, exact=True)
+                xs = describe(crop), describe(crop, mask)
             except ValueError:
                 continue
             plain.append(xs[0])
