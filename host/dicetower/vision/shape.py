@@ -204,23 +204,24 @@ def trimmed_to_die(view: np.ndarray, mask: np.ndarray) -> np.ndarray:
     by segment's rule (_tray_distance over the pixels outside the mask grown by TRIM_RING of the
     view's side, threshold Otsu's over the grown mask but at least TRAY_COLOUR_DIST): the die's
     shadow and the tray caught at its edges, which the detector, thresholding lightness at full weight
-    at its analysis scale, takes for die. Then cleaned, the component nearest the centre, holes filled.
-    The mask itself is returned when the trimmed one keeps under TRIM_KEEP of it (a die of the tray's
-    colour: colour cannot find its outline) or too little tray is left to measure.
+    at its analysis scale, takes for die; measured on a copy TRIM_SCALE times smaller. Then cleaned,
+    the component nearest the centre, and its convex hull within the mask: a die is convex, so what
+    colour leaves out within the hull (a translucent die's tray showing through, a face of nearly the
+    tray's colour) is die. The mask itself is returned when the trimmed one keeps under TRIM_KEEP of
+    it (a die of the tray's colour: colour cannot find its outline) or too little tray is left to
+    measure.
     Why: the shape features are measured around the silhouette's hull (its centre, radius and outline);
     a shadow grows and shifts it. lurig_dietype read through the reader (its detector's masks) typed
     71 of 97 dice found right, against 88 of 100 on the whole photos the shape step segments itself
     (faces_eval); on 10 of the 19 photos lost in between the type was right with the mask cut to the
-    die by GrabCut (34 ms a die: too slow to read with). With this trim (0.5 ms) the reader types 75
-    of 97 right (9 gained, 6 of them among those 10; 5 lost: translucent dice, whose tray showing
-    through is cut as tray, and two whose detector's mask had already lost part of the die); the
-    held-out quarter 16 -> 18 of 24. A die's convex hull filled back in gained those on lurig but
-    typed 4 of realdice's oblique d20 bodies less right. Only the top-down model reads trimmed masks
-    (die_type_by_shape): it learned every silhouette from segment, which leaves shadows out by this
-    rule; the oblique model learned from renders' true silhouettes as given, and trimming masks that
-    are already the die's only cuts into dice of nearly the tray's colour (240 oblique renders with
-    masks 0.854 -> 0.833 typed right; faces_eval's realdice crops, masks by colour, typed d20 153 ->
-    144 of 159)."""
+    die by GrabCut (34 ms a die: too slow to read with). With this trim (0.5 ms) the reader types 80
+    of 97 right, the held-out quarter 16 -> 20 of 24 (as on the whole photos: 20 of 25); without the
+    hull 75 and 18 (translucent dice lost notches cut as tray).
+    Only the top-down model reads trimmed masks (die_type_by_shape): it learned every silhouette from
+    segment, which leaves shadows out by this rule; the oblique model learned from renders' true
+    silhouettes as given, and trimming masks that are already the die's cuts into dice of nearly the
+    tray's colour (faces_eval's realdice crops, masks by colour, typed d20 153 -> 144 of 159 with every
+    mask trimmed, hull aside; 240 oblique renders with their masks 0.854 -> 0.833)."""
     s = mask.shape[0]
     n = s // TRIM_SCALE
     small = cv2.resize(view, (n, n), interpolation=cv2.INTER_AREA)
@@ -233,9 +234,14 @@ def trimmed_to_die(view: np.ndarray, mask: np.ndarray) -> np.ndarray:
     dist = _tray_distance(small, tray)
     t, _ = cv2.threshold(np.clip(dist * 4, 0, 255).astype(np.uint8)[grown > 0], 0, 255,
                          cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    die = _central_component(_cleaned(((dist > max(t / 4, TRAY_COLOUR_DIST)) & (small_mask > 0)).astype(np.uint8) * 255))
-    out = np.where((cv2.resize(die, (s, s), interpolation=cv2.INTER_LINEAR) > 127) & (mask > 0), 255, 0).astype(np.uint8)
-    return out if np.count_nonzero(out) >= TRIM_KEEP * np.count_nonzero(mask) else mask
+    die = (dist > max(t / 4, TRAY_COLOUR_DIST)) & (small_mask > 0)
+    pts = cv2.findNonZero(_central_component(_cleaned(die.astype(np.uint8) * 255)))
+    if pts is None:
+        return mask
+    hull = np.zeros((n, n), np.uint8)  # a die is convex: what colour left out within its hull is die
+    cv2.fillConvexPoly(hull, cv2.convexHull(pts), 255)
+    out = np.where((cv2.resize(hull, (s, s), interpolation=cv2.INTER_LINEAR) > 127) & (mask > 0), 255, 0)
+    return out.astype(np.uint8) if np.count_nonzero(out) >= TRIM_KEEP * np.count_nonzero(mask) else mask
 
 
 def _cleaned(mask: np.ndarray) -> np.ndarray:
