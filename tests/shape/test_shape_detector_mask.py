@@ -51,10 +51,10 @@ def test_the_shadow_in_a_detectors_mask_is_cut_off():
         before.append(_iou(detected, truth))
         after.append(_iou(trimmed, truth))
     assert max(before) < 0.8  # the shadow is a real part of each detector's mask
-    # measured: 0.71-0.75 before, 0.70-0.97 after (mean 0.89); the 0.70 is a yellow-green die on an
+    # measured: 0.72-0.75 before, 0.77-0.97 after (mean 0.92); the 0.77 is a yellow-green die on an
     # olive tray, of nearly the tray's colour, which the trim cuts into
-    assert np.mean(after) > 0.85, after
-    assert sum(a > b + 0.1 for a, b in zip(after, before)) >= 6, (before, after)
+    assert np.mean(after) > 0.88, after
+    assert sum(a > b + 0.1 for a, b in zip(after, before)) >= 7, (before, after)
 
 
 def test_a_dark_die_is_not_taken_for_its_shadow():
@@ -108,8 +108,9 @@ def test_lurig_heldout_photos_read_by_the_reader():
         detected += bool(readings)
         right += any(r.die_type == DIE_TYPES[k] for r in readings)
         sure_wrong += sum(r.die_type != DIE_TYPES[k] and r.confidence >= UNSURE_BELOW for r in readings)
-    # measured: 24 of the 25 held-out photos' dice found; typed right 18 (16 with the detector's mask
-    # untrimmed; 20 of 25 when the shape step segments the whole photo itself, faces_eval)
+    # measured: 24 of the 25 held-out photos' dice found; typed right 20 (16 with the detector's mask
+    # untrimmed, 18 trimmed without the convex hull; 20 of 25 when the shape step segments the whole
+    # photo itself, faces_eval)
     assert detected >= 23
-    assert right >= 17, f"{right}/{detected}"
+    assert right >= 19, f"{right}/{detected}"
     assert sure_wrong == 0
