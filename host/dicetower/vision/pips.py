@@ -23,7 +23,8 @@ consistency and contrast; 1 to 3 pips must also sit on a plain face (face_roughn
 or a speck can look like a pip (3 pips in a row smeared alike are a die in motion even on a rough
 face: kept, flagged unsure), and a 2 or 4 must have a bare centre (no faint pip of a 3 or 5). A face
 holds nothing but its pips: another mark on it puts the count in doubt (_strays; beside a lone pip, any
-mark of pip contrast on its face, a numeral's stroke however ragged: _face_marked); a pip is an ellipse
+mark of pip contrast on its face, a numeral's stroke however ragged: _face_marked; a pip like it where
+its 2's other pip would be, taken into an unsure face: _doubt_twin_taken); a pip is an ellipse
 (a triangle is a d4 seen from above: Pip.triangle_fill), one paint-filled dent plain inside (pip_marks).
 A top face far more foreshortened than the other dice's is a die not lying flat: reported as cocked
 (GEN-D01).
@@ -441,13 +442,16 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
 
 def _segment_clear(a: Pip, b: Pip, response: np.ndarray, thr: float, pips: list[Pip]) -> bool:
     """True when the die body between pips a and b has no dark crease (no other pip, no gap between
-    two dice or two faces): the response stays below SEAM_FRACTION of the pip threshold along the segment."""
+    two dice or two faces): the response stays below SEAM_FRACTION of the pip threshold along the segment,
+    off the pips (0.75 of a pip's diameter from its centre, plus a pixel: its contour, whose area gives the
+    diameter, runs through its edge pixels' centres, and a sample is the pixel nearest its point; pips 3 px
+    across show their edge pixels at 0.75 diameters)."""
     n = max(int(math.hypot(b.x - a.x, b.y - a.y)), 2)
     xs = np.linspace(a.x, b.x, n)
     ys = np.linspace(a.y, b.y, n)
     near = np.zeros(n, bool)
     for p in pips:
-        near |= np.hypot(xs - p.x, ys - p.y) < 0.75 * p.diameter
+        near |= np.hypot(xs - p.x, ys - p.y) < 0.75 * p.diameter + 1.0
     keep = ~near
     if keep.sum() < 2:
         return True
@@ -462,7 +466,16 @@ def _linked(a: Pip, b: Pip) -> bool:
     d = math.hypot(a.x - b.x, a.y - b.y)
     dia = 0.5 * (a.diameter + b.diameter)
     ratio = max(a.area, b.area) / max(min(a.area, b.area), 1e-6)
-    return d <= LINK_DIAMETERS * dia and ratio <= 1.8 and abs(a.roundness - b.roundness) <= 0.25
+    return d <= LINK_DIAMETERS * dia and ratio <= 1.8 and _roundness_alike(a, b, 0.25)
+
+
+def _roundness_alike(a: Pip, b: Pip, tolerance: float) -> bool:
+    """True when pips a and b are foreshortened alike: their roundness (minor / major axis) differs by
+    at most tolerance, or by at most what pixels let it be measured to where that is more. cv2.fitEllipse's
+    axes on a blob are off by up to half a pixel each, so the roundness of a round pip d px across is off
+    by up to 1/d (both axes off, opposite ways), and a difference of two pips by up to 2/d: 0.54 for pips
+    3.7 px across (a 4000x3000 photo's small dice at the analysis scale), within 0.25 from 8 px on."""
+    return abs(a.roundness - b.roundness) <= max(tolerance, 4.0 / (a.diameter + b.diameter))
 
 
 def group_faces(pips: list[Pip], response: np.ndarray, thr: float) -> list[list[Pip]]:
@@ -994,6 +1007,7 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
         if ambiguous or marked or doubt:  # a faint pip where a fuller face has one; marks inside a lone "pip" (a small die)
             conf = min(conf, AMBIGUOUS_CAP)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g)))
+    _doubt_twin_taken(faces, pips, response, thr)
     _flag_cocked(faces)
     return _drop_odd_lone_pips(faces)
 
@@ -1041,10 +1055,27 @@ def _layout_face(group: list[Pip], gray: np.ndarray, polarity: str, thr: float, 
 
 def _twins(a: Pip, b: Pip) -> bool:
     """True when pips a and b may be the two pips of one 2 (_pair_far_pips pairs only such): within
-    TWO_DIAMETERS, areas within 1.5x, roundness within 0.2."""
+    TWO_DIAMETERS, areas within 1.5x, roundness within 0.2 (widened for small pips: _roundness_alike)."""
     d = math.hypot(a.x - b.x, a.y - b.y)
     return (d <= TWO_DIAMETERS * 0.5 * (a.diameter + b.diameter) and max(a.area, b.area) <= 1.5 * min(a.area, b.area)
-            and abs(a.roundness - b.roundness) <= 0.2)
+            and _roundness_alike(a, b, 0.2))
+
+
+def _doubt_twin_taken(faces: list[PipFace], pips: list[Pip], response: np.ndarray, thr: float,
+                      sure: float = 0.8) -> None:
+    """Make unsure (confidence at most AMBIGUOUS_CAP) each 1 whose pip has a twin (_twins: where the
+    other pip of its 2 would be) with clear die body between them (_segment_clear over response, HxW
+    uint8, above thr) that an unsure face of 2 or more pips (confidence under sure) took: touching dice
+    whose light pips show no seam between them, a 2's pip linked to a neighbour's pip, leave the 1 a
+    2 in doubt. pips: every pip found in the frame; faces: read_faces' faces, changed in place. A twin
+    left in a side face is a side face's pip (a 1 seen obliquely shows them) and doubts nothing."""
+    taken = {id(p) for f in faces if len(f.pips) > 1 and f.confidence < sure for p in f.pips}
+    for f in faces:
+        if len(f.pips) != 1 or f.confidence <= AMBIGUOUS_CAP:
+            continue
+        a = f.pips[0]
+        if any(id(q) in taken and _twins(a, q) and _segment_clear(a, q, response, thr, pips) for q in pips):
+            f.confidence = AMBIGUOUS_CAP
 
 
 def _strays(group: list[Pip], pips: list[Pip]) -> list[Pip]:
