@@ -74,6 +74,16 @@ def test_a_die_of_the_trays_colour_keeps_the_detectors_mask():
     assert np.array_equal(trimmed_to_die(view, mask), mask)
 
 
+def test_a_trim_that_would_leave_under_half_the_mask_keeps_the_detectors_mask():
+    """A die of the tray's colour whose dark numeral alone stands out: cut back by colour it would be
+    the numeral's square (a ninth of the mask), under TRIM_KEEP of it, so the detector's mask stays."""
+    view = np.full((SIDE, SIDE, 3), 150, np.uint8)
+    mask = np.zeros((SIDE, SIDE), np.uint8)
+    cv2.circle(mask, (64, 64), 40, 255, -1)
+    cv2.rectangle(view, (52, 52), (75, 75), (30, 30, 30), -1)
+    assert np.array_equal(trimmed_to_die(view, mask), mask)
+
+
 def test_die_view_trims_the_mask_when_asked_and_only_then():
     view, truth, detected = _die_with_shadow(1)
     _, trimmed = die_view(view, detected, trim=True)
@@ -87,6 +97,7 @@ def test_die_view_trims_the_mask_when_asked_and_only_then():
 def test_only_the_top_down_model_reads_the_trimmed_mask():
     view, truth, detected = _die_with_shadow(2)
     models = load_model()
+    assert not np.allclose(describe(view, detected, True), describe(view, detected))  # the two masks tell apart
     top = die_type_by_shape(view, detected)
     assert top.proba == pytest.approx(dict(zip(DIE_TYPES, models.top_down.proba(describe(view, detected, True))[0])))
     oblique = die_type_by_shape(view, detected, elevation=50.0)
