@@ -16,9 +16,10 @@ How it works:
    component nearest the centre, holes filled, then refined by GrabCut (less what it grows out to
    the crop's frame: _without_frame_growth). A mask from the detector
    (detect.DieBody.mask) is used instead when given; for the top-down model, which learned from
-   segment's silhouettes only, cut back to the die by the same colour distance (trimmed_to_die:
-   the detector's mask holds the die's shadow). When the die is small in the crop (a whole
-   photo) the crop is cut again around it, so that every die is described at the same scale.
+   segment's silhouettes only, cut back to the die by the same colour distance and filled to the
+   convex hull of what is left (trimmed_to_die: the detector's mask holds the die's shadow and the
+   tray at its edges). When the die is small in the crop (a whole photo) the crop is cut again
+   around it, so that every die is described at the same scale.
 2. Shape of the outline (rotation and scale invariant): the convex hull's radius r(theta) around
    its centroid, sampled at 90 angles, and the magnitudes of its Fourier harmonics 1..12 over the
    mean radius (a triangle rings at 3, a square at 4, a hexagon at 6, a decagon at 10); vertex
@@ -208,15 +209,16 @@ def trimmed_to_die(view: np.ndarray, mask: np.ndarray) -> np.ndarray:
     the component nearest the centre, and its convex hull within the mask: a die is convex, so what
     colour leaves out within the hull (a translucent die's tray showing through, a face of nearly the
     tray's colour) is die. The mask itself is returned when the trimmed one keeps under TRIM_KEEP of
-    it (a die of the tray's colour: colour cannot find its outline) or too little tray is left to
-    measure.
+    it or nothing in it stands out of the tray (a die of the tray's colour: colour cannot find its
+    outline), or when too little tray is left to measure.
     Why: the shape features are measured around the silhouette's hull (its centre, radius and outline);
     a shadow grows and shifts it. lurig_dietype read through the reader (its detector's masks) typed
     71 of 97 dice found right, against 88 of 100 on the whole photos the shape step segments itself
     (faces_eval); on 10 of the 19 photos lost in between the type was right with the mask cut to the
-    die by GrabCut (34 ms a die: too slow to read with). With this trim (0.5 ms) the reader types 80
-    of 97 right, the held-out quarter 16 -> 20 of 24 (as on the whole photos: 20 of 25); without the
-    hull 75 and 18 (translucent dice lost notches cut as tray).
+    die by GrabCut (34 ms a die: too slow to read with). With this trim (0.4 ms a die: median over
+    lurig's 97 reader masks, one thread, best of 7) the reader types 80 of 97 right, the held-out
+    quarter 16 -> 20 of 24 (as on the whole photos: 20 of 25); without the hull 75 and 18
+    (translucent dice lost notches cut as tray).
     Only the top-down model reads trimmed masks (die_type_by_shape): it learned every silhouette from
     segment, which leaves shadows out by this rule; the oblique model learned from renders' true
     silhouettes as given, and trimming masks that are already the die's cuts into dice of nearly the
@@ -333,7 +335,8 @@ def die_view(crop: np.ndarray, mask: np.ndarray | None = None, trim: bool = Fals
     detector's, whose box is tight round the die) the die is always framed with that margin, the
     crop's border replicated, as the renders the model learned from frame it. crop: HxWx3 uint8 BGR;
     mask: HxW (nonzero = die) or None to segment; trim: cut the mask back to the die by colour
-    (trimmed_to_die), as segment draws a silhouette, for the top-down model (die_type_by_shape).
+    (trimmed_to_die), as segment draws a silhouette, for the top-down model (die_type_by_shape);
+    without a mask it changes nothing (segment's silhouette is the die's already).
     Raises ValueError for a crop that is not HxWx3 uint8 or a mask of another size."""
     if not isinstance(crop, np.ndarray) or crop.ndim != 3 or crop.shape[2] != 3 or crop.dtype != np.uint8 \
             or min(crop.shape[:2]) < 1:
@@ -624,8 +627,10 @@ def face_structure(grey: np.ndarray, gx: np.ndarray, gy: np.ndarray, die: np.nda
 
 
 def describe(crop: np.ndarray, mask: np.ndarray | None = None, trim: bool = False) -> np.ndarray:
-    """Shape features of one die crop (see die_view, features; trim: the mask cut back to the die).
-    Raises ValueError on a bad crop or when no die stands out in it."""
+    """Shape features (len(FEATURE_NAMES),) float32 of one die crop: die_view then features.
+    crop: HxWx3 uint8 BGR; mask: HxW (nonzero = die) or None to segment; trim: the mask cut back to
+    the die (trimmed_to_die), as the top-down model reads it. Raises ValueError on a bad crop or
+    mask, or when no die stands out in it."""
     view, m = die_view(crop, mask, trim)
     return features(view, m)
 
@@ -780,10 +785,11 @@ def die_type_by_shape(crop_bgr: np.ndarray, mask: np.ndarray | None = None,
     crop_bgr: HxWx3 uint8 BGR holding one die, any rotation, the die anywhere from a fifth of the
     crop to all of it, a margin of tray around it preferred. mask: HxW array (nonzero = die, e.g.
     detect.DieBody.mask) or None to segment the die here; the top-down model reads the mask cut back
-    to the die (trimmed_to_die), as segment draws the silhouettes it learned from. model: None for the shipped models
-    (models/standard/shape.npz). elevation: degrees, how steeply the camera looks down on the tray
-    (view.view_of_scene(frame, boxes).elevation; TOP_DOWN, the default, for the tower's camera):
-    under view.TOP_DOWN_FROM the oblique model reads the die (ShapeModels.for_elevation).
+    to the die (trimmed_to_die), as segment draws the silhouettes it learned from. model: None for
+    the shipped models (models/standard/shape.npz). elevation: degrees, how steeply the camera looks
+    down on the tray (view.view_of_scene(frame, boxes).elevation; TOP_DOWN, the default, for the
+    tower's camera): under view.TOP_DOWN_FROM the oblique model reads the die
+    (ShapeModels.for_elevation).
     Returns ShapeResult; result.unsure (confidence < UNSURE_BELOW) means the caller flags the die.
     A crop under MIN_SIDE px gets confidence 0; one where no die stands out of the tray gets
     confidence 0 and a uniform proba (die_type then means nothing: the die is unsure).
