@@ -84,6 +84,15 @@ def test_a_trim_that_would_leave_under_half_the_mask_keeps_the_detectors_mask():
     assert np.array_equal(trimmed_to_die(view, mask), mask)
 
 
+def test_a_view_and_mask_that_are_not_a_pair_are_refused():
+    view, _, detected = _die_with_shadow(3)
+    for bad_view, bad_mask in ((view[:, :100], detected[:, :100]), (view[..., 0], detected),
+                               (view.astype(np.float32), detected), (view, detected[:100, :100]),
+                               (view, detected > 0)):
+        with pytest.raises(ValueError, match="trimmed_to_die needs"):
+            trimmed_to_die(bad_view, bad_mask)
+
+
 def test_die_view_trims_the_mask_when_asked_and_only_then():
     view, truth, detected = _die_with_shadow(1)
     _, trimmed = die_view(view, detected, trim=True)

@@ -223,7 +223,16 @@ def trimmed_to_die(view: np.ndarray, mask: np.ndarray) -> np.ndarray:
     segment, which leaves shadows out by this rule; the oblique model learned from renders' true
     silhouettes as given, and trimming masks that are already the die's cuts into dice of nearly the
     tray's colour (faces_eval's realdice crops, masks by colour, typed d20 153 -> 144 of 159 with every
-    mask trimmed, hull aside; 240 oblique renders with their masks 0.854 -> 0.833)."""
+    mask trimmed, hull aside; 240 oblique renders with their masks 0.854 -> 0.833).
+    Raises ValueError for a view that is not SxSx3 uint8 (S >= 2 * TRIM_SCALE) or a mask that is not
+    SxS uint8 of the same side (die_view's pair is)."""
+    if not isinstance(view, np.ndarray) or view.ndim != 3 or view.shape[2] != 3 or view.dtype != np.uint8 \
+            or view.shape[0] != view.shape[1] or view.shape[0] < 2 * TRIM_SCALE:
+        raise ValueError(f"trimmed_to_die needs a square SxSx3 uint8 BGR view (S >= {2 * TRIM_SCALE}), got "
+                         f"{getattr(view, 'shape', None)} {getattr(view, 'dtype', '')}: pass die_view's image")
+    if not isinstance(mask, np.ndarray) or mask.shape != view.shape[:2] or mask.dtype != np.uint8:
+        raise ValueError(f"trimmed_to_die needs an SxS uint8 mask of the view's side {view.shape[:2]}, got "
+                         f"{getattr(mask, 'shape', None)} {getattr(mask, 'dtype', '')}: pass die_view's mask")
     s = mask.shape[0]
     n = s // TRIM_SCALE
     small = cv2.resize(view, (n, n), interpolation=cv2.INTER_AREA)
