@@ -939,10 +939,9 @@ def training_spec(die_type: str, rng: np.random.Generator, real_look_share: floa
     top-down model cues such dice do not show: on fickett_poly_tiles (Chessex Gemini swirls,
     evaluation only) it typed 52 of 408 d12 tiles d20 or d10, 8 with REAL_LOOK_SHARE.
     Raises ValueError for a die_type not in DIE_TYPES, before anything is drawn from rng."""
-    from dicetower.vision import synth
-
     if die_type not in DIE_TYPES:
         raise ValueError(f"the shape models tell {', '.join(DIE_TYPES)} apart; no training die of type {die_type!r}")
+    from dicetower.vision import synth
     from dicetower.vision.train_numerals import random_spec
 
     spec = synth.standard_spec(die_type, rng)
