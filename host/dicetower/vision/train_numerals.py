@@ -103,12 +103,13 @@ OBLIQUE_ELEVATION = (35.0, 75.0)
 #: (.882), d20 .586 (.586), realdice .711 (.616); 0 sure-wrong on all of them.
 #: Tried in session 8, not shipped: the same renders, seed and net trained 40 epochs (67 min with other jobs
 #: running). Training accuracy at the last epoch 0.780 (0.752 at 24), loss 1.22 (1.32); held-out renders 0.807
-#: (0.789), numerals 0.781 (0.766), unsure 0.72 (0.90) at temperature 1.39 (1.60). Given the type on every
-#: fickett main-cluster tile (numerals.read_value with READ_ZOOMS; the 24-epoch net in brackets): d4 .949 (.939),
-#: d6 .936 (.936), d8 .926 (.934), d12 .892 (.895), d20 .659 (.637), but a d6's 2 read as 3 at 0.82 (Chessex
-#: Gemini copper-steel); realdice (every 2nd photo) .658 (.684), and .660 (.711) on the session 7 patches of all
-#: 159 (every 3rd fickett tile there: d6 .941 (.956), d12 .890 (.904)); one sure-wrong on 900 older held-out
-#: renders. Reading real dice, the longer run is not better: it is surer, and surer of wrong readings.
+#: (0.789), numerals 0.781 (0.766), read unsure 0.72 (0.90: meta's heldout_unsure_rate) at temperature 1.39
+#: (1.60). Given the type on every fickett main-cluster tile (numerals.read_value with READ_ZOOMS; the 24-epoch
+#: net in brackets): d4 .949 (.939), d6 .936 (.936), d8 .926 (.934), d12 .892 (.895), d20 .659 (.637), but a d6's
+#: 2 read as 3 at 0.82 (Chessex Gemini copper-steel); realdice (every 2nd photo) .658 (.684), and .660 (.711) on
+#: the session 7 patches of all 159 (every 3rd fickett tile there: d6 .941 (.956), d12 .890 (.904)); one
+#: sure-wrong on 900 older held-out renders. Reading real dice, the longer run is not better: it is surer, and
+#: surer of wrong readings.
 N_TRAIN = 60000
 EPOCHS = 24
 #: the temperature is raised from its likelihood fit until held-out renders read sure are right this often
@@ -473,9 +474,10 @@ def export(net, out: Path, temperature: float, meta: dict) -> Path:
 
 def _cached_renders(cache: Path, seed: int, n_held: int,
                     oblique_share: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-    """The training patches, labels, held-out patches and labels kept in the .npz file cache by
-    build_numerals, or None when there is no such file or it holds renders of another seed, held-out
-    size (n_held) or oblique_share."""
+    """The renders kept in the .npz file cache by build_numerals, as make_dataset gives them: training
+    patches (N x PATCH x PATCH uint8) and their class indices (N,), held-out patches (n_held x PATCH x
+    PATCH uint8) and theirs (n_held,); or None when there is no such file or it holds renders of another
+    seed, held-out size (n_held) or oblique_share."""
     if not cache.is_file():
         return None
     with np.load(cache) as z:
