@@ -25,4 +25,3 @@ def test_every_standard_type_is_drawn_and_rendered():
         crop, truth = synth.render_crop(spec, synth.FACES[t], rng, 64)
         assert spec.die_type == t and truth["die_type"] == t
         assert crop.shape == (64, 64, 3) and crop.dtype == np.uint8 and crop.std() > 5
-
