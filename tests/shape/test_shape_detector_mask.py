@@ -63,7 +63,7 @@ def test_a_dark_die_is_not_taken_for_its_shadow():
     for seed in range(3):
         view, truth, detected = _die_with_shadow(100 + seed, body=(35, 35, 35))
         trimmed = trimmed_to_die(view, detected)
-        assert (trimmed[truth > 0] > 0).mean() > 0.9, seed  # the black die stays whole
+        assert (trimmed[truth > 0] > 0).mean() > 0.9, seed  # the black die stays whole (measured 0.98-1.00)
 
 
 def test_a_die_of_the_trays_colour_keeps_the_detectors_mask():
