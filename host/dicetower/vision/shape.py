@@ -222,8 +222,9 @@ def trimmed_to_die(view: np.ndarray, mask: np.ndarray) -> np.ndarray:
     Only the top-down model reads trimmed masks (die_type_by_shape): it learned every silhouette from
     segment, which leaves shadows out by this rule; the oblique model learned from renders' true
     silhouettes as given, and trimming masks that are already the die's cuts into dice of nearly the
-    tray's colour (faces_eval's realdice crops, masks by colour, typed d20 153 -> 144 of 159 with every
-    mask trimmed, hull aside; 240 oblique renders with their masks 0.854 -> 0.833).
+    tray's colour (measured with the trim before it kept the hull: faces_eval's realdice crops, masks
+    by colour, typed d20 153 -> 144 of 159 with every mask trimmed; 240 oblique renders with their
+    masks 0.854 -> 0.833).
     Raises ValueError for a view that is not SxSx3 uint8 (S >= 2 * TRIM_SCALE) or a mask that is not
     SxS uint8 of the same side (die_view's pair is)."""
     if not isinstance(view, np.ndarray) or view.ndim != 3 or view.shape[2] != 3 or view.dtype != np.uint8 \
