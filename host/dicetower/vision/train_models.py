@@ -22,12 +22,10 @@ from dicetower.paths import models_dir
 from dicetower.vision import synth
 from dicetower.vision.faces import STANDARD, DieSet, FaceClass
 
-STANDARD_TYPES = ("d4", "d6", "d8", "d10", "d12", "d20")
-
 
 def standard_classes() -> list[FaceClass]:
     """The standard set's classes: every face of every standard die type."""
-    return [FaceClass(t, v) for t in STANDARD_TYPES for v in range(1, synth.FACES[t] + 1)]
+    return [FaceClass(t, v) for t in synth.STANDARD_TYPES for v in range(1, synth.FACES[t] + 1)]
 
 
 def build_standard(out: Path | None = None, shape_model: bool = True) -> DieSet:
