@@ -297,7 +297,8 @@ def read_numbered(crop: np.ndarray, mask: np.ndarray | None = None,
     crop: HxWx3 uint8 BGR, one die, any rotation; mask: HxW uint8 (non-zero = the die, from the
     detector) or None (the die's silhouette is found in the crop). The die type's probabilities come
     from its shape (shape.die_type_by_shape), the numeral's from the CNN of numerals.py
-    (numerals.read_up_face: averaged over where the up face may lie), and joint_reading combines
+    (numerals.read_up_face: averaged over where the up face may lie, and over the print sizes
+    numerals.READ_ZOOMS gives the type the shape finds most likely), and joint_reading combines
     them, the confidence capped by the net's reading of the trained patch alone (cap_proba).
     view: the scene's view elevation (view.view_of_scene; None = top-down): seen obliquely, the type
     is told by shape's oblique model and the numeral is read on the face pointing up (face_patch's
@@ -313,7 +314,7 @@ def read_numbered(crop: np.ndarray, mask: np.ndarray | None = None,
         return FaceResult("d6", None, 0.0, type_confidence=0.0)
     elevation = TOP_DOWN if view is None else view.elevation
     types = shape.die_type_by_shape(crop, mask, elevation=elevation).proba
-    mean, trained = numerals.read_up_face(crop, mask, elevation)
+    mean, trained = numerals.read_up_face(crop, mask, elevation, max(types, key=types.__getitem__))
     result = joint_reading(types, mean, cap_proba=trained)
     if view is not None and view.oblique and not view.sure:
         result.confidence = min(result.confidence, VIEW_UNSURE_CAP)
