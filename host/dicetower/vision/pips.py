@@ -40,6 +40,8 @@ import cv2
 import numpy as np
 from scipy import ndimage  # type: ignore[import-untyped]
 
+from dicetower.readings import UNSURE_BELOW
+
 from .boxes import meets
 
 #: Canonical pip layouts of a d6 face, in units of the pip pitch, centred on the face.
@@ -773,18 +775,18 @@ def _flag_cocked(faces: list[PipFace]) -> None:
         f.cocked = r < 0.7 * typical
 
 
-def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[list[Pip], bool]]:
+def split_group(group: list[Pip], thr: float) -> list[tuple[list[Pip], bool]]:
     """A pip group that is not one clean d6 face (touching dice, or a side face's pips linked to the
     top face) split into faces: repeatedly take the largest subset that fits a d6 layout with confidence
-    >= sure, looking first among the pips about as frontal as the most frontal one, and in a tangle of
-    more than MAX_SPLIT_PIPS pips among the nearest ones; what is left stays one group when it fits a
-    layout with confidence >= LEFTOVER_FACE, else each left-over pip is a face of its own (a 1, a side
-    face's pip: a 1 is not joined to a side pip into a "2").
+    >= UNSURE_BELOW (a sure reading), looking first among the pips about as frontal as the most frontal
+    one, and in a tangle of more than MAX_SPLIT_PIPS pips among the nearest ones; what is left stays one
+    group when it fits a layout with confidence >= LEFTOVER_FACE, else each left-over pip is a face of
+    its own (a 1, a side face's pip: a 1 is not joined to a side pip into a "2").
     Returns (face pips, ambiguous): ambiguous when a pip left out lies on the face (_face_reach within
     1 + FACE_MARGIN pitches: it may be one of the face's pips), or near it (within NEAR_FACE pitches)
     looking as frontal as the face's own pips and not where a side face would be (the face may have
     been cut from the wrong pips), so the reading must not be given as sure."""
-    if face_confidence(group, thr) >= sure:
+    if face_confidence(group, thr) >= UNSURE_BELOW:
         return [(group, False)]
     rest = sorted(group, key=lambda p: -p.area * p.roundness)
     cache: dict[tuple[int, ...], float] = {}
@@ -800,8 +802,9 @@ def split_group(group: list[Pip], thr: float, sure: float = 0.8) -> list[tuple[l
             anchor = pool[0]
             pool = sorted(pool, key=lambda p: math.hypot(p.x - anchor.x, p.y - anchor.y))[:MAX_SPLIT_PIPS]
         for m in range(min(6, len(pool)), 1, -1):
-            best = max(itertools.combinations(pool, m), key=lambda sub: (conf(sub) >= sure, _frontalness(list(sub))))
-            if conf(best) >= sure:
+            best = max(itertools.combinations(pool, m),
+                       key=lambda sub: (conf(sub) >= UNSURE_BELOW, _frontalness(list(sub))))
+            if conf(best) >= UNSURE_BELOW:
                 return list(best)
         return None
 
@@ -897,10 +900,10 @@ def face_roughness(group: list[Pip], gray: np.ndarray, polarity: str) -> float:
     return float(np.percentile(np.abs(resid - np.median(resid)), 90)) / max(contrast, 1.0)
 
 
-def merge_halves(groups: list[list[Pip]], thr: float, sure: float = 0.8) -> list[list[Pip]]:
+def merge_halves(groups: list[list[Pip]], thr: float) -> list[list[Pip]]:
     """Join neighbouring groups that are parts of one face the seam test kept apart (the two columns
     of a 6, a 4 and its centre pip): alike in pip size and foreshortening, and together a d6 layout
-    fitting with confidence >= sure while each alone is a weaker or smaller reading."""
+    fitting with confidence >= UNSURE_BELOW while each alone is a weaker or smaller reading."""
     groups = list(groups)
     merged = True
     while merged:
@@ -918,7 +921,7 @@ def merge_halves(groups: list[list[Pip]], thr: float, sure: float = 0.8) -> list
             dia = _mean([p.diameter for p in g + h])
             if math.hypot(gx - hx, gy - hy) > LINK_DIAMETERS * dia:
                 continue
-            if face_confidence(g + h, thr) >= sure:
+            if face_confidence(g + h, thr) >= UNSURE_BELOW:
                 groups.remove(g)
                 groups.remove(h)
                 groups.append(g + h)
@@ -1043,13 +1046,13 @@ def _blurred_two(group: list[Pip], gray: np.ndarray, response: np.ndarray, thr: 
     return not _centre_marked(group, response, thr, beyond=True)
 
 
-def _layout_face(group: list[Pip], gray: np.ndarray, polarity: str, thr: float, sure: float = 0.8) -> bool:
+def _layout_face(group: list[Pip], gray: np.ndarray, polarity: str, thr: float) -> bool:
     """True when 4..6 pips make a d6 face by their layout alone, however blurred each one is: it fits
-    with face_confidence >= sure (layout, foreshortening, pip sizes, contrast) and the face around
-    them is lighter than dark pips, darker than light ones (face_roughness is finite; gray: HxW
+    with face_confidence >= UNSURE_BELOW (layout, foreshortening, pip sizes, contrast) and the face
+    around them is lighter than dark pips, darker than light ones (face_roughness is finite; gray: HxW
     uint8). Such a face vouches for pips whose own surround a blur has filled (weak and faint pips):
     four to six blobs in a d6 lattice, alike in size and shape, are no accident of grain or glyphs."""
-    return (4 <= len(group) <= 6 and face_confidence(group, thr) >= sure
+    return (4 <= len(group) <= 6 and face_confidence(group, thr) >= UNSURE_BELOW
             and face_roughness(group, gray, polarity) < math.inf)
 
 
@@ -1061,15 +1064,14 @@ def _twins(a: Pip, b: Pip) -> bool:
             and _roundness_alike(a, b, 0.2))
 
 
-def _doubt_twin_taken(faces: list[PipFace], pips: list[Pip], response: np.ndarray, thr: float,
-                      sure: float = 0.8) -> None:
+def _doubt_twin_taken(faces: list[PipFace], pips: list[Pip], response: np.ndarray, thr: float) -> None:
     """Make unsure (confidence at most AMBIGUOUS_CAP) each 1 whose pip has a twin (_twins: where the
     other pip of its 2 would be) with clear die body between them (_segment_clear over response, HxW
-    uint8, above thr) that an unsure face of 2 or more pips (confidence under sure) took: touching dice
-    whose light pips show no seam between them, a 2's pip linked to a neighbour's pip, leave the 1 a
-    2 in doubt. pips: every pip found in the frame; faces: read_faces' faces, changed in place. A twin
+    uint8, above thr) that an unsure face of 2 or more pips (confidence under UNSURE_BELOW) took:
+    touching dice whose light pips show no seam between them, a 2's pip linked to a neighbour's pip,
+    leave the 1 a 2 in doubt. pips: every pip found in the frame; faces: read_faces' faces, changed in place. A twin
     left in a side face is a side face's pip (a 1 seen obliquely shows them) and doubts nothing."""
-    taken = {id(p) for f in faces if len(f.pips) > 1 and f.confidence < sure for p in f.pips}
+    taken = {id(p) for f in faces if len(f.pips) > 1 and f.confidence < UNSURE_BELOW for p in f.pips}
     for f in faces:
         if len(f.pips) != 1 or f.confidence <= AMBIGUOUS_CAP:
             continue
