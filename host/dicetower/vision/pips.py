@@ -476,7 +476,8 @@ def _roundness_alike(a: Pip, b: Pip, tolerance: float) -> bool:
     at most tolerance, or by at most what pixels let it be measured to where that is more. cv2.fitEllipse's
     axes on a blob are off by up to half a pixel each, so the roundness of a round pip d px across is off
     by up to 1/d (both axes off, opposite ways), and a difference of two pips by up to 2/d: 0.54 for pips
-    3.7 px across (a 4000x3000 photo's small dice at the analysis scale), within 0.25 from 8 px on."""
+    3.7 px across (small dice at the analysis scale, 640 px long: any photo's), within _linked's 0.25
+    from 8 px on and _twins' 0.2 from 10 px on."""
     return abs(a.roundness - b.roundness) <= max(tolerance, 4.0 / (a.diameter + b.diameter))
 
 
