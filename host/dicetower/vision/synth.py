@@ -82,7 +82,7 @@ class Polyhedron:
 
 def _hull(vertices: np.ndarray) -> Polyhedron:
     """Faces of the convex hull of `vertices`, merging coplanar hull triangles into polygons."""
-    from scipy.spatial import ConvexHull
+    from scipy.spatial import ConvexHull  # type: ignore[import-untyped]
 
     vertices = vertices / np.linalg.norm(vertices, axis=1).max()
     hull = ConvexHull(vertices)
@@ -130,17 +130,17 @@ def polyhedron(die_type: str) -> Polyhedron:
         v = np.array(ring + [[0, 0, h], [0, 0, -h]], float)
     elif die_type == "d12":
         p, q = PHI, 1 / PHI
-        v = [[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]
+        corners: list[list[float]] = [[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]
         for a in (-1, 1):
             for b in (-1, 1):
-                v += [[0, a * q, b * p], [a * q, b * p, 0], [a * p, 0, b * q]]
-        v = np.array(v, float)
+                corners += [[0, a * q, b * p], [a * q, b * p, 0], [a * p, 0, b * q]]
+        v = np.array(corners, float)
     elif die_type == "d20":
-        v = []
+        corners = []
         for a in (-1, 1):
             for b in (-1, 1):
-                v += [[0, a, b * PHI], [a, b * PHI, 0], [a * PHI, 0, b]]
-        v = np.array(v, float)
+                corners += [[0, a, b * PHI], [a, b * PHI, 0], [a * PHI, 0, b]]
+        v = np.array(corners, float)
     else:
         raise KeyError(f"no solid for die type {die_type!r}; known: {sorted(FACES)}")
     return _hull(v)
@@ -262,7 +262,7 @@ def standard_spec(die_type: str, rng: np.random.Generator, pips: bool | None = N
                          "(a Throwing Stones stone: demo_stone; Alkemy's d6: alkemy_spec)")
     body = np.array(COLOURS[rng.choice(list(COLOURS))], float)
     if rng.random() < 0.4:  # any hue, any lightness
-        hsv = np.uint8([[[rng.integers(0, 180), rng.integers(30, 256), rng.integers(30, 256)]]])
+        hsv = np.array([[[rng.integers(0, 180), rng.integers(30, 256), rng.integers(30, 256)]]], np.uint8)
         body = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0].astype(float)
     lum = body @ np.array([0.114, 0.587, 0.299])
     if lum > 140:
@@ -273,8 +273,8 @@ def standard_spec(die_type: str, rng: np.random.Generator, pips: bool | None = N
         pips = die_type == "d6" and rng.random() < 0.5
     return DieSpec(
         die_type=die_type,
-        body=tuple(int(c) for c in body),
-        ink=tuple(int(c) for c in ink),
+        body=(int(body[0]), int(body[1]), int(body[2])),
+        ink=(int(ink[0]), int(ink[1]), int(ink[2])),
         font=int(rng.choice(FONTS)),
         thickness_scale=float(rng.uniform(0.6, 1.6)),
         italic=bool(rng.random() < 0.15),
@@ -344,10 +344,10 @@ def _draw_symbol(canvas: np.ndarray, sym: str, centre: tuple[int, int], r: int, 
         elif k == 1:
             cv2.rectangle(canvas, (x - r, y - r), (x + r, y + r), 255, th)
         elif k == 2:
-            pts = np.int32([[x, y - r], [x + r, y + r], [x - r, y + r]])
+            pts = np.array([[x, y - r], [x + r, y + r], [x - r, y + r]], np.int32)
             cv2.polylines(canvas, [pts], True, 255, th)
         elif k == 3:
-            pts = np.int32([[x, y - r], [x + r, y], [x, y + r], [x - r, y]])
+            pts = np.array([[x, y - r], [x + r, y], [x, y + r], [x - r, y]], np.int32)
             cv2.fillPoly(canvas, [pts], 255)
         elif k == 4:
             for a in range(0, 180, 45):
@@ -617,7 +617,7 @@ def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size:
     light[2] = abs(light[2]) + 1.2
     light /= np.linalg.norm(light)
     ambient = rng.uniform(0.45, 0.7)
-    img = np.zeros((size, size, 3), np.float32)
+    img: np.ndarray = np.zeros((size, size, 3), np.float32)
     alpha = np.zeros((size, size), np.float32)
     marble = 1 + spec.marble * _noise_field(rng, (size, size), 4)
     body = np.array(spec.body, np.float32)
@@ -639,8 +639,8 @@ def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size:
         if spec.die_type == "stone":
             colour = _stone_colour(spec, numbers[fi]).astype(np.float32)
             face = spec.stone_faces[numbers[fi] - 1]
-            face_img = (_rainbow((size, size), poly) if face.colour == "rainbow"
-                        else np.broadcast_to(colour, (size, size, 3)))
+            face_img: np.ndarray = (_rainbow((size, size), poly) if face.colour == "rainbow"
+                                    else np.broadcast_to(colour, (size, size, 3)))
         else:
             face_img = np.broadcast_to(body, (size, size, 3))
         face_img = face_img * (marble[..., None] * shade)
@@ -666,7 +666,7 @@ def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size:
                               pos + half * right - half * up, pos - half * right - half * up])
             qz = dist - quad3[:, 2]
             quad = np.stack([size / 2 + f * quad3[:, 0] / qz, size / 2 - f * quad3[:, 1] / qz], 1)
-            src = np.float32([[0, 0], [CANVAS, 0], [CANVAS, CANVAS], [0, CANVAS]])
+            src = np.array([[0, 0], [CANVAS, 0], [CANVAS, CANVAS], [0, CANVAS]], np.float32)
             hmat = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
             canvas = _face_canvas(spec, int(val))
             warped = cv2.warpPerspective(canvas, hmat, (size, size)).astype(np.float32) / 255
@@ -709,7 +709,7 @@ def _finish(img: np.ndarray, rng: np.random.Generator, blur_max: float = 1.3) ->
     img = img + rng.normal(0, rng.uniform(1, 6), img.shape)
     out = img.clip(0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(55, 96))])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR))
 
 
 def _composite(bg: np.ndarray, patch: np.ndarray, alpha: np.ndarray, x: int, y: int,
@@ -766,7 +766,8 @@ def render_scene(dice: list[tuple[DieSpec, int]], rng: np.random.Generator,
     die's tight box). Dice do not overlap; raises ValueError when they cannot all be placed."""
     w, h = size
     bg = tray_background(rng, size).astype(np.float32)
-    truths, boxes = [], []
+    truths: list[dict] = []
+    boxes: list[tuple[int, int, int, int]] = []
     for spec, value in dice:
         s = int(rng.integers(die_px[0], die_px[1] + 1))
         patch, alpha = _render_die_patch(spec, value, rng, s)
@@ -808,7 +809,7 @@ def render_oblique_scene(dice: list[tuple[DieSpec, int]], rng: np.random.Generat
     that cannot all be placed on the floor without overlapping."""
     check_elevation(elevation)
     w, h = size
-    bg = tray_background(rng, size).astype(np.float32)
+    bg: np.ndarray = tray_background(rng, size).astype(np.float32)
     major = rng.uniform(0.55, 0.8) * min(w, h / max(np.sin(np.radians(elevation)), 0.75))
     minor = major * np.sin(np.radians(elevation))
     cx = w / 2 + rng.uniform(-0.05, 0.05) * w
@@ -823,7 +824,8 @@ def render_oblique_scene(dice: list[tuple[DieSpec, int]], rng: np.random.Generat
         a = layer.astype(np.float32)[..., None] / 255
         shade = 1 + 0.1 * _noise_field(rng, (h, w), 4)[..., None]
         bg = bg * (1 - a) + colour * shade * a
-    truths, boxes = [], []
+    truths: list[dict] = []
+    boxes: list[tuple[int, int, int, int]] = []
     for spec, value in dice:
         s = int(rng.integers(die_px[0], die_px[1] + 1))
         patch, alpha = _render_die_patch(spec, value, rng, s, tilt_deg=4.0, elevation=elevation)
