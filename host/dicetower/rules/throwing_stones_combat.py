@@ -331,13 +331,13 @@ def damage(inputs: dict[str, Any]) -> dict[str, Any]:
     if own_allowed and own_reroll is None and forced_reroll is None and not inputs.get("attacker_reroll_declined"):
         # the attacker declares first (Table 5, Dégât); GEN-D05 default: the stones that add nothing
         idle = [i for i, f in enumerate(faces) if f.colour != "ruby" and f.swords == 0]
-        chosen = idle if own_allowed == ALL else idle[:int(own_allowed)]
+        offered = idle if own_allowed == ALL else idle[:int(own_allowed)]
         out["stage"] = "attacker_reroll"
-        out["reroll_request"] = {"who": "attacker", "optional": True, "positions": chosen,
-                                 "stones": [faces[p].stone_id for p in chosen],
+        out["reroll_request"] = {"who": "attacker", "optional": True, "positions": offered,
+                                 "stones": [faces[p].stone_id for p in offered],
                                  "why": "Bersek: pick up these damage stones and drop them again (TS-D09, GEN-D03); "
                                         "the defender's armour rerolls come after"}
-        out["choices"] = {"attacker_reroll": {"by": "default (stones adding nothing)", "positions": chosen}}
+        out["choices"] = {"attacker_reroll": {"by": "default (stones adding nothing)", "positions": offered}}
         return _after_damage(inputs, out)
     out["stage"] = "final" if forced_reroll is not None or not forced else "armour_reroll"
     if forced_reroll is not None:

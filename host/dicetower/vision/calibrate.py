@@ -460,7 +460,7 @@ def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
     posterior Beta(1, N + 1) after N right readings, choose_threshold's posterior). Without it,
     cross-validated readings that are all right drive T to 0 and every reading to certainty (a
     synthetic stone set learned from 3 photos per face then gave 2 sure wrong readings)."""
-    from scipy.optimize import minimize_scalar  # type: ignore[import-untyped]
+    from scipy.optimize import minimize_scalar
 
     n, c = logits.shape
     eps = 1.0 / (n + 2)

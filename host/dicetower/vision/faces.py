@@ -142,7 +142,7 @@ def silhouette(sq: np.ndarray) -> np.ndarray:
                            lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3)])
     dist = np.linalg.norm(lab - np.median(ring, axis=0), axis=2)
     dist = cv2.GaussianBlur(dist, (5, 5), 0)
-    d8 = cv2.normalize(dist, None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
+    d8 = cv2.normalize(dist, np.empty_like(dist), 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
     _, mask = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)

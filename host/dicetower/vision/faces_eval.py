@@ -76,8 +76,8 @@ def realdice_die(image: np.ndarray) -> tuple[tuple[int, int, int, int], np.ndarr
     is found. The reader's own detection (detect.py) is measured separately; this isolates the face
     classifier, given the die's box and mask as the reader gives them (detect.DieBody)."""
     hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
-    m = ((hsv[..., 0] >= 95) & (hsv[..., 0] <= 130) & (hsv[..., 1] >= 90) & (hsv[..., 2] >= 60)).astype(np.uint8)
-    m = cv2.morphologyEx(m * 255, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    blue = ((hsv[..., 0] >= 95) & (hsv[..., 0] <= 130) & (hsv[..., 1] >= 90) & (hsv[..., 2] >= 60)).astype(np.uint8)
+    m = cv2.morphologyEx(blue * 255, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(m)
     if n < 2 or stats[1:, 4].max() < 400:
         return None

@@ -744,7 +744,7 @@ def principal_axes(x: np.ndarray, dims: int, rng: np.random.Generator, sample: i
     of x (N x D), from at most `sample` rows drawn at random, by the eigenvectors of their Gram
     matrix (snapshot PCA: an s x s eigenproblem instead of D x D; only its largest `dims`
     eigenpairs are computed, LAPACK ?syevx)."""
-    import scipy.linalg  # type: ignore[import-untyped]  # calibration time only: reading needs OpenCV and numpy
+    import scipy.linalg  # calibration time only: reading needs OpenCV and numpy
 
     mean = x.mean(axis=0)
     rows = x[rng.choice(len(x), sample, replace=False)] if len(x) > sample else x

@@ -82,7 +82,7 @@ class Polyhedron:
 
 def _hull(vertices: np.ndarray) -> Polyhedron:
     """Faces of the convex hull of `vertices`, merging coplanar hull triangles into polygons."""
-    from scipy.spatial import ConvexHull  # type: ignore[import-untyped]
+    from scipy.spatial import ConvexHull
 
     vertices = vertices / np.linalg.norm(vertices, axis=1).max()
     hull = ConvexHull(vertices)

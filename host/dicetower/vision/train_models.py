@@ -52,6 +52,7 @@ def main() -> None:
     ap.add_argument("--skip-shape", action="store_true", help="keep the existing shape model")
     args = ap.parse_args()
     ds = build_standard(args.out, not args.skip_shape)
+    assert ds.path is not None  # DieSet.save set it
     for f in sorted(ds.path.iterdir()):
         print(f"  {f}: {f.stat().st_size / 1e6:.2f} MB")
 
