@@ -43,6 +43,20 @@ def test_corrupt_and_missing_images_are_reported_and_the_rest_still_read(tmp_pat
     assert "corrupt.jpg" in proc.stderr and "gone.png" in proc.stderr
 
 
+def test_an_image_too_small_to_hold_a_die_is_an_error_line_not_a_crash(tmp_path):
+    import cv2
+
+    tiny = tmp_path / "tiny.png"
+    cv2.imwrite(str(tiny), cv2.imread(str(DEMO / "valid_24.jpg"))[:20, :20])
+    good = str(DEMO / "valid_24.jpg")
+    proc = run(str(tiny), good, "--json")
+    assert proc.returncode == 1
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert "tiny.png" in lines[0]["error"] and "too small" in lines[0]["error"] and "dice" not in lines[0]
+    assert len(lines[1]["dice"]) == 2
+    assert "Traceback" not in proc.stderr and "too small" in proc.stderr
+
+
 def test_table_form_and_annotated_png(tmp_path):
     proc = run(str(DEMO / "valid_24.jpg"), "--annotate", str(tmp_path / "ann"))
     assert proc.returncode == 0, proc.stderr

@@ -15,20 +15,23 @@ from typing import Any
 import click
 
 from .camera import FrameError, load_image
-from .reader import DiceReader
+from .reader import DiceReader, check_image
 
 
 def read_image_file(reader: DiceReader, path: str, annotate_dir: Path | None = None) -> dict[str, Any]:
     """Read one image file as `dicetower read --json` reports it: {"image", "dice", "ms"} (ms: time to
-    decode and read the image), or {"image", "error"} when the file is missing or corrupt. Saves the
-    annotated frame as annotate_dir/<stem>.png when annotate_dir is given."""
+    decode and read the image), or {"image", "error"} when the file is missing or corrupt or the image
+    too small to hold a die (reader.check_image). Saves the annotated frame as annotate_dir/<stem>.png
+    when annotate_dir is given."""
     try:
         t0 = time.perf_counter()
-        image = load_image(path)
+        image = check_image(load_image(path))
         readings = reader.read(image)
         ms = (time.perf_counter() - t0) * 1000.0
     except FrameError as exc:
         return {"image": path, "error": str(exc)}
+    except ValueError as exc:  # check_image: decoded, but no frame the reader can read
+        return {"image": path, "error": f"{path}: {exc}"}
     out: dict[str, Any] = {"image": path, "dice": [r.to_json() for r in readings], "ms": round(ms, 1)}
     if annotate_dir is not None:
         from .annotate import save_annotated

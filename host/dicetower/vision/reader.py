@@ -65,7 +65,8 @@ def check_image(image: Any) -> np.ndarray:
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise ValueError(f"frame must be HxWx3 uint8 BGR, got shape {image.shape} dtype {image.dtype}")
     if min(image.shape[:2]) < 32:
-        raise ValueError(f"frame {image.shape[1]}x{image.shape[0]} px is too small to hold a die")
+        raise ValueError(f"frame {image.shape[1]}x{image.shape[0]} px is too small to hold a die (at least 32 px a "
+                         "side): give the whole photo or camera frame, not a cut-out")
     return image
 
 
