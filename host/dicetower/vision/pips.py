@@ -32,9 +32,11 @@ A top face far more foreshortened than the other dice's is a die not lying flat:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass, field
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -164,10 +166,40 @@ class PipFace:
 def pip_response(gray: np.ndarray, polarity: str, kernel_px: int) -> np.ndarray:
     """Local contrast of pip-sized blobs. gray: HxW uint8; polarity "dark" -> black-hat (dark blobs on
     light), "light" -> top-hat (light blobs on dark); kernel_px: odd structuring size, larger than a pip.
+    The structuring element is OpenCV's ellipse of kernel_px; its closing and opening are made with the
+    rectangles it is the union of (_ellipse_rectangles), the same pixels a third faster.
     Returns HxW uint8."""
+    rects = _ellipse_rectangles(kernel_px)
+    if polarity == "dark":
+        return cv2.subtract(_morph(_morph(gray, rects, cv2.dilate, cv2.max), rects, cv2.erode, cv2.min), gray)
+    return cv2.subtract(gray, _morph(_morph(gray, rects, cv2.erode, cv2.min), rects, cv2.dilate, cv2.max))
+
+
+@functools.lru_cache(maxsize=None)
+def _ellipse_rectangles(kernel_px: int) -> tuple[tuple[np.ndarray, tuple[int, int]], ...]:
+    """OpenCV's elliptical structuring element of side kernel_px (odd) as the union of rectangles, one
+    per row width (its rows are centred runs, widest in the middle rows): (kernel, anchor) each, the
+    anchor placing the rectangle where it lies in the ellipse. Dilation (erosion) by a union of
+    elements is the maximum (minimum) of the dilations (erosions) by each, and OpenCV filters a
+    rectangle separably."""
     se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kernel_px, kernel_px))
-    op = cv2.MORPH_BLACKHAT if polarity == "dark" else cv2.MORPH_TOPHAT
-    return cv2.morphologyEx(gray, op, se)
+    widths = se.sum(axis=1)
+    centre = kernel_px // 2
+    out = []
+    for w in sorted(set(int(v) for v in widths if v > 0)):
+        rows = np.flatnonzero(widths >= w)
+        out.append((np.ones((int(rows[-1] - rows[0] + 1), w), np.uint8), (w // 2, centre - int(rows[0]))))
+    return tuple(out)
+
+
+def _morph(gray: np.ndarray, rects: tuple[tuple[np.ndarray, tuple[int, int]], ...],
+           op: Callable[..., np.ndarray], combine: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+    """gray (HxW uint8) dilated (op cv2.dilate, combine cv2.max) or eroded (cv2.erode, cv2.min) by the
+    union of rects ((kernel, anchor) each, _ellipse_rectangles)."""
+    out = op(gray, rects[0][0], anchor=rects[0][1])
+    for kernel, anchor in rects[1:]:
+        out = combine(out, op(gray, kernel, anchor=anchor))
+    return out
 
 
 def _median(values: np.ndarray) -> float:
@@ -368,7 +400,8 @@ def _split_blob(response: np.ndarray, mask: np.ndarray, level: float,
 
 
 def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_contrast: float = 25.0,
-              within: list[tuple[int, int, int, int]] | None = None) -> tuple[list[Pip], float]:
+              within: list[tuple[int, int, int, int]] | None = None,
+              min_diameter: float = 0.0) -> tuple[list[Pip], float]:
     """Pip candidates in a pip_response map (of gray, HxW uint8): Otsu threshold (never below
     min_contrast), then elliptical, compact blobs on a plain surround (surround_snr >= MIN_SNR; weak
     and faint ones down to FAINT_SNR are kept with their snr, for read_faces to weigh) whose
@@ -378,7 +411,9 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
     (_split_blob) and its pieces tested again; a blob that is a pip itself (an ellipse on a plain
     surround, surround_snr >= MIN_SNR) stays whole, and one on a busier surround stays whole unless
     it falls apart into two or more pips. within: boxes (x, y, w, h px); when given, only the blobs
-    whose box meets one of them are looked at (the threshold is still the whole map's).
+    whose box meets one of them are looked at (the threshold is still the whole map's). min_diameter:
+    pips under this equivalent diameter (px) are not wanted; a blob smaller than that is not split,
+    since its pieces are smaller still (read_faces' close-up scales: the finer scale reads those).
     Returns (pips, threshold used)."""
     thr, _ = cv2.threshold(response, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     thr = max(float(thr), min_contrast)
@@ -387,6 +422,7 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
     if within is not None:
         contours = [c for c in contours if any(meets(cv2.boundingRect(c), b) for b in within)]
     max_area = math.pi / 4.0 * max_diameter * max_diameter
+    min_area = math.pi / 4.0 * min_diameter * min_diameter
     max_face = FACE_SIDE_DIAMETERS * max_diameter  # the face of the largest pips
     relief: list[np.ndarray] = []
 
@@ -410,8 +446,8 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
 
     def pips_of(c: np.ndarray, level: float, depth: int, blob_id: int) -> list[Pip]:
         blob = _blob_shape(c, response.shape, piece=depth > 0)
-        if blob is None or max(blob.box[2:]) > max_face:
-            return []  # no pip, nor merged pips of one face (a dome's rim, a cable, a tray's edge)
+        if blob is None or max(blob.box[2:]) > max_face or blob.area < min_area:
+            return []  # no pip, nor merged pips of one face (a dome's rim, a cable, a tray's edge), nor one wanted
         if blob.ellipse is None:
             return split(blob, level, depth, blob_id)  # ragged: merged pips, or no pip at all
         (cx, cy), axes, _ = blob.ellipse
@@ -941,9 +977,9 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
     px across here are no pips (the strokes of a numbered die's numerals inside a dice tray, read here
     as the pips of a sure 2)."""
     response = pip_response(gray, polarity, kernel_px)
-    pips, thr = find_pips(response, gray, kernel_px, within=within)
-    if finer is not None:
-        pips = [p for p in pips if p.diameter >= SPANNED_BY_FINER * kernel_px / finer]
+    smallest = 0.0 if finer is None else SPANNED_BY_FINER * kernel_px / finer
+    pips, thr = find_pips(response, gray, kernel_px, within=within, min_diameter=smallest)
+    pips = [p for p in pips if p.diameter >= smallest]
     groups = merge_halves(group_faces(pips, response, thr), thr)
     off_layout = [g for g in groups if any(q.snr < WEAK_SNR for q in g) and not _layout_face(g, gray, polarity, thr)]
     faint = {id(p) for g in off_layout for p in g if p.snr < WEAK_SNR}
