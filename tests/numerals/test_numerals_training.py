@@ -163,3 +163,79 @@ def test_cached_renders_are_used_only_for_the_same_seed_held_out_size_and_share(
     assert tn._cached_renders(cache, 12, 3, 0.0) is None
     assert tn._cached_renders(cache, 11, 4, 0.0) is None
     assert tn._cached_renders(cache, 11, 3, 0.25) is None
+
+
+def _digit_patch(text: str = "17") -> np.ndarray:
+    """A sharp white numeral on a dark face, PATCH x PATCH uint8, as a clean render shows it."""
+    import cv2
+
+    p = np.full((tn.PATCH, tn.PATCH), 40, np.uint8)
+    cv2.putText(p, text, (8, 32), cv2.FONT_HERSHEY_SIMPLEX, 0.8, 230, 2, cv2.LINE_AA)
+    return p
+
+
+def test_degrade_patch_blurs_and_flattens_a_patch_as_photos_do():
+    """degrade_patch is not a no-op: over many draws the patches lose sharpness (Laplacian variance)
+    and contrast (grey-level spread) on average, keep their shape and type, and some draws shrink the
+    patch's detail below what a sharp render has; the same rng state gives the same patch."""
+    import cv2
+
+    p = _digit_patch()
+    rng = np.random.default_rng(5)
+    out = [tn.degrade_patch(p, rng) for _ in range(200)]
+    assert all(q.shape == p.shape and q.dtype == np.uint8 for q in out)
+    assert sum(not np.array_equal(q, p) for q in out) == len(out)  # every draw degrades something
+    sharp = lambda q: float(cv2.Laplacian(q.astype(np.float32), cv2.CV_32F).var())  # noqa: E731
+    assert np.mean([sharp(q) for q in out]) < 0.6 * sharp(p)
+    assert np.mean([q.std() for q in out]) < 0.95 * p.std()
+    assert np.array_equal(tn.degrade_patch(p, np.random.default_rng(9)), tn.degrade_patch(p, np.random.default_rng(9)))
+
+
+def test_jitter_zoom_enlarges_the_numeral():
+    """_jitter's zoom (finetune's D20_ZOOM for the d20-only classes) scales the patch about its centre:
+    the numeral's ink covers more of the patch at zoom 1.5 than at 1."""
+    p = np.stack([_digit_patch()] * 8)
+    plain = tn._jitter(p, np.random.default_rng(2))
+    zoomed = tn._jitter(p, np.random.default_rng(2), np.full(8, 1.5))
+    assert (zoomed > 128).sum() > 1.8 * (plain > 128).sum()
+
+
+def test_folded_net_computes_what_the_batch_norm_net_does():
+    """fold_batch_norm leaves no batch norm (the ONNX file's Conv + Relu) and the same logits."""
+    import torch
+
+    net = tn.build_net(len(tn.CLASSES))
+    with torch.no_grad():  # batch norm statistics that are not the identity
+        for m in net.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.5, 0.5)
+                m.running_var.uniform_(0.5, 2.0)
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.2, 0.2)
+    net.eval()
+    folded = tn.fold_batch_norm(net)
+    assert not any(isinstance(m, torch.nn.BatchNorm2d) for m in folded.modules())
+    x = tn._to_input(np.stack([_digit_patch(), _digit_patch("8")]))
+    with torch.no_grad():
+        assert torch.allclose(net(x), folded(x), atol=1e-4)
+
+
+def test_finetune_degrades_and_zooms_only_what_it_is_told(monkeypatch):
+    """finetune's control (degrade = d20_zoom = 0) sees the first stage's augmentation only; with
+    degrade = 1 every patch passes degrade_patch, with d20_zoom = 1 only the D20_ONLY classes are zoomed."""
+    calls: list[int] = []
+    zooms: list[np.ndarray] = []
+    real_degrade, real_jitter = tn.degrade_patch, tn._jitter
+    monkeypatch.setattr(tn, "degrade_patch", lambda p, rng: calls.append(1) or real_degrade(p, rng))
+    monkeypatch.setattr(tn, "_jitter", lambda xb, rng, zoom=None: zooms.append(zoom) or real_jitter(xb, rng, zoom))
+    x = np.stack([_digit_patch()] * 32)
+    y = np.array([13, 5] * 16)
+    net = tn.build_net(len(tn.CLASSES)).eval()
+    tn.finetune(net, x, y, epochs=1, degrade=0.0, d20_zoom=0.0, batch=32, log=lambda s: None)
+    assert not calls and all((z == 1.0).all() for z in zooms)
+    zooms.clear()
+    tuned = tn.finetune(net, x, y, epochs=1, degrade=1.0, d20_zoom=1.0, batch=32, log=lambda s: None)
+    assert len(calls) == 32 and not tuned.training
+    (z,) = zooms  # one batch: half its patches are class 13 (a d20-only class), half class 5
+    assert (z > 1.0).sum() == np.isin(y, tn.D20_ONLY).sum() == 16
+    assert z.max() <= tn.D20_ZOOM[1]

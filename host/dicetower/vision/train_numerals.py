@@ -112,6 +112,25 @@ OBLIQUE_ELEVATION = (35.0, 75.0)
 #: surer of wrong readings.
 N_TRAIN = 60000
 EPOCHS = 24
+#: second stage (finetune): epochs (0: none, the shipped net), peak learning rate (cosine to 0) on the
+#: 24-epoch net with its batch norm folded into the convs, and the share of patches degraded as real photos
+#: are (degrade_patch). Measured in session 9: see the note under D20_ZOOM_SHARE.
+FINETUNE_EPOCHS = 0
+FINETUNE_LR = 3e-4
+DEGRADE_SHARE = 0.5
+#: degrade_patch's ranges: the side (px) a patch is shrunk to and scaled back from (a die photographed
+#: small), Gaussian blur sigma (px), contrast kept about the patch mean, gamma, noise sigma (grey levels)
+DEGRADE_SIDE = (16, 32)
+DEGRADE_BLUR = (0.3, 1.2)
+DEGRADE_CONTRAST = (0.4, 1.0)
+DEGRADE_GAMMA = (0.7, 1.4)
+DEGRADE_NOISE = (0.0, 6.0)
+#: classes drawn on d20s only (13..20), whose numerals render smaller than the 10..12 also drawn on d10 and
+#: d12 faces (TEXT_HEIGHT): in finetune a share of them is zoomed by up to D20_ZOOM[1] so that numeral size
+#: no longer tells 10..12 from 13..20 (real d20 numerals are 0.42-0.44 of the patch, renders' 0.29)
+D20_ONLY = tuple(range(13, 21))
+D20_ZOOM = (1.0, 1.6)
+D20_ZOOM_SHARE = 0.5
 #: the temperature is raised from its likelihood fit until held-out renders read sure are right this often
 SURE_TARGET = 0.999
 
@@ -351,14 +370,14 @@ def _to_input(patches: np.ndarray):
     return torch.from_numpy((patches.astype(np.float32)[:, None] / 255.0 - 0.5) / 0.25)
 
 
-def _jitter(xb: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Patches xb (B x PATCH x PATCH uint8) each scaled by 0.85..1.15 about its centre and shifted by
-    up to 2 px: dice print numerals larger or smaller than the renders, and detectors centre them
-    loosely."""
+def _jitter(xb: np.ndarray, rng: np.random.Generator, zoom: np.ndarray | None = None) -> np.ndarray:
+    """Patches xb (B x PATCH x PATCH uint8) each scaled by 0.85..1.15 about its centre (times zoom[i]
+    when zoom, B floats, is given) and shifted by up to 2 px: dice print numerals larger or smaller
+    than the renders, and detectors centre them loosely."""
     out = np.empty_like(xb)
     c = (PATCH - 1) / 2
     for i, p in enumerate(xb):
-        k = rng.uniform(0.85, 1.15)
+        k = rng.uniform(0.85, 1.15) * (1.0 if zoom is None else float(zoom[i]))
         dx, dy = rng.uniform(-2, 2, 2)
         m = np.array([[k, 0, c - k * c + dx], [0, k, c - k * c + dy]], np.float32)
         out[i] = cv2.warpAffine(p, m, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -398,6 +417,93 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, batch: int = 128, log=print
             right += int((logits.argmax(1) == target).sum())
         n = (len(x) // batch) * batch
         log(f"  epoch {ep + 1}/{epochs}: loss {total / n:.3f}, train accuracy {right / n:.3f}, "
+            f"{time.time() - t0:.0f} s")
+    return net.eval()
+
+
+def degrade_patch(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Patch p (PATCH x PATCH uint8) as a real photo's face patch looks (misread sheets of realdice and
+    fickett d20s: small dice upsampled, blur, low contrast): shrunk to DEGRADE_SIDE px and scaled back,
+    blurred, its contrast about its mean and its gamma changed, noise added; each step is taken with
+    probability 0.5 (at least one always). Returns a new PATCH x PATCH uint8 patch."""
+    steps = rng.random(5) < 0.5
+    if not steps.any():
+        steps[int(rng.integers(5))] = True
+    q: np.ndarray = p.astype(np.float32)
+    if steps[0]:
+        side = int(rng.integers(DEGRADE_SIDE[0], DEGRADE_SIDE[1] + 1))
+        q = cv2.resize(cv2.resize(q, (side, side), interpolation=cv2.INTER_AREA), (PATCH, PATCH),
+                       interpolation=cv2.INTER_LINEAR)
+    if steps[1]:
+        q = cv2.GaussianBlur(q, (0, 0), float(rng.uniform(*DEGRADE_BLUR)))
+    if steps[2]:
+        q = q.mean() + (q - q.mean()) * rng.uniform(*DEGRADE_CONTRAST)
+    if steps[3]:
+        q = 255.0 * (np.clip(q, 0, 255) / 255.0) ** float(np.exp(rng.uniform(*np.log(DEGRADE_GAMMA))))
+    if steps[4]:
+        q = q + rng.normal(0.0, rng.uniform(*DEGRADE_NOISE), q.shape)
+    return np.clip(np.rint(q), 0, 255).astype(np.uint8)
+
+
+def fold_batch_norm(net):
+    """build_net's net (eval statistics) with each batch norm folded into the conv before it, as the
+    exported ONNX file has them (Conv + Relu): the same function, no batch statistics left to drift
+    when finetune trains it on a few epochs. Returns a new module."""
+    import copy
+
+    from torch import nn
+    from torch.nn.utils.fusion import fuse_conv_bn_eval
+
+    net = copy.deepcopy(net).eval()
+    layers = list(net.features)
+    for i, layer in enumerate(layers):
+        if isinstance(layer, nn.BatchNorm2d):
+            layers[i - 1], layers[i] = fuse_conv_bn_eval(layers[i - 1], layer), nn.Identity()
+    net.features = nn.Sequential(*layers)
+    return net
+
+
+def finetune(net, x: np.ndarray, y: np.ndarray, epochs: int = FINETUNE_EPOCHS, lr: float = FINETUNE_LR,
+             degrade: float = DEGRADE_SHARE, d20_zoom: float = D20_ZOOM_SHARE, batch: int = 128, log=print):
+    """Second training stage: net (build_net, trained) with its batch norm folded (fold_batch_norm),
+    trained `epochs` more on patches x (N x PATCH x PATCH uint8) / labels y (N,) by AdamW at lr (cosine
+    to 0), with train's quarter turns and jitter, a `degrade` share (0..1) of the patches degraded as
+    photos are (degrade_patch) and a `d20_zoom` share of the D20_ONLY classes' patches zoomed (D20_ZOOM).
+    degrade = d20_zoom = 0 is the control: the same epochs with the first stage's augmentation.
+    Returns the net in eval mode."""
+    import torch
+    from torch import nn
+
+    torch.set_num_threads(min(2, os.cpu_count() or 1))
+    torch.manual_seed(SEED + 2)
+    net = fold_batch_norm(net)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    steps = epochs * (len(x) // batch)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    rng = np.random.default_rng(SEED + 2)
+    d20 = np.isin(y, D20_ONLY)
+    for ep in range(epochs):
+        net.train()
+        order = rng.permutation(len(x))
+        t0, total, right = time.time(), 0.0, 0
+        for b in range(len(x) // batch):
+            idx = order[b * batch:(b + 1) * batch]
+            zoom = np.where(d20[idx] & (rng.random(len(idx)) < d20_zoom), rng.uniform(*D20_ZOOM, len(idx)), 1.0)
+            xb = _jitter(np.ascontiguousarray(np.rot90(x[idx], int(rng.integers(4)), axes=(1, 2))), rng, zoom)
+            for i in np.flatnonzero(rng.random(len(idx)) < degrade):
+                xb[i] = degrade_patch(xb[i], rng)
+            inp, target = _to_input(xb), torch.from_numpy(y[idx])
+            logits = net(inp)
+            loss = loss_fn(logits, target)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(idx)
+            right += int((logits.argmax(1) == target).sum())
+        n = (len(x) // batch) * batch
+        log(f"  finetune epoch {ep + 1}/{epochs}: loss {total / n:.3f}, train accuracy {right / n:.3f}, "
             f"{time.time() - t0:.0f} s")
     return net.eval()
 
@@ -487,12 +593,13 @@ def _cached_renders(cache: Path, seed: int, n_held: int,
 
 
 def build_numerals(n: int = N_TRAIN, epochs: int = EPOCHS, out: Path | None = None, seed: int = SEED,
-                   log=print, cache: Path | None = None, oblique_share: float = OBLIQUE_SHARE) -> dict:
-    """Render n training patches (seed) and 2000 held-out ones (seed + 1), train, fit the
-    temperature on the held-out renders (likelihood, then cautious_temperature), export to out
-    (default models/standard). cache: an .npz file keeping the rendered patches between runs (same
-    n, seed and oblique_share: same data). oblique_share: the share of renders seen from an oblique
-    camera (make_dataset). Returns meta."""
+                   log=print, cache: Path | None = None, oblique_share: float = OBLIQUE_SHARE,
+                   finetune_epochs: int = FINETUNE_EPOCHS) -> dict:
+    """Render n training patches (seed) and 2000 held-out ones (seed + 1), train `epochs`, then
+    finetune `finetune_epochs` (0: none), fit the temperature on the held-out renders and export to out
+    (default models/standard): calibrated_export. cache: an .npz file keeping the rendered patches
+    between runs (same n, seed and oblique_share: same data). oblique_share: the share of renders seen
+    from an oblique camera (make_dataset). Returns meta."""
     t0 = time.time()
     n_held = max(len(CLASSES) * 20, 2000)
     cached = _cached_renders(cache, seed, n_held, oblique_share) if cache is not None else None
@@ -509,7 +616,20 @@ def build_numerals(n: int = N_TRAIN, epochs: int = EPOCHS, out: Path | None = No
     log(f"numerals: {len(x)} training and {len(hx)} held-out renders in {time.time() - t0:.0f} s")
     t1 = time.time()
     net = train(x, y, epochs, log=log)
-    train_s = time.time() - t1
+    if finetune_epochs:
+        net = finetune(net, x, y, finetune_epochs, log=log)
+    meta = {"trained_on": "synthetic renders only (train_numerals.render_sample, synth.py)", "seed": seed,
+            "n_train": int(len(x)), "epochs": epochs, "finetune_epochs": finetune_epochs,
+            "oblique_share": oblique_share, "train_seconds": round(time.time() - t1)}
+    meta = calibrated_export(net, hx, hy, out or models_dir() / "standard", meta, log)
+    log(f"numerals: {time.time() - t0:.0f} s in all")
+    return meta
+
+
+def calibrated_export(net, hx: np.ndarray, hy: np.ndarray, out: Path, meta: dict, log=print) -> dict:
+    """Fit net's temperature on held-out renders hx (N x PATCH x PATCH uint8) / hy (N,) (likelihood,
+    then cautious_temperature), measure them at it, export (export) to out. Returns meta with the
+    held-out figures added."""
     logits = _tta_logits(net, hx)
     nll_temperature = fit_temperature(logits, hy)
     temperature = cautious_temperature(logits, hy, nll_temperature)
@@ -517,16 +637,14 @@ def build_numerals(n: int = N_TRAIN, epochs: int = EPOCHS, out: Path | None = No
     pred, conf = proba.argmax(1), proba.max(1)
     sure = conf >= UNSURE_BELOW
     num = hy < len(NUMERALS) + len(D4)
-    meta = {"trained_on": "synthetic renders only (train_numerals.render_sample, synth.py)", "seed": seed,
-            "nll_temperature": round(nll_temperature, 4),
-            "n_train": int(len(x)), "epochs": epochs, "oblique_share": oblique_share, "train_seconds": round(train_s),
+    meta = {**meta, "nll_temperature": round(nll_temperature, 4),
             "heldout_n": int(len(hx)), "heldout_accuracy": round(float((pred == hy).mean()), 4),
             "heldout_numeral_accuracy": round(float((pred == hy)[num].mean()), 4),
             "heldout_unsure_rate": round(float(1 - sure.mean()), 4),
             "heldout_accuracy_when_sure": round(float((pred == hy)[sure].mean()), 4) if sure.any() else None}
-    path = export(net, out or models_dir() / "standard", temperature, meta)
+    path = export(net, out, temperature, meta)
     log(f"numerals: temperature {temperature:.3f}; held-out synthetic {meta}; {path} "
-        f"{path.stat().st_size / 1e6:.2f} MB; {time.time() - t0:.0f} s in all")
+        f"{path.stat().st_size / 1e6:.2f} MB")
     return meta
 
 
@@ -534,12 +652,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=N_TRAIN, help=f"training renders (default {N_TRAIN})")
     ap.add_argument("--epochs", type=int, default=EPOCHS, help=f"epochs (default {EPOCHS})")
+    ap.add_argument("--finetune-epochs", type=int, default=FINETUNE_EPOCHS,
+                    help=f"second-stage epochs on photo-like degraded patches (default {FINETUNE_EPOCHS})")
     ap.add_argument("--oblique-share", type=float, default=OBLIQUE_SHARE,
                     help=f"share of the renders seen from an oblique camera (default {OBLIQUE_SHARE})")
     ap.add_argument("--cache", type=Path, default=None, help="keep the rendered patches in this .npz")
     ap.add_argument("--out", type=Path, default=None, help="output folder (default models/standard)")
     args = ap.parse_args()
-    build_numerals(args.n, args.epochs, args.out, cache=args.cache, oblique_share=args.oblique_share)
+    build_numerals(args.n, args.epochs, args.out, cache=args.cache, oblique_share=args.oblique_share,
+                   finetune_epochs=args.finetune_epochs)
 
 
 if __name__ == "__main__":
