@@ -1,9 +1,10 @@
 """The pip reader (dicetower.vision.pips.read_faces) on crowded top-down scenes: 15 to 25 d6 rendered
 by dicetower.vision.synth on one tray, on a grid whose pitch is the dice's own size (neighbours touch),
-half of them dark dice with light pips, 640x480 (the analysis scale of any photo). The dice are 25 to
-39 px across in the odd seeds' scenes below, their light pips 3.0 to 4.7 px (find_pips' diameters), and
-41 to 57 px in seed 30's, pips up to 6.6 px. Each case is a die that was read as a sure wrong face before
-its fix (all five fail with the pips.py of d660fdb); it may be read unsure, never sure and wrong."""
+half of them dark dice with light pips, 640x480 (the analysis scale of any photo), or 4000x3000 read
+at that scale. The dice are 25 to 39 px across in the odd seeds' scenes below, their light pips 3.0 to
+4.7 px (find_pips' diameters), and 41 to 57 px in seed 30's, pips up to 6.6 px. Each case is a die that
+was read as a sure wrong face before its fix (the first five fail with the pips.py of d660fdb, seed 35's
+with 25de421's); it may be read unsure, never sure and wrong."""
 
 import dataclasses
 
@@ -13,21 +14,22 @@ import pytest
 
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision import synth
-from dicetower.vision.detect import KERNEL_PX
+from dicetower.vision.detect import KERNEL_PX, analysis_scale
 from dicetower.vision.pips import Pip, _roundness_alike, read_faces
 
 DARK = [(30, 30, 30), (90, 20, 20), (20, 20, 110), (25, 70, 25), (60, 20, 60)]  # BGR bodies
 LIGHT = [(235, 235, 235), (60, 200, 230), (200, 230, 240)]  # BGR inks
 
 
-def crowded_scene(seed: int) -> tuple[np.ndarray, list[dict]]:
-    """A 640x480 BGR frame of 15..25 touching d6 (seeds [4244, seed]; an odd seed draws dice of 40..55 px
-    patches, an even one 56..75) and each die's truth (synth.truth_of plus "box": x, y, w, h px, and
+def crowded_scene(seed: int, width: int = 640) -> tuple[np.ndarray, list[dict]]:
+    """A width x (3/4 width) BGR frame (640x480, or 4000x3000 like a phone photo) of 15..25 touching d6
+    (seeds [4244, seed]; an odd seed draws dice of 40..55 px patches at 640 px, an even one 56..75, in
+    proportion at other widths) and each die's truth (synth.truth_of plus "box": x, y, w, h px, and
     "light_pips")."""
     rng = np.random.default_rng([4244, seed])
-    width, height = 640, 480
+    height = width * 3 // 4
     n = int(rng.integers(15, 26))
-    die = int(rng.integers(40, 56) if seed % 2 else rng.integers(56, 76))
+    die = int((rng.integers(40, 56) if seed % 2 else rng.integers(56, 76)) * width / 640)
     bg = synth.tray_background(rng, (width, height)).astype(np.float32)
     patches = []
     for _ in range(n):
@@ -54,21 +56,27 @@ def crowded_scene(seed: int) -> tuple[np.ndarray, list[dict]]:
     return synth._finish(bg, rng, blur_max=0.8), truths
 
 
-@pytest.mark.parametrize("seed, centre, why", [
-    (17, (380, 146), "a 2 whose pips (3.4 and 3.7 px) measured roundness 1.00 and 0.74: not twins, read as a sure 1"),
-    (17, (380, 262), "a 3 whose pips measured roundness 1.00 and 0.74: not linked, read as a sure 2"),
-    (37, (188, 308), "a 3 whose pips measured roundness 0.72 and 0.99: not linked, read as a sure 2"),
-    (33, (311, 275), "a 3 whose 3 px pips' edge pixels lay on the segments between them: read as a 1 and a 2"),
-    (30, (104, 278), "a 2 (6 px pips) whose second pip was linked to a touching die's pip into an unsure 2: "
-                     "read as a sure 1"),
+@pytest.mark.parametrize("seed, width, centre, why", [
+    (17, 640, (380, 146), "a 2 whose pips (3.4 and 3.7 px) measured roundness 1.00 and 0.74: not twins, read as a sure 1"),
+    (17, 640, (380, 262), "a 3 whose pips measured roundness 1.00 and 0.74: not linked, read as a sure 2"),
+    (37, 640, (188, 308), "a 3 whose pips measured roundness 0.72 and 0.99: not linked, read as a sure 2"),
+    (33, 640, (311, 275), "a 3 whose 3 px pips' edge pixels lay on the segments between them: read as a 1 and a 2"),
+    (30, 640, (104, 278), "a 2 (6 px pips) whose second pip was linked to a touching die's pip into an unsure 2: "
+                          "read as a sure 1"),
+    (35, 4000, (2571, 1476), "a 2 (3.6 px pips at 640 px) whose second pip was taken for the side face of the "
+                             "touching die's lone pip above it: read as a sure 1"),
 ])
-def test_crowded_light_pips_never_read_sure_and_wrong(seed, centre, why):
-    frame, truths = crowded_scene(seed)
+def test_crowded_light_pips_never_read_sure_and_wrong(seed, width, centre, why):
+    frame, truths = crowded_scene(seed, width)
     truth = next(t for t in truths if t["box"][0] <= centre[0] <= t["box"][0] + t["box"][2]
                  and t["box"][1] <= centre[1] <= t["box"][1] + t["box"][3])
     assert truth["light_pips"]
-    x, y, w, h = truth["box"]
-    faces = [f for f in read_faces(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), "light", KERNEL_PX)
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    s = analysis_scale(gray.shape)  # read at the analysis scale, as detect.find_pip_faces reads a photo
+    if s < 1:
+        gray = cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+    x, y, w, h = (v * s for v in truth["box"])
+    faces = [f for f in read_faces(gray, "light", KERNEL_PX)
              if x <= f.centre[0] <= x + w and y <= f.centre[1] <= y + h]
     assert faces, why  # the die is read (right or unsure), not lost
     wrong_sure = [(f.value, round(f.confidence, 3)) for f in faces

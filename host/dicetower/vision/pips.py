@@ -1005,9 +1005,14 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
             break
         sides = now
     # a lone pip taken for the side face of a lone pip just like it (same size and shape, not flatter)
-    # may be the other pip of that one's 2: the 1 read there is in doubt
+    # may be the other pip of that one's 2: the 1 read there is in doubt; and so is a lone top pip it
+    # is the twin of with clear die body between them (a 2's pip taken for the side face of a touching
+    # die's pip leaves the 2 read as a 1)
+    lone_tops = [h[0] for h, side in zip(groups, sides) if len(h) == 1 and not side]
     twin_side = {id(h[0]) for g, side, of in zip(groups, sides, side_of) if side and len(g) == 1
                  for h in of if len(h) == 1 and _twins(g[0], h[0])}
+    twin_side |= {id(k) for g, side in zip(groups, sides) if side and len(g) == 1 for k in lone_tops
+                  if _twins(g[0], k) and _segment_clear(g[0], k, response, thr, pips)}
     parts = _pair_far_pips([part for part, side in zip(parts, sides) if not side], pips, gray, polarity, response, thr)
     # a mark on a face that is not its pip (a numeral's stroke beside two others read as a 2, a speck):
     # the face's count is in doubt, and so is the mark read as a 1 of its own
@@ -1107,7 +1112,8 @@ def _doubt_twin_taken(faces: list[PipFace], pips: list[Pip], response: np.ndarra
     uint8, above thr) that an unsure face of 2 or more pips (confidence under UNSURE_BELOW) took:
     touching dice whose light pips show no seam between them, a 2's pip linked to a neighbour's pip,
     leave the 1 a 2 in doubt. pips: every pip found in the frame; faces: read_faces' faces, changed in place. A twin
-    left in a side face is a side face's pip (a 1 seen obliquely shows them) and doubts nothing."""
+    in a side face of several pips is a side face's pip (a 1 seen obliquely shows them) and doubts nothing; a
+    lone pip taken for a side face is weighed by read_faces (twin_side)."""
     taken = {id(p) for f in faces if len(f.pips) > 1 and f.confidence < UNSURE_BELOW for p in f.pips}
     for f in faces:
         if len(f.pips) != 1 or f.confidence <= AMBIGUOUS_CAP:
