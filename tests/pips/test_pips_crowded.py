@@ -14,7 +14,7 @@ import pytest
 
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision import synth
-from dicetower.vision.detect import KERNEL_PX, analysis_scale
+from dicetower.vision.detect import KERNEL_PX, analysis_scale, find_pip_faces
 from dicetower.vision.pips import Pip, _roundness_alike, read_faces
 
 DARK = [(30, 30, 30), (90, 20, 20), (20, 20, 110), (25, 70, 25), (60, 20, 60)]  # BGR bodies
@@ -94,3 +94,20 @@ def test_roundness_compared_within_its_measuring_error_on_small_pips_only():
     assert not _roundness_alike(_pip(10.0, 1.0), _pip(10.0, 0.70), 0.25)
     assert _roundness_alike(_pip(10.0, 1.0), _pip(10.0, 0.80), 0.25)
     assert not _roundness_alike(_pip(6.0, 1.0), _pip(6.0, 0.6), 0.25)  # a side face's pip stays apart
+
+
+@pytest.mark.parametrize("seed, centre", [(8, (273, 225)), (6, (396, 35)), (33, (279, 315))])
+def test_crowded_lone_pips_of_the_second_polarity_are_read_unsure(seed, centre):
+    # light dice with dark pips among dark dice with light pips: both polarities show sure multi-pip faces,
+    # so the lone dark pip of a 1 is a die of the frame's second kind, read unsure, not dropped as a stray mark
+    frame, truths = crowded_scene(seed)
+    truth = next(t for t in truths if t["box"][0] <= centre[0] <= t["box"][0] + t["box"][2]
+                 and t["box"][1] <= centre[1] <= t["box"][1] + t["box"][3])
+    assert (truth["value"], truth["light_pips"]) == (1, False)
+    faces = find_pip_faces(frame, close_ups=False)
+    assert any(f.polarity == "dark" and len(f.pips) > 1 and f.confidence >= UNSURE_BELOW for f in faces)
+    assert any(f.polarity == "light" and len(f.pips) > 1 and f.confidence >= UNSURE_BELOW for f in faces)
+    x, y, w, h = truth["box"]
+    mine = [f for f in faces if x <= f.centre[0] <= x + w and y <= f.centre[1] <= y + h]
+    assert [(f.value, f.polarity) for f in mine] == [(1, "dark")]  # found, not lost
+    assert mine[0].confidence < UNSURE_BELOW  # one pip of the frame's second kind: never sure

@@ -50,7 +50,10 @@ def _scaled_face(face: PipFace, factor: float) -> PipFace:
 def _plausible_polarity(dark: list[PipFace], light: list[PipFace]) -> list[PipFace]:
     """Lone pips (faces showing 1) are weak evidence: a key on a keyboard or a glint looks like one.
     The frame's pip polarity is the one with more sure multi-pip faces (then more sure faces, then
-    more faces); the other polarity's lone pips are dropped, its multi-pip faces kept."""
+    more faces); the other polarity's multi-pip faces are kept, and its lone pips dropped, unless that
+    polarity has sure multi-pip faces too: then the frame holds dice of both kinds (dark dice with light
+    pips among light dice with dark pips), and its lone pips are kept unsure (confidence at most
+    pips.AMBIGUOUS_CAP): a 1 of those dice, or the one pip found of a face whose other pips were lost."""
     from dicetower.readings import UNSURE_BELOW
 
     def evidence(faces: list[PipFace]) -> tuple[int, int, int]:
@@ -58,7 +61,9 @@ def _plausible_polarity(dark: list[PipFace], light: list[PipFace]) -> list[PipFa
         return sum(len(f.pips) > 1 for f in sure), len(sure), len(faces)
 
     main = "dark" if evidence(dark) >= evidence(light) else "light"
-    return [f for f in dark + light if len(f.pips) > 1 or f.polarity == main]
+    both_kinds = evidence(dark)[0] > 0 and evidence(light)[0] > 0
+    return [f if len(f.pips) > 1 or f.polarity == main else replace(f, confidence=min(f.confidence, AMBIGUOUS_CAP))
+            for f in dark + light if len(f.pips) > 1 or f.polarity == main or both_kinds]
 
 
 #: A pip's diameter is at most this fraction of its die's side (standard d6 about 0.19, big-pip dice
