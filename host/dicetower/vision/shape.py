@@ -234,7 +234,7 @@ def trimmed_to_die(view: np.ndarray, mask: np.ndarray) -> np.ndarray:
     (translucent dice lost notches cut as tray). But cutting every mask cost fickett_poly_tiles (read
     as photos by the reader) 0.742 -> 0.713: on its copper-steel dice the steel swirls, of nearly the
     tray's colour, were cut as tray. Their tiles show as much tray round the die as lurig's photos
-    (real pixels outside the grown mask: median 5.6 % of the view against 6 %), so the trim is
+    (real pixels outside the grown mask: median 5.6 % of the view against 7.1 %), so the trim is
     refused where it would cut deep on every side (_cut_into_the_die): 0.730, lurig still 80 of 97.
     The 28 tiles still lost (13 d6, 12 d20, 3 d8) have their steel on one side, as a shadow would be.
     Only the top-down model reads trimmed masks (die_type_by_shape): it learned every silhouette from
