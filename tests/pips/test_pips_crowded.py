@@ -15,7 +15,7 @@ import pytest
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision import synth
 from dicetower.vision.detect import KERNEL_PX, analysis_scale, find_pip_faces
-from dicetower.vision.pips import Pip, _roundness_alike, read_faces
+from dicetower.vision.pips import Pip, _is_side_face, _roundness_alike, read_faces
 
 DARK = [(30, 30, 30), (90, 20, 20), (20, 20, 110), (25, 70, 25), (60, 20, 60)]  # BGR bodies
 LIGHT = [(235, 235, 235), (60, 200, 230), (200, 230, 240)]  # BGR inks
@@ -111,3 +111,21 @@ def test_crowded_lone_pips_of_the_second_polarity_are_read_unsure(seed, centre):
     mine = [f for f in faces if x <= f.centre[0] <= x + w and y <= f.centre[1] <= y + h]
     assert [(f.value, f.polarity) for f in mine] == [(1, "dark")]  # found, not lost
     assert mine[0].confidence < UNSURE_BELOW  # one pip of the frame's second kind: never sure
+
+
+def _at(x: float, y: float, diameter: float, roundness: float) -> Pip:
+    return Pip(x, y, np.pi * diameter * diameter / 4.0, roundness, 0.0, 100.0)
+
+
+def test_a_face_is_no_side_face_of_a_blob_with_pips_of_another_size():
+    # crowded seed 15 (4000x3000), read from the reader's 1280 px copy: a 15 px light blob (a glare
+    # on a die, surround SNR just over MIN_SNR) took the crowded 4s, 3 and 5 around it (3.3 px pips, 60-75 px
+    # away) for its side faces, and five dice were lost. The faces of one die have pips of one size.
+    four = [_at(192.4, 293.4, 3.3, 0.89), _at(180.4, 292.4, 3.3, 0.89), _at(193.7, 281.5, 3.2, 1.0),
+            _at(181.6, 280.4, 3.3, 0.89)]
+    assert not _is_side_face(four, [_at(190.0, 218.5, 15.4, 0.62)])
+    # a side face's pips are foreshortened across (roundness 0.45), not along: still the top's side faces
+    top = [_at(180, 280, 3.5, 1.0), _at(192, 280, 3.5, 1.0), _at(180, 292, 3.5, 1.0), _at(192, 292, 3.5, 1.0)]
+    tilted = 3.5 * np.sqrt(0.45)  # the diameter of a 3.5 px pip seen at roundness 0.45
+    assert _is_side_face([_at(186, 304, tilted, 0.45)], top)
+    assert _is_side_face([_at(180, 304, tilted, 0.45), _at(192, 304, tilted, 0.45)], top)

@@ -68,6 +68,7 @@ MIN_PIP_AREA_PX = 6.0  # smaller blobs are noise at the analysis scale
 PERPENDICULAR_FACES = 1.3
 FACE_SIDE_DIAMETERS = 4.6  # a d6 face's side is about this many pip diameters
 SIDE_REACH_DIAMETERS = 5.0  # a die's side faces lie within about one face side (~5 pip diameters) of its top face
+SAME_DIE_PIPS = 2.0  # the faces of one die have pips whose major axes agree within this factor
 MAX_SPLIT_PIPS = 9  # pips searched at once when splitting a tangle (time grows as C(n, 6))
 CENTRE_FRACTION = 0.5  # a 2's or 4's centre (a 4's side's middle) with pip response above this fraction of the threshold: a faint pip
 FACE_MARGIN = 0.6  # a face's pips lie within its layout's square grown by this many pitches (pip edge + slack)
@@ -784,7 +785,9 @@ def _is_side_face(g: list[Pip], h: list[Pip]) -> bool:
     rounder layout where a 4 or 5 gives one, which blur does not flatten), or the two are alike and
     g lies below h in the image (a camera above the tray sees the side faces that turn towards it,
     below the top faces). Larger pips alone do not make a top face: dice of two sizes may lie side
-    by side; nor two faces both seen squarely (_perpendicular_possible)."""
+    by side; nor two faces both seen squarely (_perpendicular_possible); nor pips of another size (their
+    major axes, which a tilt does not shrink, differ over SAME_DIE_PIPS times: a glare blob on a die is no
+    top face whose side faces are the dice around it)."""
     gx, gy = _centre(g)
     hx, hy = _centre(h)
     dist = math.hypot(gx - hx, gy - hy)
@@ -792,6 +795,8 @@ def _is_side_face(g: list[Pip], h: list[Pip]) -> bool:
         return False
     if not _perpendicular_possible(g, h):
         return False  # both seen too squarely to be two perpendicular faces of one cube
+    if max(_face_side(g), _face_side(h)) > SAME_DIE_PIPS * min(_face_side(g), _face_side(h)):
+        return False  # one die's pips are of one size, and their major axes, which a tilt does not shrink, show it
     side = max(_face_side(g), _face_side(h))
     front_g, front_h = _frontalness(g), _frontalness(h)
     flatter = (_layout_roundness(h) or _roundness(h)) - (_layout_roundness(g) or _roundness(g))
