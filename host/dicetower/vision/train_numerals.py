@@ -145,14 +145,18 @@ D20_ZOOM_SHARE = 0.5
 #:   degrade 0.5 + zoom 0.5               .908 .926 .923 .885 .647 | .774 | .785
 #:   degrade 0.25 + zoom 0.5              .917 .936 .923 .887 .653 | .761 | .791
 #:   zoom 0.5                             .944 .946 .930 .890 .637 | .767 | .785
+#:   control, 2 epochs of the 60k         .939 .936 .930 .890 .628 | .698 | .790
 #:   zoom 0.5, 2 epochs of the 60k        .937 .931 .938 .882 .635 | .748 | .789
 #: (evalnets' cached patches, no READ_ZOOMS, given d20 / realdice: shipped .586 / .711, control .586 / .717,
 #: zoom .612 / .736; the standard set's realdice .686 -> .711, d8 .791 -> .780 as its control's.)
-#: The zoom lifts realdice by 5-7 points and cuts the "10" misreads (realdice 18 -> 12 of 46 -> 42); the
+#: Against its own control the zoom moves no fickett type by more than 0.008 (the controls themselves move
+#: up to 0.01: run to run noise on these tiles), lifts realdice by 5-7 points in each of its four runs (0 in
+#: each of the three without it) and cuts the "10" misreads (realdice 19 -> 13 of 45 -> 39, 2 epochs); the
 #: degradations cost fickett d4 (its three small numerals) 2-3 points and add nothing on realdice alone. On
 #: fickett d20 the zoom adds nothing through read_value: READ_ZOOMS' closer cut already reads them larger
-#: (without it: .586 -> .612). Not shipped: fickett d12 -0.013 (2-epoch run) and d20 not up, and `make models`
-#: could not build it from scratch here (24 epochs at 190-370 s an epoch on this session's loaded machine).
+#: (without it: .586 -> .612). Not shipped: against the shipped net fickett d12 -0.013 (2-epoch run) and d20
+#: not up, and `make models` could not rebuild it from scratch here by the deadline (24 epochs at 190-370 s an
+#: epoch on this session's loaded machine). Not tried: clutter at the patch border, wider jitter for all.
 #: To try it: --finetune-epochs 2 (the 2-epoch line; 4 epochs of a half were the same steps).
 #: the temperature is raised from its likelihood fit until held-out renders read sure are right this often
 SURE_TARGET = 0.999
