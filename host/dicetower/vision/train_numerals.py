@@ -626,9 +626,9 @@ def build_numerals(n: int = N_TRAIN, epochs: int = EPOCHS, out: Path | None = No
     """Render n training patches (seed) and 2000 held-out ones (seed + 1), train `epochs`, then
     finetune `finetune_epochs` (0: none; degrade_share, d20_zoom_share: its degrade and d20_zoom), fit
     the temperature on the held-out renders and export to out (default models/standard):
-    calibrated_export. cache: an .npz file keeping the rendered patches
-    between runs (same n, seed and oblique_share: same data). oblique_share: the share of renders seen
-    from an oblique camera (make_dataset). Returns meta."""
+    calibrated_export. cache: an .npz file keeping the rendered patches between runs (same n, seed and
+    oblique_share: same data). oblique_share: the share of renders seen from an oblique camera
+    (make_dataset). Returns meta (the finetune's settings in it only when there is one)."""
     t0 = time.time()
     n_held = max(len(CLASSES) * 20, 2000)
     cached = _cached_renders(cache, seed, n_held, oblique_share) if cache is not None else None
@@ -648,10 +648,11 @@ def build_numerals(n: int = N_TRAIN, epochs: int = EPOCHS, out: Path | None = No
     if finetune_epochs:
         net = finetune(net, x, y, finetune_epochs, degrade=degrade_share, d20_zoom=d20_zoom_share, log=log)
     meta = {"trained_on": "synthetic renders only (train_numerals.render_sample, synth.py)", "seed": seed,
-            "n_train": int(len(x)), "epochs": epochs, "finetune_epochs": finetune_epochs,
-            "degrade_share": degrade_share if finetune_epochs else None,
-            "d20_zoom_share": d20_zoom_share if finetune_epochs else None,
-            "oblique_share": oblique_share, "train_seconds": round(time.time() - t1)}
+            "n_train": int(len(x)), "epochs": epochs, "oblique_share": oblique_share,
+            "train_seconds": round(time.time() - t1)}
+    if finetune_epochs:
+        meta |= {"finetune_epochs": finetune_epochs, "finetune_lr": FINETUNE_LR, "degrade_share": degrade_share,
+                 "d20_zoom_share": d20_zoom_share}
     meta = calibrated_export(net, hx, hy, out or models_dir() / "standard", meta, log)
     log(f"numerals: {time.time() - t0:.0f} s in all")
     return meta
