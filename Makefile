@@ -26,7 +26,7 @@ venv: $(STAMP) $(FWLIB)/.fetched
 run: venv
 	$(BIN)/dicetower run $(ARGS)
 
-## Every test: firmware tests on the real micropython, the firmware type check, then pytest.
+## Every test: firmware tests on the real micropython, the type checks (firmware, host), then pytest.
 test: venv test-firmware typecheck
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
@@ -35,6 +35,7 @@ test-firmware: venv
 
 typecheck: venv
 	$(BIN)/python firmware/tools/typecheck.py
+	$(BIN)/python -m mypy host/dicetower
 
 ## Printed figures: vision accuracy and speed, audit scale.
 bench: venv

@@ -40,7 +40,7 @@ from typing import Callable
 
 import cv2
 import numpy as np
-from scipy import ndimage  # type: ignore[import-untyped]
+from scipy import ndimage
 
 from dicetower.readings import UNSURE_BELOW
 

@@ -910,7 +910,7 @@ def _fit_softmax_regression(z: np.ndarray, y: np.ndarray, w: np.ndarray, l2: flo
                             ) -> tuple[np.ndarray, np.ndarray]:
     """Weights (F x C float32) and bias (C,) of a multinomial logistic regression of standardised
     features z (N x F) on labels y, rows weighted by w, ridge penalty l2 (L-BFGS)."""
-    from scipy.optimize import minimize  # type: ignore[import-untyped]
+    from scipy.optimize import minimize
 
     n, f = z.shape
     c = len(DIE_TYPES)

@@ -557,7 +557,7 @@ def tta_proba(logits: np.ndarray, temperature: float) -> np.ndarray:
 def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
     """Temperature minimising the negative log-likelihood of tta_proba on held-out renders
     (Guo et al. 2017)."""
-    from scipy.optimize import minimize_scalar  # type: ignore[import-untyped]
+    from scipy.optimize import minimize_scalar
 
     def nll(log_t):
         p = tta_proba(logits, float(np.exp(log_t)))
