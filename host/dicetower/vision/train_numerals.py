@@ -138,11 +138,11 @@ DEGRADE_NOISE = (0.0, 6.0)
 D20_ONLY = tuple(range(13, 21))
 D20_ZOOM = (1.0, 1.6)
 D20_ZOOM_SHARE = 0.5
-#: Measured in session 9 (the shipped net's ONNX weights loaded into the folded net, then finetune on the
+#: Measured in session 9 (the 24-epoch net's ONNX weights loaded into the folded net, then finetune on the
 #: cached renders; real patches for evaluation only). Given the type through numerals.read_value (READ_ZOOMS
 #: included) on every fickett main-cluster tile d4 / d6 / d8 / d12 / d20 and on all 159 realdice photos;
 #: held-out renders at the re-fitted cautious temperature; 0 sure-wrong in every cell:
-#:   shipped net                         .939 .936 .934 .895 .637 | realdice .698 | held-out .789
+#:   24 epochs (shipped until session 9) .939 .936 .934 .895 .637 | realdice .698 | held-out .789
 #:   control, 4 epochs of a 30k half     .937 .946 .930 .897 .638 | .698 | .786
 #:   degrade 0.5                          .908 .931 .915 .890 .634 | .698 | .784
 #:   degrade 0.5 + zoom 0.5               .908 .926 .923 .885 .647 | .774 | .785
@@ -150,7 +150,7 @@ D20_ZOOM_SHARE = 0.5
 #:   zoom 0.5                             .944 .946 .930 .890 .637 | .767 | .785
 #:   control, 2 epochs of the 60k         .939 .936 .930 .890 .628 | .698 | .790
 #:   zoom 0.5, 2 epochs of the 60k        .937 .931 .938 .882 .635 | .748 | .789
-#: (evalnets' cached patches, no READ_ZOOMS, given d20 / realdice: shipped .586 / .711, control .586 / .717,
+#: (evalnets' cached patches, no READ_ZOOMS, given d20 / realdice: 24 epochs .586 / .711, control .586 / .717,
 #: zoom .612 / .736; the standard set's realdice .686 -> .711, d8 .791 -> .780 as its control's.)
 #: Against its own control the zoom moves no fickett type by more than 0.008 (the controls themselves move
 #: up to 0.01: run to run noise on these tiles), lifts realdice by 5-7 points in each of its four runs (0 in
