@@ -35,6 +35,7 @@ import argparse
 import json
 import os
 import time
+from collections.abc import Callable
 from functools import lru_cache
 from multiprocessing import get_context
 from pathlib import Path
@@ -423,7 +424,6 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, batch: int = 128, log=print
     random quarter turns, each patch scaled and shifted (_jitter); AdamW with a one-cycle learning
     rate. Returns the net in eval mode."""
     import torch
-    from torch import nn
 
     torch.set_num_threads(min(2, os.cpu_count() or 1))
     torch.manual_seed(SEED)
@@ -431,16 +431,32 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, batch: int = 128, log=print
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     steps = epochs * (len(x) // batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
-    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
     rng = np.random.default_rng(SEED)
+
+    def augmented(idx: np.ndarray) -> np.ndarray:
+        return _jitter(np.ascontiguousarray(np.rot90(x[idx], int(rng.integers(4)), axes=(1, 2))), rng)
+
+    return _fit(net, y, epochs, batch, rng, opt, sched, augmented, "epoch", log)
+
+
+def _fit(net, y: np.ndarray, epochs: int, batch: int, rng: np.random.Generator, opt, sched,
+         augmented: Callable[[np.ndarray], np.ndarray], name: str, log):
+    """The training loop train and finetune share: each epoch the patches in a new order (rng), in
+    batches of `batch` made by augmented(indices) (B x PATCH x PATCH uint8, the stage's augmentation,
+    drawing from rng), labels y (N,), cross-entropy with label smoothing 0.05, opt and sched stepped
+    every batch; logs loss and training accuracy per epoch as "  {name} k/epochs: ...". Returns the
+    net in eval mode."""
+    import torch
+    from torch import nn
+
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
     for ep in range(epochs):
         net.train()
-        order = rng.permutation(len(x))
+        order = rng.permutation(len(y))
         t0, total, right = time.time(), 0.0, 0
-        for b in range(len(x) // batch):
+        for b in range(len(y) // batch):
             idx = order[b * batch:(b + 1) * batch]
-            xb = _jitter(np.ascontiguousarray(np.rot90(x[idx], int(rng.integers(4)), axes=(1, 2))), rng)
-            inp, target = _to_input(xb), torch.from_numpy(y[idx])
+            inp, target = _to_input(augmented(idx)), torch.from_numpy(y[idx])
             logits = net(inp)
             loss = loss_fn(logits, target)
             opt.zero_grad()
@@ -449,8 +465,8 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, batch: int = 128, log=print
             sched.step()
             total += loss.item() * len(idx)
             right += int((logits.argmax(1) == target).sum())
-        n = (len(x) // batch) * batch
-        log(f"  epoch {ep + 1}/{epochs}: loss {total / n:.3f}, train accuracy {right / n:.3f}, "
+        n = (len(y) // batch) * batch
+        log(f"  {name} {ep + 1}/{epochs}: loss {total / n:.3f}, train accuracy {right / n:.3f}, "
             f"{time.time() - t0:.0f} s")
     return net.eval()
 
@@ -506,7 +522,6 @@ def finetune(net, x: np.ndarray, y: np.ndarray, epochs: int = FINETUNE_EPOCHS, l
     degrade = d20_zoom = 0 is the control: the same epochs with the first stage's augmentation.
     Returns the net in eval mode."""
     import torch
-    from torch import nn
 
     torch.set_num_threads(min(2, os.cpu_count() or 1))
     torch.manual_seed(SEED + 2)
@@ -514,32 +529,17 @@ def finetune(net, x: np.ndarray, y: np.ndarray, epochs: int = FINETUNE_EPOCHS, l
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     steps = epochs * (len(x) // batch)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
-    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
     rng = np.random.default_rng(SEED + 2)
     d20 = np.isin(y, D20_ONLY)
-    for ep in range(epochs):
-        net.train()
-        order = rng.permutation(len(x))
-        t0, total, right = time.time(), 0.0, 0
-        for b in range(len(x) // batch):
-            idx = order[b * batch:(b + 1) * batch]
-            zoom = np.where(d20[idx] & (rng.random(len(idx)) < d20_zoom), rng.uniform(*D20_ZOOM, len(idx)), 1.0)
-            xb = _jitter(np.ascontiguousarray(np.rot90(x[idx], int(rng.integers(4)), axes=(1, 2))), rng, zoom)
-            for i in np.flatnonzero(rng.random(len(idx)) < degrade):
-                xb[i] = degrade_patch(xb[i], rng)
-            inp, target = _to_input(xb), torch.from_numpy(y[idx])
-            logits = net(inp)
-            loss = loss_fn(logits, target)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item() * len(idx)
-            right += int((logits.argmax(1) == target).sum())
-        n = (len(x) // batch) * batch
-        log(f"  finetune epoch {ep + 1}/{epochs}: loss {total / n:.3f}, train accuracy {right / n:.3f}, "
-            f"{time.time() - t0:.0f} s")
-    return net.eval()
+
+    def augmented(idx: np.ndarray) -> np.ndarray:
+        zoom = np.where(d20[idx] & (rng.random(len(idx)) < d20_zoom), rng.uniform(*D20_ZOOM, len(idx)), 1.0)
+        xb = _jitter(np.ascontiguousarray(np.rot90(x[idx], int(rng.integers(4)), axes=(1, 2))), rng, zoom)
+        for i in np.flatnonzero(rng.random(len(idx)) < degrade):
+            xb[i] = degrade_patch(xb[i], rng)
+        return xb
+
+    return _fit(net, y, epochs, batch, rng, opt, sched, augmented, "finetune epoch", log)
 
 
 def _tta_logits(net, x: np.ndarray) -> np.ndarray:
