@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
+import pytest
 
 from dicetower.vision import train_numerals as tn
 
@@ -200,6 +203,12 @@ def test_jitter_zoom_enlarges_the_numeral():
     assert (zoomed > 128).sum() > 1.8 * (plain > 128).sum()
 
 
+#: torch is in the `train` extra only (`make models` installs it, `make test` does not)
+needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
+                                 reason="torch not installed: the train extra (pip install -e '.[train]', as make models does)")
+
+
+@needs_torch
 def test_folded_net_computes_what_the_batch_norm_net_does():
     """fold_batch_norm leaves no batch norm (the ONNX file's Conv + Relu) and the same logits."""
     import torch
@@ -220,6 +229,7 @@ def test_folded_net_computes_what_the_batch_norm_net_does():
         assert torch.allclose(net(x), folded(x), atol=1e-4)
 
 
+@needs_torch
 def test_finetune_degrades_and_zooms_only_what_it_is_told(monkeypatch):
     """finetune's control (degrade = d20_zoom = 0) sees the first stage's augmentation only; with
     degrade = 1 every patch passes degrade_patch, with d20_zoom = 1 only the D20_ONLY classes are zoomed."""
