@@ -145,8 +145,7 @@ def misread_sheet(crops: Sequence[Labelled], path: Path, limit: int = 40, side: 
         best, confidence = numerals.read_value(crop, die_type, mask, elevation)
         if best == value:
             continue
-        patches = numerals.face_patches(crop, mask, elevation,
-                                        zooms=numerals.READ_ZOOMS.get(die_type, (1.0,)))
+        patches = numerals.face_patches(crop, mask, elevation, zooms=numerals.read_zooms(die_type))
         mean = numerals.numeral_proba(patches).mean(axis=0)
         tiles = [cv2.resize(crop, (side, side))] + [
             cv2.cvtColor(cv2.resize(p, (side, side), interpolation=cv2.INTER_NEAREST), cv2.COLOR_GRAY2BGR)

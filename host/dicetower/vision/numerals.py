@@ -58,6 +58,12 @@ MARK_PULLS = (MARK_PULL, 0.0, 1.0)
 #: Other dice print theirs at the sizes their renders have: one size (a closer cut read fickett d4 and d6
 #: 0.01 lower).
 READ_ZOOMS: dict[str, tuple[float, ...]] = {"d20": (1.0, 0.8)}
+
+
+def read_zooms(die_type: str | None) -> tuple[float, ...]:
+    """The sizes (factors of PATCH_HALF, the trained one first) at which a die_type die's up face is
+    cut (READ_ZOOMS): (1.0,) for a type not in it, or None (type unknown)."""
+    return READ_ZOOMS.get(die_type, (1.0,)) if die_type else (1.0,)
 #: a mark whose centre is further than this x the die's radius from the centroid is not the up face's
 MARK_REACH = 0.55
 #: a die fills at most this fraction of the side of the square its masked crop is framed in (framed):
@@ -339,8 +345,7 @@ def read_up_face(crop_bgr: np.ndarray, mask: np.ndarray | None = None, elevation
     d20). die_type: the die's type when known (read_value), else None (one size, as for a d4..d12).
     crop_bgr, mask, elevation: as face_patch; raises ValueError as face_patch does,
     FileNotFoundError when the model is not built."""
-    zooms = READ_ZOOMS.get(die_type, (1.0,)) if die_type else (1.0,)
-    proba = numeral_proba(face_patches(crop_bgr, mask, elevation, MARK_PULLS, zooms))
+    proba = numeral_proba(face_patches(crop_bgr, mask, elevation, MARK_PULLS, read_zooms(die_type)))
     return proba.mean(axis=0), proba[0]
 
 
