@@ -203,6 +203,39 @@ def test_jitter_zoom_enlarges_the_numeral():
     assert (zoomed > 128).sum() > 1.8 * (plain > 128).sum()
 
 
+def test_clutter_patch_puts_a_neighbour_numeral_at_the_border_only():
+    """clutter_patch is not a no-op: every draw changes the border band (a neighbour face beyond an edge
+    at least CLUTTER_EDGE[0] x PATCH from the centre), the donor's bright numeral shows there on many draws
+    (the patch's own border is plain), and the central disc (0.6 x PATCH across) is never touched."""
+    import cv2
+
+    p = np.full((tn.PATCH, tn.PATCH), 40, np.uint8)
+    cv2.circle(p, (tn.PATCH // 2, tn.PATCH // 2), 8, 220, 3)  # the patch's own numeral, light on dark
+    donor = _digit_patch("8")
+    yy, xx = np.mgrid[:tn.PATCH, :tn.PATCH]
+    c = (tn.PATCH - 1) / 2
+    centre = np.hypot(xx - c, yy - c) < tn.CLUTTER_EDGE[0] * tn.PATCH - 1
+    rng = np.random.default_rng(4)
+    out = [tn.clutter_patch(p, donor, rng) for _ in range(100)]
+    assert all(q.shape == p.shape and q.dtype == np.uint8 for q in out)
+    assert all((q[centre] == p[centre]).all() for q in out)
+    assert all((q != p).any() for q in out)
+    assert sum(int(q[~centre].max()) > 120 for q in out) > 30  # the donor's ink, in p's grey levels, shaded
+
+
+def test_jitter_pad_fills_the_uncovered_rim_with_the_border_grey():
+    """_jitter with pad (finetune's SIZE_OUT) fills the rim a scale under 1 uncovers with the median grey
+    of the patch's outer ring, where without pad it repeats the edge pixels (a bright edge line smears)."""
+    p = np.full((tn.PATCH, tn.PATCH), 60, np.uint8)
+    p[:, 0] = 230  # a bright line along one edge: not the border's median grey
+    xb = np.stack([p] * 4)
+    zoom = np.full(4, 0.7)
+    padded = tn._jitter(xb, np.random.default_rng(1), zoom, np.ones(4, bool))
+    smeared = tn._jitter(xb, np.random.default_rng(1), zoom)
+    assert (padded[:, :, :2] <= 61).mean() > 0.95
+    assert (smeared[:, :, :2] > 200).mean() > 0.5
+
+
 #: torch is in the `train` extra only (`make models` installs it, `make test` does not)
 needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                                  reason="torch not installed: the train extra (pip install -e '.[train]', as make models does)")
@@ -237,7 +270,8 @@ def test_finetune_degrades_and_zooms_only_what_it_is_told(monkeypatch):
     zooms: list[np.ndarray] = []
     real_degrade, real_jitter = tn.degrade_patch, tn._jitter
     monkeypatch.setattr(tn, "degrade_patch", lambda p, rng: calls.append(1) or real_degrade(p, rng))
-    monkeypatch.setattr(tn, "_jitter", lambda xb, rng, zoom=None: zooms.append(zoom) or real_jitter(xb, rng, zoom))
+    monkeypatch.setattr(tn, "_jitter",
+                        lambda xb, rng, zoom=None, pad=None: zooms.append(zoom) or real_jitter(xb, rng, zoom, pad))
     x = np.stack([_digit_patch()] * 32)
     y = np.array([13, 5] * 16)
     net = tn.build_net(len(tn.CLASSES)).eval()
@@ -249,3 +283,28 @@ def test_finetune_degrades_and_zooms_only_what_it_is_told(monkeypatch):
     (z,) = zooms  # one batch: half its patches are class 13 (a d20-only class), half class 5
     assert (z > 1.0).sum() == np.isin(y, tn.D20_ONLY).sum() == 16
     assert z.max() <= tn.D20_ZOOM[1]
+
+
+@needs_torch
+def test_finetune_sizes_and_clutters_only_what_it_is_told(monkeypatch):
+    """With size = 1 every patch the d20 zoom leaves is scaled within SIZE_OUT..SIZE_IN (the ones scaled
+    out padded), with clutter = 1 every patch gets a neighbour face whose donor is another class's patch;
+    with both 0 neither happens (the control)."""
+    donors: list[int] = []
+    zooms: list[tuple] = []
+    real_clutter, real_jitter = tn.clutter_patch, tn._jitter
+    monkeypatch.setattr(tn, "clutter_patch", lambda p, d, rng: donors.append(int(d[0, 0])) or real_clutter(p, d, rng))
+    monkeypatch.setattr(tn, "_jitter", lambda xb, rng, zoom=None, pad=None: zooms.append((zoom, pad))
+                        or real_jitter(xb, rng, zoom, pad))
+    x = np.stack([_digit_patch()] * 32)
+    y = np.array([13, 5] * 16)
+    x[:, 0, 0] = y  # tells the donor's class
+    net = tn.build_net(len(tn.CLASSES)).eval()
+    tn.finetune(net, x, y, epochs=1, d20_zoom=0.0, clutter=0.0, size=0.0, batch=32, log=lambda s: None)
+    assert not donors and all((z == 1.0).all() and p is None for z, p in zooms)
+    zooms.clear()
+    tn.finetune(net, x, y, epochs=1, d20_zoom=0.0, clutter=1.0, size=1.0, batch=32, log=lambda s: None)
+    ((z, pad),) = zooms
+    assert (z != 1.0).all() and z.min() >= tn.SIZE_OUT[0] and z.max() <= tn.SIZE_IN[1]
+    assert pad.any() and (z[pad] <= tn.SIZE_OUT[1]).all()
+    assert len(donors) == 32 and set(donors) == {5, 13}

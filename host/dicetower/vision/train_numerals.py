@@ -139,6 +139,28 @@ DEGRADE_NOISE = (0.0, 6.0)
 D20_ONLY = tuple(range(13, 21))
 D20_ZOOM = (1.0, 1.6)
 D20_ZOOM_SHARE = 0.5
+#: finetune's clutter at the patch border (clutter_patch): a real die's face patch holds the neighbour faces'
+#: numerals, large, bold and cut by the patch's edge, and the ridges between faces (realdice misread sheet,
+#: session 10: most patches show one); the renders' d20 neighbours are small and far out. CLUTTER_SHARE of
+#: the patches get a neighbour face: beyond a straight face edge CLUTTER_EDGE x PATCH from the centre (so
+#: the central disc, 60 % of the patch's side across, is never touched) another class's patch, turned,
+#: scaled by CLUTTER_SCALE and moved out so its numeral is cut by the patch's edge, in the patch's own grey
+#: levels and ink polarity (the same die), shaded by CLUTTER_SHADE (a face turned away), with the ridge
+#: between the faces drawn on half of them.
+CLUTTER_SHARE = 0.0
+CLUTTER_EDGE = (0.30, 0.40)
+CLUTTER_SCALE = (1.0, 1.5)
+CLUTTER_SHADE = (0.6, 1.15)
+#: finetune's size jitter for every class (on top of _jitter's 0.85..1.15): real numerals are printed larger
+#: or smaller than the renders' (a real d20's 0.42-0.44 of the patch against the renders' 0.29; d8 and d12
+#: match within 0.03), and a detector's crop is loose or tight. SIZE_SHARE of the patches not zoomed by
+#: D20_ZOOM are scaled by SIZE_IN (closer in, the numeral larger), or on SIZE_OUT_SHARE of those by SIZE_OUT
+#: (further out; the rim filled with the patch's own border grey, not smeared: _jitter's pad). More in than
+#: out because the sheet shows real numerals larger than the renders', never smaller.
+SIZE_SHARE = 0.0
+SIZE_IN = (0.85, 1.4)
+SIZE_OUT = (0.8, 1.0)
+SIZE_OUT_SHARE = 0.25
 #: Measured in session 9 (the 24-epoch net's ONNX weights loaded into the folded net, then finetune on the
 #: cached renders; real patches for evaluation only). Given the type through numerals.read_value (READ_ZOOMS
 #: included) on every fickett main-cluster tile d4 / d6 / d8 / d12 / d20 and on all 159 realdice photos;
@@ -405,17 +427,26 @@ def _to_input(patches: np.ndarray):
     return torch.from_numpy((patches.astype(np.float32)[:, None] / 255.0 - 0.5) / 0.25)
 
 
-def _jitter(xb: np.ndarray, rng: np.random.Generator, zoom: np.ndarray | None = None) -> np.ndarray:
+def _jitter(xb: np.ndarray, rng: np.random.Generator, zoom: np.ndarray | None = None,
+            pad: np.ndarray | None = None) -> np.ndarray:
     """Patches xb (B x PATCH x PATCH uint8) each scaled by 0.85..1.15 about its centre (times zoom[i]
     when zoom, B floats, is given) and shifted by up to 2 px: dice print numerals larger or smaller
-    than the renders, and detectors centre them loosely."""
+    than the renders, and detectors centre them loosely. The rim a scale under 1 uncovers repeats the
+    patch's edge pixels, or where pad[i] (B bools) is set is filled with the median grey of the patch's
+    outer 2 px ring (its own border colour)."""
     out = np.empty_like(xb)
     c = (PATCH - 1) / 2
+    ring = np.ones((PATCH, PATCH), bool)
+    ring[2:-2, 2:-2] = False
     for i, p in enumerate(xb):
         k = rng.uniform(0.85, 1.15) * (1.0 if zoom is None else float(zoom[i]))
         dx, dy = rng.uniform(-2, 2, 2)
         m = np.array([[k, 0, c - k * c + dx], [0, k, c - k * c + dy]], np.float32)
-        out[i] = cv2.warpAffine(p, m, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        if pad is not None and pad[i]:
+            out[i] = cv2.warpAffine(p, m, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                                    borderValue=float(np.median(p[ring])))
+        else:
+            out[i] = cv2.warpAffine(p, m, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return out
 
 
@@ -495,6 +526,43 @@ def degrade_patch(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(np.rint(q), 0, 255).astype(np.uint8)
 
 
+def clutter_patch(p: np.ndarray, donor: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Patch p (PATCH x PATCH uint8) with a neighbour face at its border, as a real die's patch shows one:
+    beyond a straight face edge CLUTTER_EDGE x PATCH from the centre (any direction; the central disc of
+    0.6 x PATCH across is left as it was), donor (another patch, PATCH x PATCH uint8: its numeral is the
+    neighbour's) turned by any angle, scaled by CLUTTER_SCALE and moved out so its centre lies 0-0.2 x
+    PATCH beyond the edge (the numeral cut by the patch's edge), its grey levels mapped onto p's (median and
+    spread; inverted when its ink polarity differs: the same die) and shaded by CLUTTER_SHADE, with the ridge
+    between the faces (1-2.5 px, half p's median grey) drawn on half the draws. Returns a new patch."""
+    c = (PATCH - 1) / 2
+    a = rng.uniform(0, 2 * np.pi)
+    u = np.array([np.cos(a), np.sin(a)])
+    edge = rng.uniform(*CLUTTER_EDGE) * PATCH
+    turn, scale = float(rng.uniform(0, 360)), float(rng.uniform(*CLUTTER_SCALE))
+    m = np.asarray(cv2.getRotationMatrix2D((c, c), turn, scale), np.float64)
+    m[:, 2] += (edge + rng.uniform(0.0, 0.2) * PATCH) * u
+    frag = cv2.warpAffine(donor, m, (PATCH, PATCH), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REFLECT).astype(np.float32)
+    q = p.astype(np.float32)
+
+    def light_marks(g: np.ndarray) -> bool:  # few bright pixels on a dark body pull the mean above the median
+        return bool(g.mean() > np.median(g))
+
+    d = donor.astype(np.float32)
+    frag = (frag - np.median(d)) / (d.std() + 1.0)
+    if light_marks(d) != light_marks(q):
+        frag = -frag
+    frag = (np.median(q) + frag * q.std()) * rng.uniform(*CLUTTER_SHADE)
+    yy, xx = np.mgrid[:PATCH, :PATCH].astype(np.float32)
+    beyond = (xx - c) * u[0] + (yy - c) * u[1] - edge  # px beyond the face edge
+    alpha = np.clip(beyond + 0.5, 0.0, 1.0)
+    q = q * (1 - alpha) + frag * alpha
+    if rng.random() < 0.5:
+        ridge = np.clip(rng.uniform(1.0, 2.5) / 2 + 0.5 - np.abs(beyond), 0.0, 1.0)
+        q = q * (1 - ridge) + 0.5 * np.median(p) * ridge
+    return np.clip(np.rint(q), 0, 255).astype(np.uint8)
+
+
 def fold_batch_norm(net):
     """build_net's net (eval statistics) with each batch norm folded into the conv before it, as the
     exported ONNX file has them (Conv + Relu): the same function, no batch statistics left to drift
@@ -514,13 +582,16 @@ def fold_batch_norm(net):
 
 
 def finetune(net, x: np.ndarray, y: np.ndarray, epochs: int = FINETUNE_EPOCHS, lr: float = FINETUNE_LR,
-             degrade: float = DEGRADE_SHARE, d20_zoom: float = D20_ZOOM_SHARE, batch: int = 128, log=print):
+             degrade: float = DEGRADE_SHARE, d20_zoom: float = D20_ZOOM_SHARE, clutter: float = CLUTTER_SHARE,
+             size: float = SIZE_SHARE, batch: int = 128, log=print):
     """Second training stage: net (build_net, trained) with its batch norm folded (fold_batch_norm),
     trained `epochs` more on patches x (N x PATCH x PATCH uint8) / labels y (N,) by AdamW at lr (cosine
-    to 0), with train's quarter turns and jitter, a `degrade` share (0..1) of the patches degraded as
-    photos are (degrade_patch) and a `d20_zoom` share of the D20_ONLY classes' patches zoomed (D20_ZOOM).
-    degrade = d20_zoom = 0 is the control: the same epochs with the first stage's augmentation.
-    Returns the net in eval mode."""
+    to 0), with train's quarter turns and jitter, a `d20_zoom` share (0..1) of the D20_ONLY classes'
+    patches zoomed (D20_ZOOM), a `size` share of the others scaled in or out (SIZE_IN, SIZE_OUT), then a
+    `clutter` share given a neighbour face at the border (clutter_patch; the donor another class's
+    patch of x) and a `degrade` share degraded as photos are (degrade_patch).
+    degrade = d20_zoom = clutter = size = 0 is the control: the same epochs with the first stage's
+    augmentation. Returns the net in eval mode."""
     import torch
 
     torch.set_num_threads(min(2, os.cpu_count() or 1))
@@ -534,7 +605,21 @@ def finetune(net, x: np.ndarray, y: np.ndarray, epochs: int = FINETUNE_EPOCHS, l
 
     def augmented(idx: np.ndarray) -> np.ndarray:
         zoom = np.where(d20[idx] & (rng.random(len(idx)) < d20_zoom), rng.uniform(*D20_ZOOM, len(idx)), 1.0)
-        xb = _jitter(np.ascontiguousarray(np.rot90(x[idx], int(rng.integers(4)), axes=(1, 2))), rng, zoom)
+        pad = None
+        if size:  # drawn only when asked, so that the stage without it draws as before
+            sized = (zoom == 1.0) & (rng.random(len(idx)) < size)
+            pad = sized & (rng.random(len(idx)) < SIZE_OUT_SHARE)
+            zoom = np.where(sized, np.where(pad, rng.uniform(*SIZE_OUT, len(idx)), rng.uniform(*SIZE_IN, len(idx))),
+                            zoom)
+        xb = _jitter(np.ascontiguousarray(np.rot90(x[idx], int(rng.integers(4)), axes=(1, 2))), rng, zoom, pad)
+        if clutter:
+            for i in np.flatnonzero(rng.random(len(idx)) < clutter):
+                j = int(rng.integers(len(y)))
+                for _ in range(8):  # another class's numeral (a set of one class has none)
+                    if y[j] != y[idx[i]]:
+                        break
+                    j = int(rng.integers(len(y)))
+                xb[i] = clutter_patch(xb[i], x[j], rng)
         for i in np.flatnonzero(rng.random(len(idx)) < degrade):
             xb[i] = degrade_patch(xb[i], rng)
         return xb
@@ -629,13 +714,14 @@ def _cached_renders(cache: Path, seed: int, n_held: int,
 def build_numerals(n: int = N_TRAIN, epochs: int = EPOCHS, out: Path | None = None, seed: int = SEED,
                    log=print, cache: Path | None = None, oblique_share: float = OBLIQUE_SHARE,
                    finetune_epochs: int = FINETUNE_EPOCHS, degrade_share: float = DEGRADE_SHARE,
-                   d20_zoom_share: float = D20_ZOOM_SHARE) -> dict:
+                   d20_zoom_share: float = D20_ZOOM_SHARE, clutter_share: float = CLUTTER_SHARE,
+                   size_share: float = SIZE_SHARE) -> dict:
     """Render n training patches (seed) and 2000 held-out ones (seed + 1), train `epochs`, then
-    finetune `finetune_epochs` (0: none; degrade_share, d20_zoom_share: its degrade and d20_zoom), fit
-    the temperature on the held-out renders and export to out (default models/standard):
-    calibrated_export. cache: an .npz file keeping the rendered patches between runs (same n, seed and
-    oblique_share: same data). oblique_share: the share of renders seen from an oblique camera
-    (make_dataset). Returns meta (the finetune's settings in it only when there is one)."""
+    finetune `finetune_epochs` (0: none; degrade_share, d20_zoom_share, clutter_share, size_share: its
+    degrade, d20_zoom, clutter and size), fit the temperature on the held-out renders and export to out
+    (default models/standard): calibrated_export. cache: an .npz file keeping the rendered patches between
+    runs (same n, seed and oblique_share: same data). oblique_share: the share of renders seen from an
+    oblique camera (make_dataset). Returns meta (the finetune's settings in it only when there is one)."""
     t0 = time.time()
     n_held = max(len(CLASSES) * 20, 2000)
     cached = _cached_renders(cache, seed, n_held, oblique_share) if cache is not None else None
@@ -653,13 +739,14 @@ def build_numerals(n: int = N_TRAIN, epochs: int = EPOCHS, out: Path | None = No
     t1 = time.time()
     net = train(x, y, epochs, log=log)
     if finetune_epochs:
-        net = finetune(net, x, y, finetune_epochs, degrade=degrade_share, d20_zoom=d20_zoom_share, log=log)
+        net = finetune(net, x, y, finetune_epochs, degrade=degrade_share, d20_zoom=d20_zoom_share,
+                       clutter=clutter_share, size=size_share, log=log)
     meta = {"trained_on": "synthetic renders only (train_numerals.render_sample, synth.py)", "seed": seed,
             "n_train": int(len(x)), "epochs": epochs, "oblique_share": oblique_share,
             "train_seconds": round(time.time() - t1)}
     if finetune_epochs:
         meta |= {"finetune_epochs": finetune_epochs, "finetune_lr": FINETUNE_LR, "degrade_share": degrade_share,
-                 "d20_zoom_share": d20_zoom_share}
+                 "d20_zoom_share": d20_zoom_share, "clutter_share": clutter_share, "size_share": size_share}
     meta = calibrated_export(net, hx, hy, out or models_dir() / "standard", meta, log)
     log(f"numerals: {time.time() - t0:.0f} s in all")
     return meta
@@ -697,6 +784,10 @@ def main() -> None:
                     help=f"finetune: share of patches degraded as photos are (default {DEGRADE_SHARE})")
     ap.add_argument("--d20-zoom-share", type=float, default=D20_ZOOM_SHARE,
                     help=f"finetune: share of the d20-only classes' patches zoomed (default {D20_ZOOM_SHARE})")
+    ap.add_argument("--clutter-share", type=float, default=CLUTTER_SHARE,
+                    help=f"finetune: share of patches given a neighbour face at the border (default {CLUTTER_SHARE})")
+    ap.add_argument("--size-share", type=float, default=SIZE_SHARE,
+                    help=f"finetune: share of patches scaled in or out, every class (default {SIZE_SHARE})")
     ap.add_argument("--oblique-share", type=float, default=OBLIQUE_SHARE,
                     help=f"share of the renders seen from an oblique camera (default {OBLIQUE_SHARE})")
     ap.add_argument("--cache", type=Path, default=None, help="keep the rendered patches in this .npz")
@@ -704,7 +795,8 @@ def main() -> None:
     args = ap.parse_args()
     build_numerals(args.n, args.epochs, args.out, cache=args.cache, oblique_share=args.oblique_share,
                    finetune_epochs=args.finetune_epochs, degrade_share=args.degrade_share,
-                   d20_zoom_share=args.d20_zoom_share)
+                   d20_zoom_share=args.d20_zoom_share, clutter_share=args.clutter_share,
+                   size_share=args.size_share)
 
 
 if __name__ == "__main__":
