@@ -161,6 +161,29 @@ SIZE_SHARE = 0.0
 SIZE_IN = (0.85, 1.4)
 SIZE_OUT = (0.8, 1.0)
 SIZE_OUT_SHARE = 0.25
+#: Measured in session 10, not shipped (both shares stay 0). Each a finetune (2 epochs of the 60k cached renders,
+#: lr 3e-4, D20_ZOOM_SHARE 0.5 as shipped) from the 24-epoch net's ONNX weights, beside session 9's control of the
+#: same start, epochs and lr (the zoom alone). Given the type through numerals.read_value on every fickett
+#: main-cluster tile d4 / d6 / d8 / d12 / d20 and all 159 realdice photos; held-out renders at the re-fitted
+#: cautious temperature; 0 sure-wrong in every cell:
+#:   shipped (session 9 build)           .934 .931 .938 .885 .640 | realdice .748 | held-out .789
+#:   control (zoom only)                 .937 .931 .938 .882 .635 | .748 | .789
+#:   clutter 0.5                         .937 .936 .926 .875 .654 | .755 | .784
+#:   size 0.5                            .937 .926 .941 .892 .647 | .755 | .790
+#:   clutter 0.5 + size 0.5              .930 .941 .938 .885 .643 | .748 | .783
+#:   size 1.0                            .915 .936 .941 .890 .641 | .761 | .788
+#:   clutter 0.25 + size 0.5             .939 .936 .934 .887 .650 | .748 | .784
+#: (evalnets' cached patches, given d4 / d6 / d8 / d12 / d20 / realdice: control .920 .956 .901 .897 .599 .755,
+#: clutter .928 .956 .912 .897 .617 .742, size .928 .941 .912 .897 .621 .748, both .913 .956 .912 .897 .608 .736,
+#: size 1.0 .891 .956 .912 .890 .621 .748, clutter 0.25 + size 0.5 .928 .956 .901 .897 .604 .755; the standard
+#: set's realdice: control .730, the five variants .723 .723 .717 .723 .730.)
+#: Clutter lifts fickett d20 (+0.019, evalnets +0.018) and costs d8 (-0.012) and d12 (-0.007); size jitter for
+#: all lifts d20 by 0.006-0.012 and at 1.0 costs d4 (-0.022: its three small numerals, as degrade_patch did).
+#: On realdice no variant gains more than 2 of 159 photos net (clutter, size, both: "10" misreads 12 -> 9-10,
+#: but 4s newly read as 1),
+#: and the evalnets realdice and standard lines are flat or down: every move is the size of the controls' own
+#: (up to 0.01 in session 9), so none is shipped and no build was made (finetune ran 455-705 s each, one
+#: thread, the machine shared).
 #: Measured in session 9 (the 24-epoch net's ONNX weights loaded into the folded net, then finetune on the
 #: cached renders; real patches for evaluation only). Given the type through numerals.read_value (READ_ZOOMS
 #: included) on every fickett main-cluster tile d4 / d6 / d8 / d12 / d20 and on all 159 realdice photos;
@@ -180,7 +203,7 @@ SIZE_OUT_SHARE = 0.25
 #: each of the three without it) and cuts the "10" misreads (realdice 19 -> 13 of 45 -> 39, 2 epochs); the
 #: degradations cost fickett d4 (its three small numerals) 2-3 points and add nothing on realdice alone. On
 #: fickett d20 the zoom adds nothing through read_value: READ_ZOOMS' closer cut already reads them larger
-#: (without it: .586 -> .612). Not tried: clutter at the patch border, wider jitter for all.
+#: (without it: .586 -> .612). Clutter at the patch border and size jitter for all: session 10, at CLUTTER_SHARE.
 #: Shipped (session 9): the 2-epoch zoom, built from scratch by this module (`python -m
 #: dicetower.vision.train_numerals`: 24 epochs, their losses equal to the session 7 net's epoch by epoch, then
 #: finetune; 1892 s of training) and measured as above: fickett .934 .931 .938 .885 .640 | realdice .748 |
