@@ -15,6 +15,7 @@ Each body carries the evidence the reader weighs to decide whether it is a die a
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -22,7 +23,7 @@ import cv2
 import numpy as np
 
 from .boxes import holds, iou, overlap
-from .pips import AMBIGUOUS_CAP, PipFace, Pip, read_faces
+from .pips import AMBIGUOUS_CAP, LINK_DIAMETERS, PipFace, Pip, _strays, read_faces
 
 #: Frames are analysed with their long side at most this many px (12 MP photos are downscaled).
 ANALYSIS_LONG_SIDE = 640
@@ -146,6 +147,179 @@ def close_up_regions(image_shape: tuple[int, ...], bodies: list["DieBody"]) -> l
         return [(0, 0, image_shape[1], image_shape[0])]
     limit = KERNEL_PX / PIP_OF_DIE / analysis_scale(image_shape)
     return [b.box for b in bodies if max(b.box[2:]) > limit and not b.cut]
+
+
+#: Pips alike: the bodies that are one face's pips have sides within this factor of each other.
+PIPS_ALIKE = 1.5
+#: A body is the pip of a face read at the analysis scale (not a die holding smaller pips) when that
+#: pip's diameter is at least this fraction of the body's side (a pip found as a body: 0.7..1.0 on
+#: matteop65 close-ups; a d6 holding its pips: 0.15..0.25, PIP_OF_DIE).
+PIP_IS_BODY = 0.5
+
+
+def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
+                    faces: list[PipFace]) -> tuple[list[PipFace], list["DieBody"]]:
+    """Pip faces read again at the scale their pips' size tells, and what is left of faces and bodies
+    once they are read. image: HxWx3 uint8 BGR; bodies: find_die_bodies(image); faces:
+    find_pip_faces(image) (frame px). Returns (faces, bodies), both unchanged when nothing is read again.
+
+    A die's pips are a fixed share of it (PIP_OF_DIE), and the pip filter sees pips up to PIP_OF_KERNEL
+    of its size (KERNEL_PX analysis px): a close-up's die, a third of the frame or more, has pips the
+    filter misses, in whole or in part. Two cases, each read at a close-up scale (_close_read):
+    - Its pips found as bodies (its body may be the table's colour, a white die on a light table):
+      "pip bodies" are whole in the frame, wider than the pip filter and no wider than KERNEL_PX /
+      PIP_OF_DIE analysis px (larger bodies are whole dice: close_up_regions), and hold no smaller pip of
+      a face read at the analysis scale (a die holding its pips), only, at most, a pip that fills them
+      (PIP_IS_BODY). Pip bodies alike in size (PIPS_ALIKE) within LINK_DIAMETERS of their sides of each
+      other are one pattern: two or more of them are read in the pattern's box grown by a pip pitch. A
+      face read there stands when two of its pips or more lie in the pattern's bodies (its pips are those
+      bodies: so no d20's numerals and no row of small dice make one); it is in doubt (confidence at most
+      AMBIGUOUS_CAP) when a body of the pattern lies on it (pips._strays) holding none of its pips.
+    - A face read at the analysis scale with pips at the filter's edge (median major axis at least
+      PIP_OF_KERNEL of it: two pips of a 4 read as a sure 2, a side face's pip as a sure 1, the top face's
+      larger pips lost): read again in its box grown by half; a face read there whose reach holds its
+      centre replaces it unless it is the same reading (same value, holding its pips); one that does not
+      hold its pips is in doubt (AMBIGUOUS_CAP): the two scales disagree.
+    The reach of a face read again (its box grown by its side on every side: the die and its side faces)
+    holds no other die: the faces read at the analysis scale there (a side face's pip taken for a 1) and
+    the bodies there (its pips) are parts of it."""
+    s0 = analysis_scale(image.shape)
+    small_pips = [p for f in faces for p in f.pips]
+
+    def pip_body(b: DieBody) -> bool:
+        side = max(b.box[2:])
+        if b.cut or not KERNEL_PX < side * s0 <= KERNEL_PX / PIP_OF_DIE:
+            return False
+        return all(p.diameter >= PIP_IS_BODY * side for p in small_pips if holds(b.box, (p.x, p.y)))
+
+    patterns = _patterns([b for b in bodies if pip_body(b)])
+    edge = PIP_OF_KERNEL * KERNEL_PX / s0
+    at_edge = {id(f) for f in faces if float(np.median([_major(p) for p in f.pips])) >= edge}
+    if not patterns and not at_edge:
+        return faces, bodies
+    gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    found: list[PipFace] = []
+    for pattern in patterns:
+        found += _close_read(gray_full, _pattern_region(pattern), float(np.median([max(b.box[2:]) for b in pattern])),
+                             functools.partial(_of_pattern, pattern))
+    reach = [_grown_box(f.box, 1.0) for f in found]
+    kept: list[PipFace] = []
+    for f in faces:
+        if any(holds(r, f.centre) for r in reach):
+            continue
+        again = [] if id(f) not in at_edge else _close_read(
+            gray_full, _grown_box(f.box, 0.5), float(np.median([_major(p) for p in f.pips])),
+            functools.partial(_reaching, f))
+        if not again or any(g.value == f.value and _holds_pips(g, f) for g in again):
+            kept.append(f)
+            continue
+        again = [g if _holds_pips(g, f) else replace(g, confidence=min(g.confidence, AMBIGUOUS_CAP)) for g in again]
+        found += [g for g in again if all(overlap(g.box, h.box) < 0.3 for h in found)]
+        reach = [_grown_box(g.box, 1.0) for g in found]
+    if not found:
+        return faces, bodies
+    kept = [f for f in kept if not any(holds(r, f.centre) for r in reach)]
+    bodies = [b for b in bodies if not any(holds(r, (b.box[0] + b.box[2] / 2, b.box[1] + b.box[3] / 2)) for r in reach)]
+    return kept + found, bodies
+
+
+def _reaching(face: PipFace, other: PipFace) -> PipFace | None:
+    """other (a face read again near face, frame px) when its reach (its box grown by its side on every
+    side: its die and side faces) holds face's centre; None otherwise."""
+    return other if holds(_grown_box(other.box, 1.0), face.centre) else None
+
+
+def _major(pip: Pip) -> float:
+    """A pip's major axis, px (its diameter over the square root of its roundness)."""
+    return pip.diameter / float(np.sqrt(max(pip.roundness, 0.1)))
+
+
+def _holds_pips(face: PipFace, other: PipFace) -> bool:
+    """Whether each pip of other lies within half a pip diameter of a pip of face (frame px)."""
+    return all(any(np.hypot(p.x - q.x, p.y - q.y) <= 0.5 * q.diameter for q in face.pips) for p in other.pips)
+
+
+def _patterns(cands: list["DieBody"]) -> list[list["DieBody"]]:
+    """Groups (two bodies or more) of pip bodies that may be one face's pips: sides within PIPS_ALIKE of
+    each other, centres within LINK_DIAMETERS of their larger side (linked in a chain)."""
+    n = len(cands)
+    group = list(range(n))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    for i in range(n):
+        for j in range(i + 1, n):
+            a, b = cands[i].box, cands[j].box
+            sa, sb = max(a[2:]), max(b[2:])
+            d = float(np.hypot(a[0] + a[2] / 2 - b[0] - b[2] / 2, a[1] + a[3] / 2 - b[1] - b[3] / 2))
+            if max(sa, sb) <= PIPS_ALIKE * min(sa, sb) and d <= LINK_DIAMETERS * max(sa, sb):
+                group[root(i)] = root(j)
+    out: dict[int, list[DieBody]] = {}
+    for i in range(n):
+        out.setdefault(root(i), []).append(cands[i])
+    return [g for g in out.values() if len(g) >= 2]
+
+
+def _pattern_region(pattern: list["DieBody"]) -> tuple[int, int, int, int]:
+    """The box (x, y, w, h frame px) of a pattern of pip bodies grown by its largest side (a pip pitch):
+    where the rest of their face's pips lie."""
+    x0 = min(b.box[0] for b in pattern)
+    y0 = min(b.box[1] for b in pattern)
+    x1 = max(b.box[0] + b.box[2] for b in pattern)
+    y1 = max(b.box[1] + b.box[3] for b in pattern)
+    pitch = max(max(b.box[2:]) for b in pattern)
+    return x0 - pitch, y0 - pitch, x1 - x0 + 2 * pitch, y1 - y0 + 2 * pitch
+
+
+def _of_pattern(pattern: list["DieBody"], face: PipFace) -> PipFace | None:
+    """face (read in a pattern of pip bodies, frame px) when two of its pips or more lie in the pattern's
+    bodies, at most AMBIGUOUS_CAP confident when another body of the pattern lies on it (pips._strays);
+    None when it is no face of those pips."""
+    own = [b for b in pattern if any(holds(b.box, (p.x, p.y)) for p in face.pips)]
+    if len(own) < 2:
+        return None
+    others = [Pip(b.box[0] + b.box[2] / 2, b.box[1] + b.box[3] / 2, float(cv2.countNonZero(b.mask)), 1.0, 0.0, 0.0)
+              for b in pattern if b not in own]
+    return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP)) if _strays(face.pips, others) else face
+
+
+#: A pip is read where it is at most this fraction of the pip filter (KERNEL_PX) across: a pip as wide as
+#: the filter is only partly seen by it (matteop65 close-ups with pips 0.95 of the filter read a 4 as a
+#: sure 2, two of its pips lost).
+PIP_OF_KERNEL = 0.75
+
+
+def _close_read(gray_full: np.ndarray, region: tuple[int, int, int, int], pip_side: float,
+                accept: Callable[[PipFace], PipFace | None]) -> list[PipFace]:
+    """The pip faces read in region (x, y, w, h frame px) of a frame (gray_full: HxW uint8) at a
+    close-up scale, as accept (given each face in frame px) returns them; [] when none. The pip size
+    (pip_side, frame px) tells the scale: the first read is the finest of ANALYSIS_SCALES after the
+    first at which it is at most PIP_OF_KERNEL of the pip filter (the coarsest when none is); coarser
+    ones follow while nothing is accepted."""
+    previous = analysis_scale(gray_full.shape)
+    for long_side in ANALYSIS_SCALES[1:]:
+        s = analysis_scale(gray_full.shape, long_side)
+        if s >= previous or pip_side * s > PIP_OF_KERNEL * KERNEL_PX and long_side != ANALYSIS_SCALES[-1]:
+            continue
+        gray = cv2.resize(gray_full, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+        within = [(int(region[0] * s), int(region[1] * s), int(np.ceil(region[2] * s)), int(np.ceil(region[3] * s)))]
+        finer = previous / s
+        read = _plausible_polarity(read_faces(gray, "dark", KERNEL_PX, within, finer),
+                                   read_faces(gray, "light", KERNEL_PX, within, finer))
+        kept = [g for g in (accept(_scaled_face(f, 1.0 / s)) for f in read) if g is not None]
+        if kept:
+            return kept
+        previous = s
+    return []
+
+
+def _grown_box(box: tuple[int, int, int, int], frac: float) -> tuple[int, int, int, int]:
+    """box (x, y, w, h) grown by frac of its size on every side."""
+    x, y, w, h = box
+    return int(x - frac * w), int(y - frac * h), int(w * (1 + 2 * frac)), int(h * (1 + 2 * frac))
 
 
 @dataclass
@@ -610,4 +784,4 @@ def _split_touching(comp: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
 
 
 __all__ = ["DieBody", "Pip", "PipFace", "analysis_scale", "close_up_regions", "find_close_up", "find_die_bodies",
-           "find_pip_faces"]
+           "find_pip_faces", "large_pip_faces"]

@@ -19,7 +19,7 @@ from .boxes import holds, meets
 from .colour import colour_name
 from .view import FloorOutlines, ViewEstimate, floor_outlines
 from .detect import (DieBody, PipFace, analysis_scale, close_up_regions, find_close_up, find_die_bodies,
-                     find_pip_faces)
+                     find_pip_faces, large_pip_faces)
 
 Classifier = Callable[..., Any]
 #: What the second core found out ahead (DiceReader._guesses): the frame's floor outlines or None, and
@@ -149,6 +149,7 @@ class DiceReader:
                 faces = find_pip_faces(image, lambda: close_up_regions(image.shape, found_soon.result()))
                 pips_done.set()
                 found = found_soon.result()
+                faces, found = large_pip_faces(image, found, faces)  # a close-up's pips, found as bodies
                 if self.die_set is not None:
                     # the set reads every die: a sure pip face is a die the body search may miss (white
                     # dice on a light table), read by the set; an unsure one (a glint, a speck) is no die to it
