@@ -76,6 +76,18 @@ def test_pips_wider_than_the_filter_are_one_die_not_dice(reader: DiceReader, fra
     assert right >= 3, f"{right} of {len(DICE)} read right and sure"
 
 
+def test_the_lone_pip_of_a_1_found_as_a_body_is_a_1(reader: DiceReader):
+    """A 1 spanning 40-50 % of the frame: its one pip (68-84 px) stands out as a body, its side faces'
+    pips as smaller ones, the white die itself is the table's colour. At c72f92d: the pip and the side
+    pips read as 2 to 5 unsure numbered "dice". The pip, read where it fits the pip filter, is a sure 1
+    (the largest pip there, filling its body), and the side pips in its reach are parts of it."""
+    for image, x, y, frac in [("images/Train/dice_31.jpg", 301, 232, 0.4), ("images/Train/dice_31.jpg", 301, 232, 0.5),
+                              ("images/Train/dice_45.jpg", 267, 338, 0.4), ("images/Train/dice_36.jpg", 390, 206, 0.5)]:
+        frame, value, centre = close_up(image, x, y, frac)
+        r = read_one(reader, frame, value, centre)
+        assert (r.value, r.unsure) == (1, False), f"{image} at {frac}: {r.value} ({r.confidence:.2f})"
+
+
 def test_pips_at_the_filter_edge_are_read_at_the_scale_they_tell(reader: DiceReader):
     """A 4 spanning 40 % of the frame, its pips (21 px) at the edge of the pip filter: two of them read
     at the analysis scale as a sure 2 at c72f92d. Read again where its pips fit the filter, it is a 4 (and

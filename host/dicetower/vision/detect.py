@@ -11,7 +11,11 @@ inside (marks) and of a colour rare in the frame.
 Without a reference, a second pass by chromaticity (the colour without its lightness) finds the dice
 that colour distance merged with their shadow or the wood grain around them (_with_chroma_bodies).
 Each body carries the evidence the reader weighs to decide whether it is a die at all
-(DieBody.ground_share, DieBody.cut); nothing here is tuned to one dice set, colour or scene."""
+(DieBody.ground_share, DieBody.cut); nothing here is tuned to one dice set, colour or scene.
+Close-ups of pip dice (a die a third of the frame or more) have pips as wide as the pip filter or wider
+at the analysis scale: found in part, or as die bodies of their own. large_pip_faces reads them again at
+the scale their size tells (a die's pips are a fixed share of it, PIP_OF_DIE), and the bodies and faces
+in a die read so are its parts, not dice."""
 
 from __future__ import annotations
 
@@ -22,8 +26,10 @@ from typing import Callable
 import cv2
 import numpy as np
 
+from dicetower.readings import UNSURE_BELOW
+
 from .boxes import holds, iou, overlap
-from .pips import AMBIGUOUS_CAP, LINK_DIAMETERS, PipFace, Pip, _strays, read_faces
+from .pips import AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, LINK_DIAMETERS, PipFace, Pip, _strays, read_faces
 
 #: Frames are analysed with their long side at most this many px (12 MP photos are downscaled).
 ANALYSIS_LONG_SIDE = 640
@@ -55,7 +61,6 @@ def _plausible_polarity(dark: list[PipFace], light: list[PipFace]) -> list[PipFa
     polarity has sure multi-pip faces too: then the frame holds dice of both kinds (dark dice with light
     pips among light dice with dark pips), and its lone pips are kept unsure (confidence at most
     pips.AMBIGUOUS_CAP): a 1 of those dice, or the one pip found of a face whose other pips were lost."""
-    from dicetower.readings import UNSURE_BELOW
 
     def evidence(faces: list[PipFace]) -> tuple[int, int, int]:
         sure = [f for f in faces if f.confidence >= UNSURE_BELOW]
@@ -171,10 +176,14 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
       PIP_OF_DIE analysis px (larger bodies are whole dice: close_up_regions), and hold no smaller pip of
       a face read at the analysis scale (a die holding its pips), only, at most, a pip that fills them
       (PIP_IS_BODY). Pip bodies alike in size (PIPS_ALIKE) within LINK_DIAMETERS of their sides of each
-      other are one pattern: two or more of them are read in the pattern's box grown by a pip pitch. A
-      face read there stands when two of its pips or more lie in the pattern's bodies (its pips are those
-      bodies: so no d20's numerals and no row of small dice make one); it is in doubt (confidence at most
-      AMBIGUOUS_CAP) when a body of the pattern lies on it (pips._strays) holding none of its pips.
+      other are one pattern, read in the pattern's box grown by a pip pitch (a lone body holding no pip
+      at all: by half a face, FACE_SIDE_DIAMETERS / 2 of its side). A face read there stands when two of
+      its pips or more lie in the pattern's bodies (its pips are those bodies: so no d20's numerals and
+      no row of small dice make one); it is in doubt (confidence at most AMBIGUOUS_CAP) when a body of
+      the pattern lies on it (pips._strays) holding none of its pips. A 1 stands only read sure, its pip
+      filling the pattern's largest body (a 1's pip is the largest on its die; its side faces' pips are
+      smaller), and only where no fuller face is read in the pattern. A face read in the reach of
+      another whose pips are at most SIDE_FACE_PIPS of its pips across is a side face of that die.
     - A face read at the analysis scale with pips at the filter's edge (median major axis at least
       PIP_OF_KERNEL of it: two pips of a 4 read as a sure 2, a side face's pip as a sure 1, the top face's
       larger pips lost): read again in its box grown by half; a face read there whose reach holds its
@@ -192,7 +201,8 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
             return False
         return all(p.diameter >= PIP_IS_BODY * side for p in small_pips if holds(b.box, (p.x, p.y)))
 
-    patterns = _patterns([b for b in bodies if pip_body(b)])
+    patterns = [g for g in _patterns([b for b in bodies if pip_body(b)])
+                if len(g) > 1 or not any(holds(g[0].box, (p.x, p.y)) for p in small_pips)]
     edge = PIP_OF_KERNEL * KERNEL_PX / s0
     at_edge = {id(f) for f in faces if float(np.median([_major(p) for p in f.pips])) >= edge}
     if not patterns and not at_edge:
@@ -200,8 +210,11 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
     gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     found: list[PipFace] = []
     for pattern in patterns:
-        found += _close_read(gray_full, _pattern_region(pattern), float(np.median([max(b.box[2:]) for b in pattern])),
-                             functools.partial(_of_pattern, pattern))
+        read = _close_read(gray_full, _pattern_region(pattern), float(np.median([max(b.box[2:]) for b in pattern])),
+                           functools.partial(_of_pattern, pattern))
+        found += [f for f in read if len(f.pips) > 1] or read  # a 1 stands where no fuller face of those pips is read
+    found = [f for f in found if not any(holds(_grown_box(g.box, 1.0), f.centre) and _pip_side(f) < SIDE_FACE_PIPS * _pip_side(g)
+                                         for g in found)]
     reach = [_grown_box(f.box, 1.0) for f in found]
     kept: list[PipFace] = []
     for f in faces:
@@ -221,6 +234,16 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
     kept = [f for f in kept if not any(holds(r, f.centre) for r in reach)]
     bodies = [b for b in bodies if not any(holds(r, (b.box[0] + b.box[2] / 2, b.box[1] + b.box[3] / 2)) for r in reach)]
     return kept + found, bodies
+
+
+#: A face read in the reach of another whose pips are at most this fraction of the other's across is a
+#: side face of its die (foreshortened pips), no die of its own.
+SIDE_FACE_PIPS = 0.8
+
+
+def _pip_side(face: PipFace) -> float:
+    """The median diameter of a face's pips, px."""
+    return float(np.median([p.diameter for p in face.pips]))
 
 
 def _reaching(face: PipFace, other: PipFace) -> PipFace | None:
@@ -260,7 +283,7 @@ def _patterns(cands: list["DieBody"]) -> list[list["DieBody"]]:
     out: dict[int, list[DieBody]] = {}
     for i in range(n):
         out.setdefault(root(i), []).append(cands[i])
-    return [g for g in out.values() if len(g) >= 2]
+    return list(out.values())
 
 
 def _pattern_region(pattern: list["DieBody"]) -> tuple[int, int, int, int]:
@@ -271,6 +294,8 @@ def _pattern_region(pattern: list["DieBody"]) -> tuple[int, int, int, int]:
     x1 = max(b.box[0] + b.box[2] for b in pattern)
     y1 = max(b.box[1] + b.box[3] for b in pattern)
     pitch = max(max(b.box[2:]) for b in pattern)
+    if len(pattern) == 1:
+        pitch = int(FACE_SIDE_DIAMETERS / 2 * pitch)  # a lone pip: its face's other pips, if any, lie around it
     return x0 - pitch, y0 - pitch, x1 - x0 + 2 * pitch, y1 - y0 + 2 * pitch
 
 
@@ -279,6 +304,10 @@ def _of_pattern(pattern: list["DieBody"], face: PipFace) -> PipFace | None:
     bodies, at most AMBIGUOUS_CAP confident when another body of the pattern lies on it (pips._strays);
     None when it is no face of those pips."""
     own = [b for b in pattern if any(holds(b.box, (p.x, p.y)) for p in face.pips)]
+    if len(face.pips) == 1:
+        largest = max(max(b.box[2:]) for b in pattern)
+        lone = len(own) == 1 and max(own[0].box[2:]) == largest and face.pips[0].diameter >= PIP_IS_BODY * largest
+        return face if lone and face.confidence >= UNSURE_BELOW else None
     if len(own) < 2:
         return None
     others = [Pip(b.box[0] + b.box[2] / 2, b.box[1] + b.box[3] / 2, float(cv2.countNonZero(b.mask)), 1.0, 0.0, 0.0)

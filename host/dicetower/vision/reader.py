@@ -135,7 +135,9 @@ class DiceReader:
         The die bodies, the floor's outlines and a first reading of the bodies that may be dice come
         from the second core while the pips are looked for here (find_die_bodies, _guesses); a first
         reading is kept only for a body that is still to be read once the pip faces are known, under
-        the same view, so the readings are those of reading every body afterwards."""
+        the same view, so the readings are those of reading every body afterwards. Pips too large for
+        the pip filter (a close-up) are read where their size tells (detect.large_pip_faces): the bodies
+        that are their pips, and the faces that are parts of their die, go."""
         bodies: list[DieBody] = []
         guesses: Future[Guesses] | None = None
         if self.classify is None:
