@@ -29,7 +29,8 @@ import numpy as np
 from dicetower.readings import UNSURE_BELOW
 
 from .boxes import holds, iou, overlap
-from .pips import AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, LINK_DIAMETERS, PipFace, Pip, _strays, read_faces
+from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, LINK_DIAMETERS, MARKED_PIP, PipFace, Pip, _strays, pip_marks,
+                   read_faces)
 
 #: Frames are analysed with their long side at most this many px (12 MP photos are downscaled).
 ANALYSIS_LONG_SIDE = 640
@@ -208,6 +209,8 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
     if not patterns and not at_edge:
         return faces, bodies
     gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    # a lone body marked inside is no 1's pip (read_faces would leave such a 1 unsure): a numbered die
+    patterns = [g for g in patterns if len(g) > 1 or pip_marks(gray_full, _as_pip(g[0])) <= MARKED_PIP]
     found: list[PipFace] = []
     for pattern in patterns:
         read = _close_read(gray_full, _pattern_region(pattern), float(np.median([max(b.box[2:]) for b in pattern])),
@@ -244,6 +247,12 @@ SIDE_FACE_PIPS = 0.8
 def _pip_side(face: PipFace) -> float:
     """The median diameter of a face's pips, px."""
     return float(np.median([p.diameter for p in face.pips]))
+
+
+def _as_pip(body: "DieBody") -> Pip:
+    """A body taken for a round pip: at its box's centre, of its mask's area (frame px)."""
+    x, y, w, h = body.box
+    return Pip(x + w / 2, y + h / 2, float(cv2.countNonZero(body.mask)), 1.0, 0.0, 0.0)
 
 
 def _reaching(face: PipFace, other: PipFace) -> PipFace | None:
@@ -310,8 +319,7 @@ def _of_pattern(pattern: list["DieBody"], face: PipFace) -> PipFace | None:
         return face if lone and face.confidence >= UNSURE_BELOW else None
     if len(own) < 2:
         return None
-    others = [Pip(b.box[0] + b.box[2] / 2, b.box[1] + b.box[3] / 2, float(cv2.countNonZero(b.mask)), 1.0, 0.0, 0.0)
-              for b in pattern if b not in own]
+    others = [_as_pip(b) for b in pattern if b not in own]
     return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP)) if _strays(face.pips, others) else face
 
 
