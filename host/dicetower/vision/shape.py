@@ -54,6 +54,16 @@ How it works:
    camera shows a rounder outline than sharp renders: the top-down model typed such d20s (a dice
    dome's) as d12s. The oblique model is not used top-down: on real top-down photos it reads worse
    (fickett d6 0.60 against 0.97).
+   A photo taken at an angle with no round floor in it (lurig's "angle" shots: a cube showing three
+   faces, a d10 seen from its side) is read by the top-down model, and renders do not teach it
+   such dice: with the oblique renders (segmented) in its training set, or 600 top-down renders
+   tilted up to 60 degrees, the ten lurig angle shots it types wrong on the reader's masks stay
+   wrong, their probability of the true type rising by 0.03 at most, while lurig's 95 one-die
+   photos fall 0.80 -> 0.77 (oblique renders; 0.80 with the tilted ones) and fickett's 2216 tiles
+   0.903 -> 0.895 (both; the top-down model alone on the reader's masks, measured in session 10).
+   On lurig's photos the features most often farthest from renders of the die's type are the edge
+   densities (edges_r*): real dice show more Canny edges inside than renders of their type (median
+   1.0 to 1.5 standard deviations more in the inner three rings, on lurig and on fickett alike).
    Each model's temperature is fitted on out-of-fold logits by likelihood (Guo et al. 2017),
    then raised until the held-out readings that come out sure (confidence >= UNSURE_BELOW) are
    right at least 99 % of the time, on real photos and on renders alike: a sure type can be
