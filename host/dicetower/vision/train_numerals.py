@@ -183,7 +183,14 @@ SIZE_OUT_SHARE = 0.25
 #: but 4s newly read as 1),
 #: and the evalnets realdice and standard lines are flat or down: every move is the size of the controls' own
 #: (up to 0.01 in session 9), so none is shipped and no build was made (finetune ran 455-705 s each, one
-#: thread, the machine shared).
+#: thread, the machine shared). A replicate of three (finetune's seed + 1000: another batch order and draw of
+#: the augmentations, same start and data) confirms it:
+#:   control (zoom only), replicate      .944 .946 .934 .892 .646 | .755 | .792
+#:   size 0.5, replicate                 .939 .936 .938 .890 .641 | .748 | .791
+#:   clutter 0.5, replicate              .927 .936 .938 .877 .651 | .748 | .783, and 1 sure-wrong (fickett d6)
+#: the control alone moves d20 +0.011 and realdice +1 photo between draws, as much as any variant did; size
+#: jitter is then 0.005 below its control on d20, and clutter costs d4 -0.017 and d12 -0.015 at a cooler
+#: temperature (1.45 against 1.51) with a sure-wrong reading.
 #: Measured in session 9 (the 24-epoch net's ONNX weights loaded into the folded net, then finetune on the
 #: cached renders; real patches for evaluation only). Given the type through numerals.read_value (READ_ZOOMS
 #: included) on every fickett main-cluster tile d4 / d6 / d8 / d12 / d20 and on all 159 realdice photos;
