@@ -19,7 +19,8 @@ from dicetower.vision.reader import DiceReader
 DIE_OF_LABEL = 1.45
 
 
-def close_up(image: str, x: int, y: int, frac: float, size: tuple[int, int] = (640, 480)) -> tuple[np.ndarray, int, tuple[float, float]]:
+def close_up(image: str, x: int, y: int, frac: float,
+             size: tuple[int, int] = (640, 480)) -> tuple[np.ndarray, int, tuple[float, float]]:
     """A close-up of the matteop65 die labelled at (x, y) in image: the photo cropped (4:3) around the
     die so that it spans frac of the crop's height, resized to size (w, h) px. Returns (frame, the
     labelled value, the die's centre in the frame px). Skips when ../shared is absent."""

@@ -176,9 +176,13 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
       "pip bodies" are whole in the frame, wider than the pip filter and no wider than KERNEL_PX /
       PIP_OF_DIE analysis px (larger bodies are whole dice: close_up_regions), and hold no smaller pip of
       a face read at the analysis scale (a die holding its pips), only, at most, a pip that fills them
-      (PIP_IS_BODY). Pip bodies alike in size (PIPS_ALIKE) within LINK_DIAMETERS of their sides of each
-      other are one pattern, read in the pattern's box grown by a pip pitch (a lone body holding no pip
-      at all: by half a face, FACE_SIDE_DIAMETERS / 2 of its side). A face read there stands when two of
+      (PIP_IS_BODY); and where faces are read sure at the analysis scale, their pips tell the frame's
+      scale: a body as long as their die (their median pip diameter / PIP_OF_DIE) or longer is a die, no
+      pip (small dice on a light table, their own pips unread, make a pattern as a face's pips do). Pip
+      bodies alike in size (PIPS_ALIKE) within LINK_DIAMETERS of their sides of each other are one
+      pattern, read in the pattern's box grown by a pip pitch (a lone body holding no pip at all and
+      plain inside, pips.pip_marks at most MARKED_PIP: by half a face, FACE_SIDE_DIAMETERS / 2 of its
+      side). A face read there stands when two of
       its pips or more lie in the pattern's bodies (its pips are those bodies: so no d20's numerals and
       no row of small dice make one); it is in doubt (confidence at most AMBIGUOUS_CAP) when a body of
       the pattern lies on it (pips._strays) holding none of its pips. A 1 stands only read sure, its pip
@@ -195,10 +199,13 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
     the bodies there (its pips) are parts of it."""
     s0 = analysis_scale(image.shape)
     small_pips = [p for f in faces for p in f.pips]
+    sure = [p.diameter for f in faces if f.confidence >= UNSURE_BELOW for p in f.pips]
+    # the pips read sure tell the frame's scale: a body as large as their die is a die, no pip
+    largest = np.median(sure) / PIP_OF_DIE if sure else np.inf
 
     def pip_body(b: DieBody) -> bool:
         side = max(b.box[2:])
-        if b.cut or not KERNEL_PX < side * s0 <= KERNEL_PX / PIP_OF_DIE:
+        if b.cut or not KERNEL_PX < side * s0 <= KERNEL_PX / PIP_OF_DIE or side >= largest:
             return False
         return all(p.diameter >= PIP_IS_BODY * side for p in small_pips if holds(b.box, (p.x, p.y)))
 
@@ -216,8 +223,8 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
         read = _close_read(gray_full, _pattern_region(pattern), float(np.median([max(b.box[2:]) for b in pattern])),
                            functools.partial(_of_pattern, pattern))
         found += [f for f in read if len(f.pips) > 1] or read  # a 1 stands where no fuller face of those pips is read
-    found = [f for f in found if not any(holds(_grown_box(g.box, 1.0), f.centre) and _pip_side(f) < SIDE_FACE_PIPS * _pip_side(g)
-                                         for g in found)]
+    found = [f for f in found  # side faces of a die read in its reach
+             if not any(holds(_grown_box(g.box, 1.0), f.centre) and _pip_side(f) < SIDE_FACE_PIPS * _pip_side(g) for g in found)]
     reach = [_grown_box(f.box, 1.0) for f in found]
     kept: list[PipFace] = []
     for f in faces:
