@@ -20,6 +20,8 @@ in a die read so are its parts, not dice."""
 from __future__ import annotations
 
 import functools
+import math
+import statistics
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -201,7 +203,7 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
     small_pips = [p for f in faces for p in f.pips]
     sure = [p.diameter for f in faces if f.confidence >= UNSURE_BELOW for p in f.pips]
     # the pips read sure tell the frame's scale: a body as large as their die is a die, no pip
-    largest = np.median(sure) / PIP_OF_DIE if sure else np.inf
+    largest = statistics.median(sure) / PIP_OF_DIE if sure else math.inf
 
     def pip_body(b: DieBody) -> bool:
         side = max(b.box[2:])
@@ -212,7 +214,7 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
     patterns = [g for g in _patterns([b for b in bodies if pip_body(b)])
                 if len(g) > 1 or not any(holds(g[0].box, (p.x, p.y)) for p in small_pips)]
     edge = PIP_OF_KERNEL * KERNEL_PX / s0
-    at_edge = {id(f) for f in faces if float(np.median([_major(p) for p in f.pips])) >= edge}
+    at_edge = {id(f) for f in faces if statistics.median(_major(p) for p in f.pips) >= edge}
     if not patterns and not at_edge:
         return faces, bodies
     gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -220,7 +222,7 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
     patterns = [g for g in patterns if len(g) > 1 or pip_marks(gray_full, _as_pip(g[0])) <= MARKED_PIP]
     found: list[PipFace] = []
     for pattern in patterns:
-        read = _close_read(gray_full, _pattern_region(pattern), float(np.median([max(b.box[2:]) for b in pattern])),
+        read = _close_read(gray_full, _pattern_region(pattern), float(statistics.median(max(b.box[2:]) for b in pattern)),
                            functools.partial(_of_pattern, pattern))
         found += [f for f in read if len(f.pips) > 1] or read  # a 1 stands where no fuller face of those pips is read
     found = [f for f in found  # side faces of a die read in its reach
@@ -231,7 +233,7 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
         if any(holds(r, f.centre) for r in reach):
             continue
         again = [] if id(f) not in at_edge else _close_read(
-            gray_full, _grown_box(f.box, 0.5), float(np.median([_major(p) for p in f.pips])),
+            gray_full, _grown_box(f.box, 0.5), statistics.median(_major(p) for p in f.pips),
             functools.partial(_reaching, f))
         if not again or any(g.value == f.value and _holds_pips(g, f) for g in again):
             kept.append(f)
@@ -253,7 +255,7 @@ SIDE_FACE_PIPS = 0.8
 
 def _pip_side(face: PipFace) -> float:
     """The median diameter of a face's pips, px."""
-    return float(np.median([p.diameter for p in face.pips]))
+    return statistics.median(p.diameter for p in face.pips)
 
 
 def _as_pip(body: "DieBody") -> Pip:
@@ -270,7 +272,7 @@ def _reaching(face: PipFace, other: PipFace) -> PipFace | None:
 
 def _major(pip: Pip) -> float:
     """A pip's major axis, px (its diameter over the square root of its roundness)."""
-    return pip.diameter / float(np.sqrt(max(pip.roundness, 0.1)))
+    return pip.diameter / math.sqrt(max(pip.roundness, 0.1))
 
 
 def _holds_pips(face: PipFace, other: PipFace) -> bool:
