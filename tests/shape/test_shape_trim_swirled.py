@@ -96,7 +96,8 @@ def test_trim_and_segment_draw_the_line_between_die_and_tray_alike():
 def test_fickett_swirled_lookalikes_read_by_the_reader():
     """fickett_poly_tiles (evaluation only; Chessex Gemini copper-steel dice, the steel of nearly the
     tray's colour) read through the reader, whose detector's mask is the die's: every 10th d8 and d20
-    tile. Measured: d8 22/28, d20 65/68 typed right (19 and 62 when the trim cut the steel off)."""
+    tile. Measured: d8 25/28, d20 63/68 typed right with the speckled renders (shape.speckled); 22 and 65
+    before them, 19 and 62 when the trim cut the steel off."""
     from dicetower.readings import UNSURE_BELOW
     from dicetower.vision.reader import DiceReader
 
