@@ -779,15 +779,15 @@ def _face_side(group: list[Pip]) -> float:
     return FACE_SIDE_DIAMETERS * majors[len(majors) // 2]
 
 
-def _is_side_face(g: list[Pip], h: list[Pip]) -> bool:
-    """True when pip group g is a side face of the die whose top face is group h: g lies beside h
-    (within one face side) and h looks more squarely at the camera (larger and rounder pips, or a
-    rounder layout where a 4 or 5 gives one, which blur does not flatten), or the two are alike and
-    g lies below h in the image (a camera above the tray sees the side faces that turn towards it,
-    below the top faces). Larger pips alone do not make a top face: dice of two sizes may lie side
-    by side; nor two faces both seen squarely (_perpendicular_possible); nor pips of another size (their
-    major axes, which a tilt does not shrink, differ over SAME_DIE_PIPS times: a glare blob on a die is no
-    top face whose side faces are the dice around it)."""
+def _side_face_by_shape(g: list[Pip], h: list[Pip]) -> bool | None:
+    """Whether pip group g is a side face of the die whose top face is group h, from the two faces'
+    shapes alone: False when g does not lie beside h (within one face side) or the two cannot be faces of
+    one die; True when h looks more squarely at the camera (larger and rounder pips, or a rounder layout
+    where a 4 or 5 gives one, which blur does not flatten); None when the two are alike and only where g
+    lies from h can tell (_is_side_face). Larger pips alone do not make a top face: dice of two sizes may
+    lie side by side; nor two faces both seen squarely (_perpendicular_possible); nor pips of another size
+    (their major axes, which a tilt does not shrink, differ over SAME_DIE_PIPS times: a glare blob on a die
+    is no top face whose side faces are the dice around it)."""
     gx, gy = _centre(g)
     hx, hy = _centre(h)
     dist = math.hypot(gx - hx, gy - hy)
@@ -797,13 +797,60 @@ def _is_side_face(g: list[Pip], h: list[Pip]) -> bool:
         return False  # both seen too squarely to be two perpendicular faces of one cube
     if max(_face_side(g), _face_side(h)) > SAME_DIE_PIPS * min(_face_side(g), _face_side(h)):
         return False  # one die's pips are of one size, and their major axes, which a tilt does not shrink, show it
-    side = max(_face_side(g), _face_side(h))
     front_g, front_h = _frontalness(g), _frontalness(h)
     flatter = (_layout_roundness(h) or _roundness(h)) - (_layout_roundness(g) or _roundness(g))
     if (front_h > 3.0 * front_g and flatter >= 0.1) or (flatter >= 0.2 and front_h > front_g):
         return True
-    below = gy - hy > 0.5 * abs(gx - hx)
-    return below and dist < 1.2 * side and front_h > 0.5 * front_g
+    return None
+
+
+BELOW = (0.0, 1.0)  # image direction (x right, y down) from a top face to its side faces for an upright camera above the tray
+
+
+def _is_side_face(g: list[Pip], h: list[Pip], toward: tuple[float, float] = BELOW) -> bool:
+    """True when pip group g is a side face of the die whose top face is group h: by the faces' shapes
+    (_side_face_by_shape), or, the two alike, when g lies from h along `toward` (a unit image vector,
+    x right, y down: the frame's direction from a top face to the side faces the camera sees,
+    _toward_camera; BELOW for an upright camera above the tray) within about one face side and h is not
+    far less frontal."""
+    by_shape = _side_face_by_shape(g, h)
+    if by_shape is not None:
+        return by_shape
+    gx, gy = _centre(g)
+    hx, hy = _centre(h)
+    dx, dy = gx - hx, gy - hy
+    along = dx * toward[0] + dy * toward[1]
+    across = abs(dy * toward[0] - dx * toward[1])
+    side = max(_face_side(g), _face_side(h))
+    return along > 0.5 * across and math.hypot(dx, dy) < 1.2 * side and _frontalness(h) > 0.5 * _frontalness(g)
+
+
+def _toward_camera(groups: list[list[Pip]], tops: list[list[Pip]]) -> tuple[float, float]:
+    """The frame's own image direction from a top face to the side faces the camera sees, as the image
+    axis nearest to it (a unit vector, x right, y down: BELOW, above, left or right): the mean direction of
+    the pairs whose shapes alone tell the side face from the top face (_side_face_by_shape), which does not
+    depend on how the camera or the photo is turned (a tower camera mounted on its side, a phone photo
+    whose EXIF turn was stripped: the side faces lie left, right or above their top faces). Only the
+    nearest axis is taken: a camera sees two side faces of a die at once, up to 45 degrees either side of
+    its direction, so the pairs scatter that far, and _is_side_face's cone around the axis spans more.
+    BELOW (an upright camera above the tray) when no pair tells, or when the pairs' directions cancel out
+    (mean resultant length under one half: no direction the pairs agree on)."""
+    units = []
+    for g in groups:
+        for h in tops:
+            if h is not g and _side_face_by_shape(g, h):
+                (gx, gy), (hx, hy) = _centre(g), _centre(h)
+                d = math.hypot(gx - hx, gy - hy)
+                if d > 0:
+                    units.append(((gx - hx) / d, (gy - hy) / d))
+    if not units:
+        return BELOW
+    mx, my = _mean([u[0] for u in units]), _mean([u[1] for u in units])
+    if math.hypot(mx, my) < 0.5:
+        return BELOW
+    if abs(mx) > abs(my):
+        return (math.copysign(1.0, mx), 0.0)
+    return (0.0, math.copysign(1.0, my))
 
 
 def _flag_cocked(faces: list[PipFace]) -> None:
@@ -1001,7 +1048,8 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
     # does not make a neighbouring die's top face a side face (dice touching in a row); nor does a group
     # of weak pips alone, which is read as no face at all (a glyph, a smear)
     faces_possible = [h for h in groups if any(p.snr >= MIN_SNR for p in h)]
-    side_of = [[h for h in faces_possible if h is not g and _is_side_face(g, h)] for g in groups]
+    toward = _toward_camera(groups, faces_possible)
+    side_of = [[h for h in faces_possible if h is not g and _is_side_face(g, h, toward)] for g in groups]
     sides = [bool(s) for s in side_of]
     for _ in range(4):  # settle which groups are top faces (a chain of touching dice settles in a few rounds)
         tops = {id(h) for h, side in zip(groups, sides) if not side}
