@@ -825,16 +825,21 @@ def _is_side_face(g: list[Pip], h: list[Pip], toward: tuple[float, float] = BELO
     return along > 0.5 * across and math.hypot(dx, dy) < 1.2 * side and _frontalness(h) > 0.5 * _frontalness(g)
 
 
+def _nearest_axis(dx: float, dy: float) -> tuple[float, float]:
+    """The image axis (unit vector, x right, y down) nearest to the direction (dx, dy)."""
+    return (math.copysign(1.0, dx), 0.0) if abs(dx) > abs(dy) else (0.0, math.copysign(1.0, dy))
+
+
 def _toward_camera(groups: list[list[Pip]], tops: list[list[Pip]]) -> tuple[float, float]:
-    """The frame's own image direction from a top face to the side faces the camera sees, as the image
-    axis nearest to it (a unit vector, x right, y down: BELOW, above, left or right): the mean direction of
-    the pairs whose shapes alone tell the side face from the top face (_side_face_by_shape), which does not
-    depend on how the camera or the photo is turned (a tower camera mounted on its side, a phone photo
-    whose EXIF turn was stripped: the side faces lie left, right or above their top faces). Only the
-    nearest axis is taken: a camera sees two side faces of a die at once, up to 45 degrees either side of
-    its direction, so the pairs scatter that far, and _is_side_face's cone around the axis spans more.
-    BELOW (an upright camera above the tray) when no pair tells, or when the pairs' directions cancel out
-    (mean resultant length under one half: no direction the pairs agree on)."""
+    """The frame's own image direction from a top face to the side faces the camera sees, as an image
+    axis (a unit vector, x right, y down: BELOW, above, left or right), from the pairs whose shapes alone
+    tell the side face from the top face (_side_face_by_shape), which does not depend on how the camera
+    or the photo is turned (a tower camera mounted on its side, a phone photo whose EXIF turn was
+    stripped: the side faces lie left, right or above their top faces). The image axis nearest the
+    pairs' mean direction (a camera sees two side faces of a die at once, up to 45 degrees either side
+    of its direction, so the pairs scatter that far, and _is_side_face's cone around the axis spans
+    more), when more pairs lie nearest to that axis than to BELOW; else BELOW (an upright camera above
+    the tray, also when no pair tells or the pairs' directions cancel out)."""
     units = []
     for g in groups:
         for h in tops:
@@ -846,11 +851,11 @@ def _toward_camera(groups: list[list[Pip]], tops: list[list[Pip]]) -> tuple[floa
     if not units:
         return BELOW
     mx, my = _mean([u[0] for u in units]), _mean([u[1] for u in units])
-    if math.hypot(mx, my) < 0.5:
+    if mx == my == 0:
         return BELOW
-    if abs(mx) > abs(my):
-        return (math.copysign(1.0, mx), 0.0)
-    return (0.0, math.copysign(1.0, my))
+    axis = _nearest_axis(mx, my)
+    nearest = [_nearest_axis(*u) for u in units]
+    return axis if nearest.count(axis) > nearest.count(BELOW) else BELOW
 
 
 def _flag_cocked(faces: list[PipFace]) -> None:
