@@ -16,8 +16,10 @@ How a face is told from its neighbours: pips of one face share one size and one 
 within ~4 pip diameters of each other and have clean die body between them (group_faces); a tangle
 of pips (touching dice, a top face linked to its side face) is split into the subsets that fit a d6
 layout (split_group). The face that looks most squarely at the camera (largest, roundest pips or
-layout) is the top face; flatter pip groups beside or below it are the die's side faces (a camera
-looking obliquely sees them). Confidence comes from the affine fit to the d6 layout, the pips' shape
+layout) is the top face; flatter pip groups beside it are the die's side faces (a camera looking
+obliquely sees them), and so are groups foreshortened alike that lie from it toward the camera: the
+frame's own direction, which the pairs told apart by shape give (_toward_camera; below the top faces
+for an upright camera, left, right or above in a turned photo). Confidence comes from the affine fit to the d6 layout, the pips' shape
 agreeing with the face's foreshortening plus at most a motion-blur streak (blur_ratio), pip size
 consistency and contrast; 1 to 3 pips must also sit on a plain face (face_roughness), since a glyph
 or a speck can look like a pip (3 pips in a row smeared alike are a die in motion even on a rough
