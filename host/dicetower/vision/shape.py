@@ -60,10 +60,12 @@ How it works:
    tilted up to 60 degrees, the ten lurig angle shots it types wrong on the reader's masks stay
    wrong, their probability of the true type rising by 0.03 at most, while lurig's 95 one-die
    photos fall 0.80 -> 0.77 (oblique renders; 0.80 with the tilted ones) and fickett's 2216 tiles
-   0.903 -> 0.895 (both; the top-down model alone on the reader's masks, measured in session 10).
-   On lurig's photos the features most often farthest from renders of the die's type are the edge
-   densities (edges_r*): real dice show more Canny edges inside than renders of their type (median
-   1.0 to 1.5 standard deviations more in the inner three rings, on lurig and on fickett alike).
+   0.903 -> 0.895 (both; the top-down model alone on the reader's masks, measured in session 10
+   before the renders were speckled). On lurig's photos the features most often farthest from
+   renders of the die's type are the edge densities (edges_r*): real dice show more Canny edges
+   inside than renders of their type (median 1.0 to 1.5 standard deviations more in the inner three
+   rings, on lurig and on fickett alike), which is why half the top-down renders are speckled
+   (speckled). Of the ten angle shots, two (d10s seen from the side) are typed right since (reader).
    Each model's temperature is fitted on out-of-fold logits by likelihood (Guo et al. 2017),
    then raised until the held-out readings that come out sure (confidence >= UNSURE_BELOW) are
    right at least 99 % of the time, on real photos and on renders alike: a sure type can be
