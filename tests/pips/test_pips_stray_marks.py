@@ -1,4 +1,4 @@
-"""A die's top face holds nothing but its pips: another mark of pip contrast on the face (pips._strays)
+"""A die's top face holds nothing but its pips: another mark of pip contrast on the face (pips.stray_marks)
 puts its count in doubt. A dark d12 with light numerals, small and blurred on an oblique floor
 (synth.render_oblique_scene), shows three light blobs; two of them were read as the pips of a sure 2,
 the third (the top numeral, half their size) lying on that 2's face. Such a face is read, never
@@ -27,7 +27,7 @@ def _d12_scene() -> tuple[np.ndarray, tuple[int, int, int, int]]:
 
 
 def test_a_d12s_numerals_beside_a_third_are_an_unsure_two():
-    """Before _strays: a 2 at confidence 0.996 on the dark d12; measured 0.6 (AMBIGUOUS_CAP)."""
+    """Before stray_marks: a 2 at confidence 0.996 on the dark d12; measured 0.6 (AMBIGUOUS_CAP)."""
     gray, (x, y, w, h) = _d12_scene()
     on_d12 = [f for f in read_faces(gray, "light", KERNEL_PX) if x <= f.centre[0] <= x + w and y <= f.centre[1] <= y + h]
     assert on_d12, "the marks on the d12 are still read (unsure), not dropped"

@@ -31,7 +31,7 @@ import numpy as np
 from dicetower.readings import UNSURE_BELOW
 
 from .boxes import holds, iou, overlap
-from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, LINK_DIAMETERS, MARKED_PIP, PipFace, Pip, _strays, pip_marks,
+from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, LINK_DIAMETERS, MARKED_PIP, PipFace, Pip, stray_marks, pip_marks,
                    read_faces)
 
 #: Frames are analysed with their long side at most this many px (12 MP photos are downscaled).
@@ -187,7 +187,7 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
       side). A face read there stands when two of
       its pips or more lie in the pattern's bodies (its pips are those bodies: so no d20's numerals and
       no row of small dice make one); it is in doubt (confidence at most AMBIGUOUS_CAP) when a body of
-      the pattern lies on it (pips._strays) holding none of its pips. A 1 stands only read sure, its pip
+      the pattern lies on it (pips.stray_marks) holding none of its pips. A 1 stands only read sure, its pip
       filling the pattern's largest body (a 1's pip is the largest on its die; its side faces' pips are
       smaller), and only where no fuller face is read in the pattern. A face read in the reach of
       another whose pips are at most SIDE_FACE_PIPS of its pips across is a side face of that die.
@@ -319,7 +319,7 @@ def _pattern_region(pattern: list["DieBody"]) -> tuple[int, int, int, int]:
 
 def _of_pattern(pattern: list["DieBody"], face: PipFace) -> PipFace | None:
     """face (read in a pattern of pip bodies, frame px) when two of its pips or more lie in the pattern's
-    bodies, at most AMBIGUOUS_CAP confident when another body of the pattern lies on it (pips._strays);
+    bodies, at most AMBIGUOUS_CAP confident when another body of the pattern lies on it (pips.stray_marks);
     None when it is no face of those pips."""
     own = [b for b in pattern if any(holds(b.box, (p.x, p.y)) for p in face.pips)]
     if len(face.pips) == 1:
@@ -329,7 +329,7 @@ def _of_pattern(pattern: list["DieBody"], face: PipFace) -> PipFace | None:
     if len(own) < 2:
         return None
     others = [_as_pip(b) for b in pattern if b not in own]
-    return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP)) if _strays(face.pips, others) else face
+    return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP)) if stray_marks(face.pips, others) else face
 
 
 #: A pip is read where it is at most this fraction of the pip filter (KERNEL_PX) across: a pip as wide as

@@ -24,7 +24,7 @@ agreeing with the face's foreshortening plus at most a motion-blur streak (blur_
 consistency and contrast; 1 to 3 pips must also sit on a plain face (face_roughness), since a glyph
 or a speck can look like a pip (3 pips in a row smeared alike are a die in motion even on a rough
 face: kept, flagged unsure), and a 2 or 4 must have a bare centre (no faint pip of a 3 or 5). A face
-holds nothing but its pips: another mark on it puts the count in doubt (_strays; beside a lone pip, any
+holds nothing but its pips: another mark on it puts the count in doubt (stray_marks; beside a lone pip, any
 mark of pip contrast on its face, a numeral's stroke however ragged: _face_marked; a pip like it where
 its 2's other pip would be, taken into an unsure face: _doubt_twin_taken); a pip is an ellipse
 (a triangle is a d4 seen from above: Pip.triangle_fill), one paint-filled dent plain inside (pip_marks).
@@ -1076,7 +1076,7 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
     parts = _pair_far_pips([part for part, side in zip(parts, sides) if not side], pips, gray, polarity, response, thr)
     # a mark on a face that is not its pip (a numeral's stroke beside two others read as a 2, a speck):
     # the face's count is in doubt, and so is the mark read as a 1 of its own
-    strays = {id(g): _strays(g, pips) for g, _ in parts}
+    strays = {id(g): stray_marks(g, pips) for g, _ in parts}
     on_a_face = {id(q) for qs in strays.values() for q in qs}
     faces: list[PipFace] = []
     for g, ambiguous in parts:
@@ -1183,7 +1183,7 @@ def _doubt_twin_taken(faces: list[PipFace], pips: list[Pip], response: np.ndarra
             f.confidence = AMBIGUOUS_CAP
 
 
-def _strays(group: list[Pip], pips: list[Pip]) -> list[Pip]:
+def stray_marks(group: list[Pip], pips: list[Pip]) -> list[Pip]:
     """The pips found in the frame (pips) but not in group that lie on the group's face: their edge
     nearest the face's centre within 1 + FACE_MARGIN pitches of its layout (_face_reach), where the
     face's own pips lie. A die's top face holds nothing but its pips; another mark of pip contrast on
