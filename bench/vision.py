@@ -10,7 +10,9 @@ one-die photo. A photo labelled without a box but with a body colour
 box mostly of floor is no detection. Such a source also gets a tight-box rate (tight_box): the share of
 its photos whose die is found with a box of IoU >= 0.5 (the PASCAL VOC criterion) with the reference
 box, the bounding box of the largest region of the labelled colour (colour.colour_mask, gaps closed
-by a 7 px disc): the die is the only thing of its colour in those photos (realdice: the one blue d20)."""
+by a 7 px disc): the die is the only thing of its colour in those photos (realdice: the one blue d20).
+Two rows below matteop65 read its photos in ways a camera may show them that the set does not: turned
+(turned_photos) and close up (close_ups)."""
 
 from __future__ import annotations
 
@@ -138,8 +140,73 @@ def main() -> int:
         print(f"{label:<25} {f['images']:>4} {f['labelled']:>5}  {f['recall']:.4f}  {f['precision']:.4f}  "
               f"{f['value_acc']:.4f}   {f['per_die_acc']:.4f}  {f['unsure_rate']:.4f}  {f['sure_acc']:.4f}  "
               f"{f['ms_median']:6.1f}  {f['ms_p95']:6.1f}  " + ("" if math.isnan(f["tight_box"]) else f"{f['tight_box']:.3f}"))
+        if name == "matteop65_table_d6" and not only:
+            for label, images in (("  turned 90/180/270", turned_photos), ("  close-ups 0.3-0.7", close_ups)):
+                with tempfile.TemporaryDirectory() as tmp:
+                    f = _figures(reader, images(datasets / name, Path(tmp)), False)
+                print(f"{label:<25} {f['images']:>4} {f['labelled']:>5}  {f['recall']:.4f}  {f['precision']:.4f}  "
+                      f"{f['value_acc']:.4f}   {f['per_die_acc']:.4f}  {f['unsure_rate']:.4f}  {f['sure_acc']:.4f}  "
+                      f"{f['ms_median']:6.1f}  {f['ms_p95']:6.1f}")
     bench_12mp(reader)
     return 0
+
+
+#: cv2.rotate codes and how each turns a box (x, y, w, h) of a W x H image
+TURNS = {
+    cv2.ROTATE_90_CLOCKWISE: lambda b, W, H: (H - b[1] - b[3], b[0], b[3], b[2]),
+    cv2.ROTATE_180: lambda b, W, H: (W - b[0] - b[2], H - b[1] - b[3], b[2], b[3]),
+    cv2.ROTATE_90_COUNTERCLOCKWISE: lambda b, W, H: (b[1], W - b[0] - b[2], b[3], b[2]),
+}
+
+
+def turned_photos(folder: Path, out: Path, step: int = 8) -> Iterator[tuple[str, list[dict[str, str]]]]:
+    """Every step-th photo of a boxed set turned by 90, 180 and 270 degrees (a camera mounted on its
+    side, a phone photo whose EXIF turn was lost), its label boxes turned with it, saved in out (PNG)."""
+    for k, (image, labels) in enumerate(sorted(load_labels(folder).items())[::step]):
+        img = load_image(folder / image)
+        H, W = img.shape[:2]
+        for code, turn in TURNS.items():
+            path = out / f"{k:04d}_{code}.png"
+            cv2.imwrite(str(path), cv2.rotate(img, code))
+            yield str(path), [dict(lab, **dict(zip("xywh", map(str, turn(tuple(int(lab[c]) for c in "xywh"), W, H)))))
+                              for lab in labels]
+
+
+#: sizes of a close-up's die as fractions of the frame's height, and the die's side over its label box's
+#: (matteop65's boxes hold the pip pattern, about 0.7 of the die: reader.PIP_BOX_OF_DIE)
+CLOSE_UP_FRACS = (0.3, 0.5, 0.7)
+DIE_OF_PIP_BOX = 1.45
+
+
+def close_ups(folder: Path, out: Path, step: int = 20) -> Iterator[tuple[str, list[dict[str, str]]]]:
+    """Close-ups (a phone held near the dice) made from every step-th labelled die of a boxed set: a
+    4:3 crop around the die in which it spans each of CLOSE_UP_FRACS of the height, resized to 640x480
+    (so blurrier than a real close-up), saved in out (PNG). Labelled: the dice whose whole lies in the
+    crop (a die cut by the crop's edge may be read or not)."""
+    by_image = load_labels(folder)
+    rows = [(image, lab) for image, labels in sorted(by_image.items()) for lab in labels][::step]
+    for k, (image, lab) in enumerate(rows):
+        img = load_image(folder / image)
+        x, y, w, h = (int(lab[c]) for c in "xywh")
+        for frac in CLOSE_UP_FRACS:
+            ch = DIE_OF_PIP_BOX * max(w, h) / frac
+            cw = ch * 4 / 3
+            if cw > img.shape[1] or ch > img.shape[0]:
+                continue
+            x0 = int(np.clip(x + w / 2 - cw / 2, 0, img.shape[1] - cw))
+            y0 = int(np.clip(y + h / 2 - ch / 2, 0, img.shape[0] - ch))
+            f = 640 / cw
+            path = out / f"{k:04d}_{frac}.png"
+            cv2.imwrite(str(path), cv2.resize(img[y0:y0 + int(ch), x0:x0 + int(cw)], (640, 480),
+                                              interpolation=cv2.INTER_CUBIC))
+            inside = []
+            for other in by_image[image]:
+                b = [int(other[c]) for c in "xywh"]
+                m = (DIE_OF_PIP_BOX - 1) / 2 * max(b[2:])
+                if b[0] - m >= x0 and b[1] - m >= y0 and b[0] + b[2] + m <= x0 + cw and b[1] + b[3] + m <= y0 + ch:
+                    inside.append(dict(other, x=str(int((b[0] - x0) * f)), y=str(int((b[1] - y0) * f)),
+                                       w=str(int(b[2] * f)), h=str(int(b[3] * f))))
+            yield str(path), inside
 
 
 def bench_12mp(reader: DiceReader, runs: int = 5) -> None:
