@@ -489,7 +489,17 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
         # changed anything, since the close-up test costs about as much as the pass)
         if not _same_bodies(completed, bodies) and find_close_up(image) is None:
             bodies = completed
-    return ground.measure(bodies)
+    return ground.measure([_in_frame(b, image.shape) for b in bodies])
+
+
+def _in_frame(body: DieBody, shape: tuple[int, ...]) -> DieBody:
+    """body with its box (and mask with it) cut to a frame of shape (H, W, ...): a box scaled up from the
+    analysis size may end a pixel past the frame (a 376 px wide frame is 251 px at 320 and 376.5 back)."""
+    x, y, w, h = body.box
+    x0, y0, x1, y1 = max(0, x), max(0, y), min(shape[1], x + w), min(shape[0], y + h)
+    if (x0, y0, x1, y1) == (x, y, x + w, y + h):
+        return body
+    return replace(body, box=(x0, y0, x1 - x0, y1 - y0), mask=body.mask[y0 - y:y1 - y, x0 - x:x1 - x])
 
 
 def _same_bodies(a: list[DieBody], b: list[DieBody]) -> bool:
