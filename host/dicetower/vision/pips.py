@@ -626,6 +626,32 @@ def _layout_map(pts: np.ndarray) -> tuple[float, np.ndarray]:
     return float(errs[k]), sol[k]
 
 
+#: a lone pip's layout pitch in pip diameters (the centre pip of a 1 to the corners' rows and columns)
+LONE_PITCH_DIAMETERS = 1.5
+
+
+def layout_in_frame(face: PipFace, shape: tuple[int, ...]) -> bool:
+    """Whether every place of the d6 layout a face's pips fix (the 3x3 grid of pip places through its
+    layout map, _layout_map: a 2's and a 4's missing middle and corner places too), each with half a
+    pip's diameter round it, lies inside a frame of shape (H, W, ...) in the face's px. A place off
+    the frame may hold a pip the frame cuts off: a 3 whose corner pip is off the frame shows a 2's
+    layout, a 5 a 4's. A lone pip fixes no orientation: its corner places may lie anywhere on a
+    circle of LONE_PITCH_DIAMETERS x sqrt 2 diameters round it. False for a face with no pips."""
+    if not face.pips:
+        return False
+    height, width = shape[0], shape[1]
+    dia = _mean([p.diameter for p in face.pips])
+    if len(face.pips) == 1:
+        p = face.pips[0]
+        r = (LONE_PITCH_DIAMETERS * math.sqrt(2) + 0.5) * dia
+        return r <= p.x <= width - r and r <= p.y <= height - r
+    _, m = _layout_map(np.array([[p.x, p.y] for p in face.pips]))
+    grid = np.array([[u, v, 1.0] for u in (-1, 0, 1) for v in (-1, 0, 1)]) @ m
+    half = dia / 2
+    return bool((grid[:, 0] >= half).all() and (grid[:, 0] <= width - half).all()
+                and (grid[:, 1] >= half).all() and (grid[:, 1] <= height - half).all())
+
+
 def _face_reach(part: list[Pip], p: Pip) -> float:
     """How far pip p lies from the face of part (1..6 pips), in pitches of its d6 layout: the larger
     canonical coordinate of p through the part's layout map (the face's own pips lie at 1 or less, its

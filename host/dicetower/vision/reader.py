@@ -16,6 +16,7 @@ import numpy as np
 from dicetower.readings import UNSURE_BELOW, DieReading
 
 from .boxes import holds, meets
+from .pips import layout_in_frame
 from .colour import colour_name
 from .view import FloorOutlines, ViewEstimate, floor_outlines
 from .detect import (DieBody, PipFace, analysis_scale, close_up_regions, find_close_up, find_die_bodies,
@@ -95,7 +96,8 @@ class DiceReader:
     classifier is unsure of its face (flagged unsure), any other is dropped. A frame in which
     nothing is found may be a close-up of one die (detect.find_close_up). With die_set, every
     die-sized blob is read and unsure ones are flagged; a body cut by the frame's border is read unsure
-    (CUT_CONFIDENCE_MAX), or not at all when it is of the ground's colour (_cut_ground). Frames
+    (CUT_CONFIDENCE_MAX), or not at all when it is of the ground's colour (_cut_ground). A pip face
+    whose layout's places reach past the border is read unsure too (pips.layout_in_frame). Frames
     longer than READ_LONG_SIDE px are read on a downscaled copy.
     Raises faces.DieSetError for an unknown die set, ValueError when no face classifier is installed.
     """
@@ -167,7 +169,8 @@ class DiceReader:
                 pips_done.set()
                 wait([guesses])  # nothing of this frame runs on after read() returns or raises
                 raise
-        readings = [DieReading("d6", face.value, clip_box(face.box, image.shape), face.confidence,
+        readings = [DieReading("d6", face.value, clip_box(face.box, image.shape),
+                               face.confidence if layout_in_frame(face, image.shape) else min(face.confidence, CUT_CONFIDENCE_MAX),
                                colour=colour_name(body_pixels(image, face)), cocked=face.cocked)
                     for face in faces]
         if guesses is None:
