@@ -39,3 +39,9 @@ def holds(box: Box, point: Sequence[float]) -> bool:
 def centre(box: Box) -> tuple[float, float]:
     """The centre (x, y) px of box."""
     return box[0] + box[2] / 2, box[1] + box[3] / 2
+
+
+def grown(box: Box, frac: float) -> tuple[int, int, int, int]:
+    """box (x, y, w, h) px grown by frac of its size on every side (shrunk for frac < 0)."""
+    x, y, w, h = box
+    return int(x - frac * w), int(y - frac * h), int(w * (1 + 2 * frac)), int(h * (1 + 2 * frac))

@@ -30,7 +30,7 @@ import numpy as np
 
 from dicetower.readings import UNSURE_BELOW
 
-from .boxes import holds, iou, overlap
+from .boxes import centre, grown, holds, iou, overlap
 from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, LINK_DIAMETERS, MARKED_PIP, PipFace, Pip, stray_marks, pip_marks,
                    read_faces)
 
@@ -214,7 +214,7 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
     patterns = [g for g in _patterns([b for b in bodies if pip_body(b)])
                 if len(g) > 1 or not any(holds(g[0].box, (p.x, p.y)) for p in small_pips)]
     edge = PIP_OF_KERNEL * KERNEL_PX / s0
-    at_edge = {id(f) for f in faces if statistics.median(_major(p) for p in f.pips) >= edge}
+    at_edge = {id(f) for f in faces if statistics.median(p.major for p in f.pips) >= edge}
     if not patterns and not at_edge:
         return faces, bodies
     gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -226,25 +226,25 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
                            functools.partial(_of_pattern, pattern))
         found += [f for f in read if len(f.pips) > 1] or read  # a 1 stands where no fuller face of those pips is read
     found = [f for f in found  # side faces of a die read in its reach
-             if not any(holds(_grown_box(g.box, 1.0), f.centre) and _pip_side(f) < SIDE_FACE_PIPS * _pip_side(g) for g in found)]
-    reach = [_grown_box(f.box, 1.0) for f in found]
+             if not any(holds(grown(g.box, 1.0), f.centre) and _pip_side(f) < SIDE_FACE_PIPS * _pip_side(g) for g in found)]
+    reach = [grown(f.box, 1.0) for f in found]
     kept: list[PipFace] = []
     for f in faces:
         if any(holds(r, f.centre) for r in reach):
             continue
         again = [] if id(f) not in at_edge else _close_read(
-            gray_full, _grown_box(f.box, 0.5), statistics.median(_major(p) for p in f.pips),
+            gray_full, grown(f.box, 0.5), statistics.median(p.major for p in f.pips),
             functools.partial(_reaching, f))
         if not again or any(g.value == f.value and _holds_pips(g, f) for g in again):
             kept.append(f)
             continue
         again = [g if _holds_pips(g, f) else replace(g, confidence=min(g.confidence, AMBIGUOUS_CAP)) for g in again]
         found += [g for g in again if all(overlap(g.box, h.box) < 0.3 for h in found)]
-        reach = [_grown_box(g.box, 1.0) for g in found]
+        reach = [grown(g.box, 1.0) for g in found]
     if not found:
         return faces, bodies
     kept = [f for f in kept if not any(holds(r, f.centre) for r in reach)]
-    bodies = [b for b in bodies if not any(holds(r, (b.box[0] + b.box[2] / 2, b.box[1] + b.box[3] / 2)) for r in reach)]
+    bodies = [b for b in bodies if not any(holds(r, centre(b.box)) for r in reach)]
     return kept + found, bodies
 
 
@@ -267,12 +267,7 @@ def _as_pip(body: "DieBody") -> Pip:
 def _reaching(face: PipFace, other: PipFace) -> PipFace | None:
     """other (a face read again near face, frame px) when its reach (its box grown by its side on every
     side: its die and side faces) holds face's centre; None otherwise."""
-    return other if holds(_grown_box(other.box, 1.0), face.centre) else None
-
-
-def _major(pip: Pip) -> float:
-    """A pip's major axis, px (its diameter over the square root of its roundness)."""
-    return pip.diameter / math.sqrt(max(pip.roundness, 0.1))
+    return other if holds(grown(other.box, 1.0), face.centre) else None
 
 
 def _holds_pips(face: PipFace, other: PipFace) -> bool:
@@ -360,12 +355,6 @@ def _close_read(gray_full: np.ndarray, region: tuple[int, int, int, int], pip_si
             return kept
         previous = s
     return []
-
-
-def _grown_box(box: tuple[int, int, int, int], frac: float) -> tuple[int, int, int, int]:
-    """box (x, y, w, h) grown by frac of its size on every side."""
-    x, y, w, h = box
-    return int(x - frac * w), int(y - frac * h), int(w * (1 + 2 * frac)), int(h * (1 + 2 * frac))
 
 
 @dataclass

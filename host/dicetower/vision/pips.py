@@ -144,6 +144,12 @@ class Pip:
         """Equivalent circle diameter, px."""
         return 2.0 * math.sqrt(self.area / math.pi)
 
+    @property
+    def major(self) -> float:
+        """Major axis of the fitted ellipse, px: the diameter over the square root of the roundness (a
+        tilt foreshortens a pip's minor axis only)."""
+        return self.diameter / math.sqrt(max(self.roundness, 0.1))
+
 
 @dataclass
 class PipFace:
@@ -244,7 +250,7 @@ def pip_marks(gray: np.ndarray, pip: Pip) -> float:
     contrast (the median of a ring at 1.7..2.5 of its radii, on the face around it, against the inside's
     median). A pip is one paint-filled dent: under 0.3; a small die taken for a pip shows its numerals
     and facets inside, 0.44 and more (MARKED_PIP). 0.0 when the frame cuts the inside off."""
-    major = pip.diameter / math.sqrt(max(pip.roundness, 0.1))
+    major = pip.major
     minor = major * pip.roundness
     r_out = 1.25 * major
     h, w = gray.shape
@@ -803,7 +809,7 @@ def _perpendicular_possible(g: list[Pip], h: list[Pip]) -> bool:
 def _face_side(group: list[Pip]) -> float:
     """Estimated side of the die face in px: FACE_SIDE_DIAMETERS pip diameters, from the pips' major
     axes (which foreshortening does not shrink)."""
-    majors = sorted(p.diameter / math.sqrt(max(p.roundness, 0.1)) for p in group)
+    majors = sorted(p.major for p in group)
     return FACE_SIDE_DIAMETERS * majors[len(majors) // 2]
 
 
@@ -967,7 +973,7 @@ def face_roughness(group: list[Pip], gray: np.ndarray, polarity: str) -> float:
     lighter than dark pips (darker than light pips) is no face of theirs: inf (the hole in a light
     glyph on a black key)."""
     ref = max(group, key=lambda p: p.area)
-    major = _mean([p.diameter / math.sqrt(max(p.roundness, 0.1)) for p in group])
+    major = _mean([p.major for p in group])
     roundness = max(_roundness(group), 0.1)
     cx, cy = _centre(group)
     a = math.radians(ref.angle)
@@ -1240,7 +1246,7 @@ def _face_marked(pip: Pip, gray: np.ndarray, response: np.ndarray, thr: float) -
     A d6's 1 holds its pip alone: matteop65's 1s (pips ~0.15 of the face) show the pips of their
     side faces from 2.9 major axes on; a stroke of a dark d20's numerals, taken for a light pip, has
     its other strokes on the same body at 2.2 (a "1" there, sure before)."""
-    major = pip.diameter / math.sqrt(max(pip.roundness, 0.1))
+    major = pip.major
     reach = FACE_SIDE_DIAMETERS / 2.0 * major
     h, w = gray.shape
     x0, x1 = max(int(pip.x - 2 * reach), 0), min(int(pip.x + 2 * reach) + 2, w)

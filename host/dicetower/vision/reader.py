@@ -15,7 +15,7 @@ import numpy as np
 
 from dicetower.readings import UNSURE_BELOW, DieReading
 
-from .boxes import holds, meets
+from .boxes import grown, holds, meets
 from .pips import layout_in_frame
 from .colour import colour_name
 from .view import FloorOutlines, ViewEstimate, floor_outlines
@@ -235,11 +235,11 @@ class DiceReader:
         sure = [f for f in pip_dice if f.confidence >= UNSURE_BELOW]  # a glint is no die to size others by
         beside = None
         if sure:
-            ground = np.median([ground_colour(image, _grown(f.box, 0.3)) for f in sure], axis=0)
+            ground = np.median([ground_colour(image, grown(f.box, 0.3)) for f in sure], axis=0)
             beside = (float(np.median([max(f.box[2:]) for f in sure])), ground)
         kept: list[DieBody] = []
         for body in bodies:
-            if any(meets(body.box, _grown(f.box, 0.5)) for f in pip_dice):
+            if any(meets(body.box, grown(f.box, 0.5)) for f in pip_dice):
                 continue  # part of a pip die (its sides, its shadow) already read by its pips
             if self.die_set is None and self.reference is None and not is_die_like(image, body, beside):
                 continue
@@ -320,7 +320,7 @@ def ground_colour(image: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarr
     """Median Lab colour (3, float, OpenCV 8-bit Lab) of the ring around box (x, y, w, h px): the box
     grown by a third of its size on every side, minus the box."""
     H, W = image.shape[:2]
-    gx, gy, gw, gh = clip_box(_grown(box, 0.33), image.shape)
+    gx, gy, gw, gh = clip_box(grown(box, 0.33), image.shape)
     ring = np.ones((gh, gw), bool)
     x, y, w, h = box
     ring[max(0, y - gy):max(0, y + h - gy), max(0, x - gx):max(0, x + w - gx)] = False
@@ -370,14 +370,8 @@ def pip_die_body(image: np.ndarray, face: PipFace) -> DieBody:
     face's box (which holds its pips, about PIP_BOX_OF_DIE of the die's side) grown to the die,
     clipped to the frame, with a mask over all of it."""
     grow = (1 / PIP_BOX_OF_DIE - 1) / 2
-    box = clip_box(_grown(face.box, grow), image.shape)
+    box = clip_box(grown(face.box, grow), image.shape)
     return DieBody(box, np.full((box[3], box[2]), 255, np.uint8))
-
-
-def _grown(box: tuple[int, int, int, int], frac: float) -> tuple[int, int, int, int]:
-    """box (x, y, w, h) grown by frac of its size on every side."""
-    x, y, w, h = box
-    return int(x - frac * w), int(y - frac * h), int(w * (1 + 2 * frac)), int(h * (1 + 2 * frac))
 
 
 def _glint(face: PipFace, bodies: list[DieBody]) -> bool:
