@@ -5,8 +5,7 @@ mounted on its side, a phone photo whose EXIF turn was stripped) left, right or 
 take its direction toward the camera from the frame itself (pips._toward_camera), not assume "below".
 Real photos from ../shared/datasets/matteop65_table_d6 (labels.csv: one row per die, its value)."""
 
-import csv
-from collections import defaultdict
+import math
 
 import cv2
 import pytest
@@ -15,17 +14,10 @@ from dicetower import paths
 from dicetower.vision.camera import load_image
 from dicetower.vision.pips import BELOW, Pip, _is_side_face
 from dicetower.vision.reader import DiceReader
+from dicetower.vision.scoring import load_labels
 
 MATTEOP65 = paths.shared_dir() / "datasets" / "matteop65_table_d6"
 TURNS = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
-
-
-def _labelled_values() -> dict[str, list[int]]:
-    values: dict[str, list[int]] = defaultdict(list)
-    with open(MATTEOP65 / "labels.csv", newline="") as fh:
-        for row in csv.DictReader(fh):
-            values[row["image"]].append(int(row["value"]))
-    return values
 
 
 @pytest.mark.skipif(not MATTEOP65.is_dir(), reason=f"shared datasets not found at {MATTEOP65}")
@@ -33,7 +25,7 @@ def _labelled_values() -> dict[str, list[int]]:
 def test_turned_photo_reads_the_dice_of_the_upright_photo(image):
     # dice_42: five 1s; two_24: 2s. Before the frame's own direction, each turn read 1 to 3 extra sure dice
     # (side faces taken for top faces: a 5 or a 2 beside a 1), or lost a die
-    truth = sorted(_labelled_values()[image])
+    truth = sorted(int(row["value"]) for row in load_labels(MATTEOP65)[image])
     photo = load_image(MATTEOP65 / image)
     reader = DiceReader()
     upright = sorted(d.value for d in reader.read(photo))
@@ -44,7 +36,7 @@ def test_turned_photo_reads_the_dice_of_the_upright_photo(image):
 
 
 def _pip(x: float, y: float, diameter: float, roundness: float) -> Pip:
-    return Pip(x, y, 3.141592653589793 * diameter * diameter / 4.0, roundness, 0.0, 100.0)
+    return Pip(x, y, math.pi * diameter * diameter / 4.0, roundness, 0.0, 100.0)
 
 
 def test_faces_alike_side_face_lies_along_the_frames_direction():
