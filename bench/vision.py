@@ -32,7 +32,7 @@ from dicetower.vision.colour import HUE_NAMES, colour_mask
 from dicetower.vision.faces_eval import remove_overlay
 from dicetower.vision.cli import read_image_file
 from dicetower.vision.reader import DiceReader
-from dicetower.vision.scoring import load_labels, match
+from dicetower.vision.scoring import DIE_OF_PIP_BOX, close_up, load_labels, match
 
 #: Sources and whether they need the numbered-dice classifier (faces.py with `make models`).
 SOURCES = [("matteop65_table_d6", False), ("realdice_d20", True), ("lurig_dietype", True),
@@ -172,16 +172,13 @@ def turned_photos(folder: Path, out: Path, step: int = 8) -> Iterator[tuple[str,
                               for lab in labels]
 
 
-#: sizes of a close-up's die as fractions of the frame's height, and the die's side over its label box's
-#: (matteop65's boxes hold the pip pattern, about 0.7 of the die: reader.PIP_BOX_OF_DIE)
+#: sizes of a close-up's die as fractions of the frame's height (scoring.close_up)
 CLOSE_UP_FRACS = (0.3, 0.5, 0.7)
-DIE_OF_PIP_BOX = 1.45
 
 
 def close_ups(folder: Path, out: Path, step: int = 20) -> Iterator[tuple[str, list[dict[str, str]]]]:
-    """Close-ups (a phone held near the dice) made from every step-th labelled die of a boxed set: a
-    4:3 crop around the die in which it spans each of CLOSE_UP_FRACS of the height, resized to 640x480
-    (so blurrier than a real close-up), saved in out (PNG). Labelled: the dice whose whole lies in the
+    """Close-ups (a phone held near the dice) made from every step-th labelled die of a boxed set: at each
+    of CLOSE_UP_FRACS, 640x480 (scoring.close_up), saved in out (PNG). Labelled: the dice whose whole lies in the
     crop (a die cut by the crop's edge may be read or not)."""
     by_image = load_labels(folder)
     rows = [(image, lab) for image, labels in sorted(by_image.items()) for lab in labels][::step]
@@ -189,16 +186,13 @@ def close_ups(folder: Path, out: Path, step: int = 20) -> Iterator[tuple[str, li
         img = load_image(folder / image)
         x, y, w, h = (int(lab[c]) for c in "xywh")
         for frac in CLOSE_UP_FRACS:
-            ch = DIE_OF_PIP_BOX * max(w, h) / frac
-            cw = ch * 4 / 3
-            if cw > img.shape[1] or ch > img.shape[0]:
-                continue
-            x0 = int(np.clip(x + w / 2 - cw / 2, 0, img.shape[1] - cw))
-            y0 = int(np.clip(y + h / 2 - ch / 2, 0, img.shape[0] - ch))
-            f = 640 / cw
+            try:
+                frame, (x0, y0, f) = close_up(img, (x, y, w, h), frac)
+            except ValueError:
+                continue  # the die is too large in the photo for a crop this wide
             path = out / f"{k:04d}_{frac}.png"
-            cv2.imwrite(str(path), cv2.resize(img[y0:y0 + int(ch), x0:x0 + int(cw)], (640, 480),
-                                              interpolation=cv2.INTER_CUBIC))
+            cv2.imwrite(str(path), frame)
+            cw, ch = 640 / f, 480 / f
             inside = []
             for other in by_image[image]:
                 b = [int(other[c]) for c in "xywh"]

@@ -4,8 +4,6 @@ the frame's height, whose pips are as wide as the pip filter at the analysis sca
 another value read sure, never its pips read as dice of their own, and a 12-megapixel close-up as its
 640x480 copy."""
 
-import csv
-
 import cv2
 import numpy as np
 import pytest
@@ -13,32 +11,22 @@ import pytest
 from dicetower import paths
 from dicetower.readings import DieReading
 from dicetower.vision.camera import load_image
+from dicetower.vision import scoring
 from dicetower.vision.reader import DiceReader
-
-#: The die's side is about this many times its label's box (matteop65 labels box the pips).
-DIE_OF_LABEL = 1.45
-
+from dicetower.vision.scoring import load_labels
 
 def close_up(image: str, x: int, y: int, frac: float,
              size: tuple[int, int] = (640, 480)) -> tuple[np.ndarray, int, tuple[float, float]]:
-    """A close-up of the matteop65 die labelled at (x, y) in image: the photo cropped (4:3) around the
-    die so that it spans frac of the crop's height, resized to size (w, h) px. Returns (frame, the
-    labelled value, the die's centre in the frame px). Skips when ../shared is absent."""
+    """A close-up (scoring.close_up) of the matteop65 die labelled at (x, y) in image, its die spanning
+    frac of the frame's height, size (w, h) px. Returns (frame, the labelled value, the die's centre in
+    the frame px). Skips when ../shared is absent."""
     folder = paths.shared_dir() / "datasets" / "matteop65_table_d6"
     if not folder.is_dir():
         pytest.skip(f"shared datasets not found at {folder}")
-    with open(folder / "labels.csv", newline="") as fh:
-        row = next(r for r in csv.DictReader(fh) if r["image"] == image and int(r["x"]) == x and int(r["y"]) == y)
-    photo = load_image(folder / image)
+    row = next(r for r in load_labels(folder)[image] if int(r["x"]) == x and int(r["y"]) == y)
     w, h = int(row["w"]), int(row["h"])
-    cx, cy = x + w / 2, y + h / 2
-    H = DIE_OF_LABEL * max(w, h) / frac
-    W = H * 4 / 3
-    assert W <= photo.shape[1] and H <= photo.shape[0], "the close-up must fit in the photo"
-    x0 = int(np.clip(cx - W / 2, 0, photo.shape[1] - W))
-    y0 = int(np.clip(cy - H / 2, 0, photo.shape[0] - H))
-    frame = cv2.resize(photo[y0:y0 + int(H), x0:x0 + int(W)], size, interpolation=cv2.INTER_CUBIC)
-    return frame, int(row["value"]), ((cx - x0) * size[0] / W, (cy - y0) * size[1] / H)
+    frame, (x0, y0, k) = scoring.close_up(load_image(folder / image), (x, y, w, h), frac, size)
+    return frame, int(row["value"]), ((x + w / 2 - x0) * k, (y + h / 2 - y0) * k)
 
 
 def read_one(reader: DiceReader, frame: np.ndarray, value: int, centre: tuple[float, float]) -> DieReading:
