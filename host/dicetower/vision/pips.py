@@ -848,8 +848,13 @@ def _is_side_face(g: list[Pip], h: list[Pip], toward: tuple[float, float] = BELO
     _toward_camera; BELOW for an upright camera above the tray) within about one face side and h is not
     far less frontal."""
     by_shape = _side_face_by_shape(g, h)
-    if by_shape is not None:
-        return by_shape
+    return _lies_toward(g, h, toward) if by_shape is None else by_shape
+
+
+def _lies_toward(g: list[Pip], h: list[Pip], toward: tuple[float, float]) -> bool:
+    """Whether pip group g lies from group h along `toward` (a unit image vector, x right, y down) within
+    about one face side, h not far less frontal: g is h's side face when the two are alike in shape
+    (_is_side_face)."""
     gx, gy = _centre(g)
     hx, hy = _centre(h)
     dx, dy = gx - hx, gy - hy
@@ -864,7 +869,7 @@ def _nearest_axis(dx: float, dy: float) -> tuple[float, float]:
     return (math.copysign(1.0, dx), 0.0) if abs(dx) > abs(dy) else (0.0, math.copysign(1.0, dy))
 
 
-def _toward_camera(groups: list[list[Pip]], tops: list[list[Pip]]) -> tuple[float, float]:
+def _toward_camera(side_pairs: list[tuple[list[Pip], list[Pip]]]) -> tuple[float, float]:
     """The frame's own image direction from a top face to the side faces the camera sees, as an image
     axis (a unit vector, x right, y down: BELOW, above, left or right), from the pairs whose shapes alone
     tell the side face from the top face (_side_face_by_shape), which does not depend on how the camera
@@ -873,15 +878,14 @@ def _toward_camera(groups: list[list[Pip]], tops: list[list[Pip]]) -> tuple[floa
     pairs' mean direction (a camera sees two side faces of a die at once, up to 45 degrees either side
     of its direction, so the pairs scatter that far, and _is_side_face's cone around the axis spans
     more), when more pairs lie nearest to that axis than to BELOW; else BELOW (an upright camera above
-    the tray, also when no pair tells or the pairs' directions cancel out)."""
+    the tray, also when no pair tells or the pairs' directions cancel out). side_pairs: (side face, top
+    face) pip groups, the pairs _side_face_by_shape calls side faces."""
     units = []
-    for g in groups:
-        for h in tops:
-            if h is not g and _side_face_by_shape(g, h):
-                (gx, gy), (hx, hy) = _centre(g), _centre(h)
-                d = math.hypot(gx - hx, gy - hy)
-                if d > 0:
-                    units.append(((gx - hx) / d, (gy - hy) / d))
+    for g, h in side_pairs:
+        (gx, gy), (hx, hy) = _centre(g), _centre(h)
+        d = math.hypot(gx - hx, gy - hy)
+        if d > 0:
+            units.append(((gx - hx) / d, (gy - hy) / d))
     if not units:
         return BELOW
     mx, my = _mean([u[0] for u in units]), _mean([u[1] for u in units])
@@ -1087,8 +1091,12 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
     # does not make a neighbouring die's top face a side face (dice touching in a row); nor does a group
     # of weak pips alone, which is read as no face at all (a glyph, a smear)
     faces_possible = [h for h in groups if any(p.snr >= MIN_SNR for p in h)]
-    toward = _toward_camera(groups, faces_possible)
-    side_of = [[h for h in faces_possible if h is not g and _is_side_face(g, h, toward)] for g in groups]
+    # _is_side_face, with the shape decided once per pair: the pairs it decides give the frame's direction
+    by_shape = {(id(g), id(h)): _side_face_by_shape(g, h) for g in groups for h in faces_possible if h is not g}
+    toward = _toward_camera([(g, h) for g in groups for h in faces_possible if h is not g and by_shape[id(g), id(h)]])
+    side_of = [[h for h in faces_possible if h is not g and (
+        _lies_toward(g, h, toward) if by_shape[id(g), id(h)] is None else bool(by_shape[id(g), id(h)]))]
+        for g in groups]
     sides = [bool(s) for s in side_of]
     for _ in range(4):  # settle which groups are top faces (a chain of touching dice settles in a few rounds)
         tops = {id(h) for h, side in zip(groups, sides) if not side}
