@@ -161,6 +161,8 @@ class PipFace:
     cocked:     True when a neighbouring face is as visible as this one (die not lying flat, GEN-D01)
     polarity:   "dark" (dark pips on a light die) or "light" (light pips on a dark die)
     centre:     (x, y) px of the face centre
+    runs_off:   True when the die's face runs on from its pips to the frame's edge within a face side
+                of them (runs_off): a pip of it may lie past the edge (see layout_in_frame)
     """
 
     pips: list[Pip]
@@ -170,6 +172,7 @@ class PipFace:
     cocked: bool
     polarity: str
     centre: tuple[float, float] = field(default=(0.0, 0.0))
+    runs_off: bool = False
 
 
 def pip_response(gray: np.ndarray, polarity: str, kernel_px: int) -> np.ndarray:
@@ -639,11 +642,16 @@ LONE_PITCH_DIAMETERS = 1.5
 def layout_in_frame(face: PipFace, shape: tuple[int, ...]) -> bool:
     """Whether every place of the d6 layout a face's pips fix (the 3x3 grid of pip places through its
     layout map, _layout_map: a 2's and a 4's missing middle and corner places too), each with half a
-    pip's diameter round it, lies inside a frame of shape (H, W, ...) in the face's px. A place off
-    the frame may hold a pip the frame cuts off: a 3 whose corner pip is off the frame shows a 2's
-    layout, a 5 a 4's. A lone pip fixes no orientation: its corner places may lie anywhere on a
-    circle of LONE_PITCH_DIAMETERS x sqrt 2 diameters round it. False for a face with no pips."""
-    if not face.pips:
+    pip's diameter round it, lies inside a frame of shape (H, W, ...) in the face's px, and the die's
+    face does not run on past its pips to the frame's edge (PipFace.runs_off). A place off the frame
+    may hold a pip the frame cuts off: a 3 whose corner pip is off the frame shows a 2's layout, a 5
+    a 4's. A pattern of a larger face may be cut too, beyond the places the visible pips fix: a 4 cut
+    to one column shows a 2 whose diagonal layout lies inside the frame, a 6 cut so a 3 or a 4, a 3
+    cut to a corner and its centre a 2 of half the pitch; its die's face then runs on to the edge
+    where the missing pips lie, as a whole face's, ending inside the frame, does not. A lone pip fixes
+    no orientation: its corner places may lie anywhere on a circle of LONE_PITCH_DIAMETERS x sqrt 2
+    diameters round it. False for a face with no pips."""
+    if not face.pips or face.runs_off:
         return False
     height, width = shape[0], shape[1]
     dia = _mean([p.diameter for p in face.pips])
@@ -656,6 +664,106 @@ def layout_in_frame(face: PipFace, shape: tuple[int, ...]) -> bool:
     half = dia / 2
     return bool((grid[:, 0] >= half).all() and (grid[:, 0] <= width - half).all()
                 and (grid[:, 1] >= half).all() and (grid[:, 1] <= height - half).all())
+
+
+def runs_off(group: list[Pip], gray: np.ndarray, polarity: str) -> bool:
+    """Whether the die face under a group of pips (1..5: a 6 is a whole face) runs on past them to the
+    frame's edge further than a whole face would (gray: HxW uint8, the group's px; polarity: "dark" or
+    "light" pips): pips of a larger face may lie past the edge. Every d6 layout and its square face are
+    symmetric about the face's centre, so a whole face reaches as far from its pips' centre toward an
+    edge as it does away from it; a face cut to some of its pips (a 4 to one column, a 3 to a corner
+    and its centre, a 6 to a column or to two rows) reaches further on the side its missing pips lie.
+    Looked at along the line through the pips' centre square to each edge within a face side
+    (_face_side) of a pip: the face runs on when nothing but face lies between the centre and the
+    edge, and it is cut when the edge lies more than half a pip's diameter further from the centre
+    than the face's own end on the other side. A pixel of the face is as plain as a face: within
+    twice PLAIN_FACE of the pips' contrast of the face's grey level (the median 0.8 to 1.2 major axes
+    round its pips; the contrast against the pips' median within 0.35); a run of other pixels up to a
+    pip's major axis long and reaching half-way to the pips' level is a pip on the face (one the edge
+    cuts, or the face's own). A whole face near the edge, the die's edge or the table beyond it
+    between, stays whole; so does one whose die the edge cuts no further from its centre than its
+    other side (its margin cut, not its pips). Unsure rather than sure and wrong: the face's end on
+    the other side counts as near as a side face or shadow darker than half-way to the pips."""
+    if not group or len(group) >= 6:
+        return False
+    h, w = gray.shape
+    reach = _face_side(group)
+    major = sorted(p.major for p in group)[len(group) // 2]
+    dia = _mean([p.diameter for p in group])
+    near = [edge for edge in range(4) if any(d <= reach for d in (
+        (p.x, w - 1 - p.x, p.y, h - 1 - p.y)[edge] for p in group))]
+    if not near:
+        return False
+    xs, ys = [p.x for p in group], [p.y for p in group]
+    x0, x1 = max(int(min(xs) - 1.2 * major), 0), min(int(max(xs) + 1.2 * major) + 2, w)
+    y0, y1 = max(int(min(ys) - 1.2 * major), 0), min(int(max(ys) + 1.2 * major) + 2, h)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    d = np.min([np.hypot(xx - p.x, yy - p.y) for p in group], axis=0)
+    win = gray[y0:y1, x0:x1]
+    ring, inner = win[(d > 0.8 * major) & (d < 1.2 * major)], win[d < 0.35 * major]
+    if ring.size == 0 or inner.size == 0:
+        return True  # no face round the pips in the frame: they lie on its edge
+    sign = 1.0 if polarity == "dark" else -1.0
+    face_level = float(np.median(ring))
+    contrast = (face_level - float(np.median(inner))) * sign
+    if contrast <= 0.0:
+        return False  # no face of these pips round them (face_roughness drops such groups)
+    cx, cy = _centre(group)
+
+    def profile(dx: int, dy: int, length: float) -> tuple[np.ndarray, np.ndarray]:
+        """Depth toward the pips' level along the line from the centre, and where it is no face."""
+        t = np.arange(0.0, length + 1.0)
+        px = np.clip(np.round(cx + dx * t).astype(int), 0, w - 1)
+        py = np.clip(np.round(cy + dy * t).astype(int), 0, h - 1)
+        depth = (face_level - gray[py, px].astype(np.float32)) * sign
+        return depth, np.abs(depth) > 2 * PLAIN_FACE * contrast
+
+    def on_face(start: int, run: np.ndarray, size: int) -> bool:
+        """A run of other pixels that is a pip on the face, or its rim: no longer than a pip, between
+        face pixels, or, where the profile ends (the frame's edge), as dark as a pip the edge cuts."""
+        return run.size <= major and (start + run.size < size or float(run.max()) >= contrast / 2)
+
+    places = _column_places(group)
+    for edge in near:
+        dx, dy = ((-1, 0), (1, 0), (0, -1), (0, 1))[edge]
+        dist = (cx, w - 1 - cx, cy, h - 1 - cy)[edge]
+        depth, other = profile(dx, dy, dist)
+        if not all(on_face(start, run, depth.size) for start, run in _runs(depth, other)):
+            continue  # the face ends before the edge: whole on this side
+        # a place of a larger face's pips mostly past the edge (its centre within a pip's radius of it)
+        beyond = [(x, w - 1 - x, y, h - 1 - y)[edge] < dia / 2 for x, y in places]
+        depth, other = profile(-dx, -dy, min(dist + dia, (w - 1 - cx, cx, h - 1 - cy, cy)[edge]))
+        far = next((start for start, run in _runs(depth, other) if not on_face(start, run, depth.size)),
+                   depth.size - 1)
+        if any(beyond) or dist > far + dia / 2:
+            return True
+    return False
+
+
+def _column_places(group: list[Pip]) -> list[tuple[float, float]]:
+    """Where pips of a larger d6 face lie (px) if a 2 or 3 in a line is the part of it a straight cut
+    leaves: a column (or row) of a 4, 5 or 6, whose other column lies the line's length aside, either
+    side; for a 2, also a 3's or 5's corner and centre, whose far corner lies the line's length on
+    past either pip. [] for other counts (a lone pip fixes no direction; 4 and 5 pips are whole
+    layouts)."""
+    if len(group) not in (2, 3):
+        return []
+    pts = np.array([[p.x, p.y] for p in group])
+    d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
+    i, j = np.unravel_index(np.argmax(d), d.shape)
+    a, b = pts[i], pts[j]
+    line = b - a
+    aside = np.array([-line[1], line[0]])
+    places = [q + s * aside for q in pts for s in (-1, 1)]
+    if len(group) == 2:
+        places += [b + line, a - line]
+    return [(float(x), float(y)) for x, y in places]
+
+
+def _runs(values: np.ndarray, where: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """The runs of values (1-D) where `where` (bool, same length) holds, in order: (start index, values)."""
+    labels, n = ndimage.label(where)
+    return [(int(np.flatnonzero(labels == k)[0]), values[labels == k]) for k in range(1, n + 1)]
 
 
 def _face_reach(part: list[Pip], p: Pip) -> float:
@@ -1151,7 +1259,8 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
             doubt = _face_marked(g[0], gray, response, thr)
         if ambiguous or marked or doubt:  # a faint pip where a fuller face has one; marks inside a lone "pip" (a small die)
             conf = min(conf, AMBIGUOUS_CAP)
-        faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g)))
+        faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g),
+                             runs_off=value is not None and runs_off(g, gray, polarity)))
     _doubt_twin_taken(faces, pips, response, thr)
     _flag_cocked(faces)
     return _drop_odd_lone_pips(faces)
