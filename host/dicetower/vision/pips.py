@@ -718,17 +718,29 @@ def runs_off(group: list[Pip], gray: np.ndarray, polarity: str) -> bool:
         depth = (face_level - gray[py, px].astype(np.float32)) * sign
         return depth, np.abs(depth) > 2 * PLAIN_FACE * contrast
 
-    def on_face(start: int, run: np.ndarray, size: int) -> bool:
-        """A run of other pixels that is a pip on the face, or its rim: no longer than a pip, between
-        face pixels, or, where the profile ends (the frame's edge), as dark as a pip the edge cuts."""
-        return run.size <= major and (start + run.size < size or float(run.max()) >= contrast / 2)
+    def on_face(start: int, run: np.ndarray, size: int, border_face: bool = False) -> bool:
+        """A run of other pixels that is a pip on the face with its blurred rim (up to 1.5 major axes
+        long), between face pixels, or, where the profile ends (the frame's edge), a pip the edge cuts:
+        as dark as a pip, or beside face on the frame's border (border_face: the rim of a pip whose
+        centre lies past the edge, the face round it reaching the border)."""
+        return run.size <= 1.5 * major and (start + run.size < size or float(run.max()) >= contrast / 2
+                                            or border_face)
+
+    def border_face(edge: int) -> bool:
+        """Whether face pixels lie on the frame's border within a pip's diameter of where the line
+        from the centre square to it meets it."""
+        along, span = (cy, h) if edge < 2 else (cx, w)
+        lo, hi = max(int(along - dia), 0), min(int(along + dia) + 1, span)
+        line = gray[lo:hi, 0 if edge == 0 else w - 1] if edge < 2 else gray[0 if edge == 2 else h - 1, lo:hi]
+        return bool((np.abs(face_level - line.astype(np.float32)) <= 2 * PLAIN_FACE * contrast).any())
 
     places = _column_places(group)
     for edge in near:
         dx, dy = ((-1, 0), (1, 0), (0, -1), (0, 1))[edge]
         dist = (cx, w - 1 - cx, cy, h - 1 - cy)[edge]
         depth, other = profile(dx, dy, dist)
-        if not all(on_face(start, run, depth.size) for start, run in _runs(depth, other)):
+        beside = border_face(edge)
+        if not all(on_face(start, run, depth.size, beside) for start, run in _runs(depth, other)):
             continue  # the face ends before the edge: whole on this side
         # a place of a larger face's pips mostly past the edge (its centre within a pip's radius of it)
         beyond = [(x, w - 1 - x, y, h - 1 - y)[edge] < dia / 2 for x, y in places]
