@@ -710,13 +710,24 @@ def runs_off(group: list[Pip], gray: np.ndarray, polarity: str) -> bool:
         return False  # no face of these pips round them (face_roughness drops such groups)
     cx, cy = _centre(group)
 
-    def profile(dx: int, dy: int, length: float) -> tuple[np.ndarray, np.ndarray]:
-        """Depth toward the pips' level along the line from the centre, and where it is no face."""
+    def profile(u: tuple[float, float], length: float) -> tuple[np.ndarray, np.ndarray]:
+        """Depth toward the pips' level along the line from the centre in direction u (a unit
+        vector), and where it is no face."""
         t = np.arange(0.0, length + 1.0)
-        px = np.clip(np.round(cx + dx * t).astype(int), 0, w - 1)
-        py = np.clip(np.round(cy + dy * t).astype(int), 0, h - 1)
+        px = np.clip(np.round(cx + u[0] * t).astype(int), 0, w - 1)
+        py = np.clip(np.round(cy + u[1] * t).astype(int), 0, h - 1)
         depth = (face_level - gray[py, px].astype(np.float32)) * sign
         return depth, np.abs(depth) > 2 * PLAIN_FACE * contrast
+
+    def exit_length(u: tuple[float, float]) -> float:
+        """px from the centre along u to the frame's border."""
+        lengths = []
+        for along, low, high in ((u[0], cx, w - 1 - cx), (u[1], cy, h - 1 - cy)):
+            if along > 1e-9:
+                lengths.append(high / along)
+            elif along < -1e-9:
+                lengths.append(low / -along)
+        return min(lengths)
 
     def on_face(start: int, run: np.ndarray, size: int, border_face: bool = False) -> bool:
         """A run of other pixels that is a pip on the face with its blurred rim (up to 1.5 major axes
@@ -726,41 +737,58 @@ def runs_off(group: list[Pip], gray: np.ndarray, polarity: str) -> bool:
         return run.size <= 1.5 * major and (start + run.size < size or float(run.max()) >= contrast / 2
                                             or border_face)
 
-    def border_face(edge: int) -> bool:
-        """Whether face pixels lie on the frame's border within a pip's diameter of where the line
-        from the centre square to it meets it."""
-        along, span = (cy, h) if edge < 2 else (cx, w)
-        lo, hi = max(int(along - dia), 0), min(int(along + dia) + 1, span)
-        line = gray[lo:hi, 0 if edge == 0 else w - 1] if edge < 2 else gray[0 if edge == 2 else h - 1, lo:hi]
+    def border_face(x: float, y: float) -> bool:
+        """Whether face pixels lie on the frame's border within a pip's diameter of its point (x, y)."""
+        xi, yi = min(max(int(round(x)), 0), w - 1), min(max(int(round(y)), 0), h - 1)
+        if xi in (0, w - 1):
+            line = gray[max(int(y - dia), 0):min(int(y + dia) + 1, h), xi]
+        else:
+            line = gray[yi, max(int(x - dia), 0):min(int(x + dia) + 1, w)]
         return bool((np.abs(face_level - line.astype(np.float32)) <= 2 * PLAIN_FACE * contrast).any())
 
-    places = _column_places(group)
+    places = _larger_face_places(group)
+    diagonal = math.sqrt(0.5)
     for edge in near:
-        dx, dy = ((-1, 0), (1, 0), (0, -1), (0, 1))[edge]
-        dist = (cx, w - 1 - cx, cy, h - 1 - cy)[edge]
-        depth, other = profile(dx, dy, dist)
-        beside = border_face(edge)
-        if not all(on_face(start, run, depth.size, beside) for start, run in _runs(depth, other)):
-            continue  # the face ends before the edge: whole on this side
-        # a place of a larger face's pips mostly past the edge (its centre within a pip's radius of it)
-        beyond = [(x, w - 1 - x, y, h - 1 - y)[edge] < dia / 2 for x, y in places]
-        depth, other = profile(-dx, -dy, min(dist + dia, (w - 1 - cx, cx, h - 1 - cy, cy)[edge]))
-        far = next((start for start, run in _runs(depth, other) if not on_face(start, run, depth.size)),
-                   depth.size - 1)
-        if any(beyond) or dist > far + dia / 2:
-            return True
+        nx, ny = ((-1, 0), (1, 0), (0, -1), (0, 1))[edge]
+        # square to the edge and at 45 degrees to it either side: a face's missing pips may lie either way
+        for u in ((nx, ny), ((nx - ny) * diagonal, (ny + nx) * diagonal), ((nx + ny) * diagonal, (ny - nx) * diagonal)):
+            dist = exit_length(u)
+            depth, other = profile(u, dist)
+            beside = border_face(cx + u[0] * dist, cy + u[1] * dist)
+            if not all(on_face(start, run, depth.size, beside) for start, run in _runs(depth, other)):
+                continue  # the face ends before the edge: whole this way
+            # a place of a larger face's pips mostly past the edge (its centre within a pip's radius of it)
+            if u == (nx, ny) and any((x, w - 1 - x, y, h - 1 - y)[edge] < dia / 2 for x, y in places):
+                return True
+            back = (-u[0], -u[1])
+            depth, other = profile(back, min(dist + dia, exit_length(back)))
+            far = next((start for start, run in _runs(depth, other) if not on_face(start, run, depth.size)),
+                       depth.size - 1)
+            if dist > far + dia / 2:
+                return True
     return False
 
 
-def _column_places(group: list[Pip]) -> list[tuple[float, float]]:
-    """Where pips of a larger d6 face lie (px) if a 2 or 3 in a line is the part of it a straight cut
-    leaves: a column (or row) of a 4, 5 or 6, whose other column lies the line's length aside, either
-    side; for a 2, also a 3's or 5's corner and centre, whose far corner lies the line's length on
-    past either pip. [] for other counts (a lone pip fixes no direction; 4 and 5 pips are whole
+def _larger_face_places(group: list[Pip]) -> list[tuple[float, float]]:
+    """Where pips of a larger d6 face lie (px) if the group is the part of it a straight cut leaves:
+    for a 2 or 3 in a line, a column (or row) of a 4, 5 or 6, whose other column lies the line's
+    length aside, either side, and for a 2 also a 3's or 5's corner and centre, whose far corner lies
+    the line's length on past either pip; for a 4 whose layout is a rectangle twice as long as wide
+    on a face seen squarely (its sides' ratio under sqrt 0.5 of its pips' roundness, half-way between
+    a square and a 2:1 block), two rows of a 6, whose third row lies the short side's length on,
+    either side. [] for other groups (a lone pip fixes no direction; a square 4 and a 5 are whole
     layouts)."""
+    pts = np.array([[p.x, p.y] for p in group])
+    if len(group) == 4:
+        _, m = _layout_map(pts)
+        half_sides = sorted((m[0], m[1]), key=lambda v: float(np.linalg.norm(v)))
+        ratio = float(np.linalg.norm(half_sides[0]) / max(np.linalg.norm(half_sides[1]), 1e-9))
+        if ratio >= math.sqrt(0.5) * _mean([p.roundness for p in group]):
+            return []
+        step = 2 * half_sides[0]
+        return [(float(x), float(y)) for q in pts for x, y in (q - step, q + step)]
     if len(group) not in (2, 3):
         return []
-    pts = np.array([[p.x, p.y] for p in group])
     d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
     i, j = np.unravel_index(np.argmax(d), d.shape)
     a, b = pts[i], pts[j]
