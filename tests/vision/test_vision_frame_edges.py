@@ -1,7 +1,8 @@
 """Dice at the frame's edge. Frames of any size are read: a die body's box scaled back from the analysis
 size must stay inside the frame (detect._in_frame; a 376 px wide frame is 251 px at the 320 analysis
 scale, and a body ending at its right edge scaled back ended at 377: reading it raised IndexError
-before). A pip face the edge cuts is not read sure (pips.layout_in_frame)."""
+before). A pip face the edge cuts is not read sure (pips.layout_in_frame, pips.runs_off), and a whole
+face by the edge, its die's face ending inside the frame or cut only past its pips, stays sure."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from dicetower.paths import shared_dir
 from dicetower.vision.detect import find_die_bodies
 from dicetower.vision.reader import DiceReader
+from dicetower.vision.scoring import load_labels, match
 
 PHOTO = "matteop65_table_d6/images/Train/five_19.jpg"
 
@@ -57,3 +59,67 @@ def test_a_face_the_frame_cuts_is_not_read_sure(image, box, cut_at):
               if r.box[0] + r.box[2] >= cut_at - 25 and r.box[1] <= y + h / 2 <= r.box[1] + r.box[3]]
     assert on_die, "the cut die is read (unsure), not lost"
     assert all(r.unsure or r.value == 4 for r in on_die)
+
+
+def _matteo() -> tuple:
+    folder = shared_dir() / "datasets" / "matteop65_table_d6"
+    if not (folder / "labels.csv").is_file():
+        pytest.skip(f"needs ../shared/datasets ({folder} not found)")
+    return folder, load_labels(folder)
+
+
+@pytest.mark.parametrize("image, at, side, kept", [
+    ("images/Train/four_1.jpg", (284, 189), "left", 0.75),  # a 4 cut to one column: read as a 2 at 0.998
+    ("images/Train/four_1.jpg", (284, 189), "top", 0.75),  # the same 4 cut at the top: a 2 at 0.993
+    ("images/Train/six_1.jpg", (264, 219), "bottom", 0.75),  # a 6 cut to two rows: a 4 at 0.909
+    ("images/Train/six_27.jpg", (355, 303), "left", 0.6),  # a 6 cut to two pips: a 2 at 0.977
+    ("images/Train/six_57.jpg", (255, 201), "left", 0.75),  # a 3 cut to a corner and the centre: a 2 at 0.926
+    ("images/Train/two_16.jpg", (222, 203), "top", 0.75),  # a 2 cut to one pip, the other on the diagonal: a 1 at 1.0
+])
+def test_a_face_cut_on_any_side_is_not_read_sure_and_wrong(image, at, side, kept):
+    """The frame cut through a labelled die's pip box, keeping `kept` of it, on the given side: the die
+    read there (its box reaching within 25 px of the cut edge and spanning the label's centre along
+    it) is read unsure or right. Before pips.runs_off each was read sure and wrong (in the comments)."""
+    folder, labels = _matteo()
+    label = next(r for r in labels[image] if (int(r["x"]), int(r["y"])) == at)
+    x, y, w, h = (int(label[k]) for k in "xywh")
+    cx, cy = x + w / 2, y + h / 2
+    photo = cv2.imread(str(folder / image))
+    if side == "left":
+        cut = int(x + (1 - kept) * w)
+        frame, cx = photo[:, cut:], cx - cut
+    elif side == "top":
+        cut = int(y + (1 - kept) * h)
+        frame, cy = photo[cut:], cy - cut
+    else:
+        cut = int(y + kept * h)
+        frame = photo[:cut]
+    height, width = frame.shape[:2]
+
+    def at_cut(box):
+        bx, by, bw, bh = box
+        if side == "left":
+            return bx <= 25 and by <= cy <= by + bh
+        if side == "top":
+            return by <= 25 and bx <= cx <= bx + bw
+        return by + bh >= height - 25 and bx <= cx <= bx + bw
+
+    on_die = [r for r in DiceReader().read(frame) if at_cut(r.box)]
+    assert on_die, "the cut die is read (unsure), not lost"
+    assert all(r.unsure or str(r.value) == label["value"] for r in on_die), [(r.value, r.confidence) for r in on_die]
+
+
+@pytest.mark.parametrize("image, at", [
+    ("images/Valid/valid_8.jpg", (326, 21)),  # a 2, 4 px of table between its die and the top edge
+    ("images/Valid/valid_24.jpg", (410, 5)),  # a square 4 whose face's corner the top edge cuts
+    ("images/Valid/valid_62.jpg", (178, 17)),  # a 1 whose face runs on to the top edge, as far as below it
+])
+def test_a_whole_face_by_the_edge_stays_sure(image, at):
+    """A whole face next to the frame's edge is read sure and right: its die's face ends inside the
+    frame, or the edge cuts it no further from its pips' centre than the face reaches on the other
+    side (pips.runs_off). Taking every face whose die reaches the edge as cut made these unsure."""
+    folder, labels = _matteo()
+    dice = [r.to_json() for r in DiceReader().read(cv2.imread(str(folder / image)))]
+    label, die = next((lab, die) for lab, die in match(labels[image], dice) if (int(lab["x"]), int(lab["y"])) == at)
+    assert die is not None, "the die is found"
+    assert not die["unsure"] and str(die["value"]) == label["value"], die
