@@ -153,28 +153,54 @@ import numpy as np
 
 from dicetower.paths import shared_dir
 from dicetower.vision import synth
-from dicetower.vision.calibrate import LabelledCrop, calibrate
-from dicetower.vision.faces import FaceClass
+from dicetower.vision.calibrate import SEED, LabelledCrop, calibrate
+from dicetower.vision.faces import FaceClass, softmax
+from dicetower.vision.fewshot import FewShotModel
 
 
-def held_out(learn: list[LabelledCrop], test: list[LabelledCrop], name: str) -> str:
-    """Calibrate on `learn`, read `test`; one printed row (see module doc)."""
+def held_out(learn: list[LabelledCrop], test: list[LabelledCrop], name: str, seed: int = SEED) -> str:
+    """Calibrate on `learn` (seed: calibrate's random draws), read `test`; one printed row (see module
+    doc), then where its unsure readings come from (unsure_reasons)."""
     with tempfile.TemporaryDirectory() as tmp:
-        ds, report = calibrate(learn, name, out_dir=Path(tmp))
+        ds, report = calibrate(learn, name, out_dir=Path(tmp), seed=seed)
     right, sure = [], []
+    reasons: dict[str, int] = {}
     for t in test:
         r = ds.classify(t.crop)
         right.append(FaceClass(r.die_type, r.value, tuple(r.symbols), r.face_colour) == t.face)
         sure.append(not r.unsure)
+        reason = unsure_reason(ds.model, t.crop)
+        reasons[reason] = reasons.get(reason, 0) + 1
     ok, s = np.array(right), np.array(sure)
     sure_acc = f"{ok[s].mean():.3f}" if s.any() else "n/a"
     return (f"{name:<34} learned {len(learn):3d} read {len(test):4d}  accuracy {ok.mean():.3f}  "
             f"unsure {1 - s.mean():.3f}  sure accuracy {sure_acc} ({int((~ok & s).sum())} sure wrong)  "
             f"| cv accuracy {report.accuracy:.3f} unsure {report.unsure_rate:.3f} "
-            f"sure {report.sure_accuracy:.3f} threshold {report.threshold:.3f}")
+            f"sure {report.sure_accuracy:.3f} threshold {report.threshold:.3f}\n    "
+            + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())))
 
 
-def fickett_rows(per_face: int) -> list[str]:
+def unsure_reason(model: FewShotModel, crop: np.ndarray) -> str:
+    """Why a calibrated set's reading of a top-down crop (HxWx3 uint8 BGR) is sure or unsure, as
+    FewShotModel.proba decides it: "not backed" (the standard reader does not back the few-shot's
+    face, corroborated), "under threshold" (the face's probability is under the set's threshold, the
+    readers not lifting it), "face floor" (above the threshold, not above its face's floor,
+    face_floor); sure readings are "sure" or "sure by the readers" (lifted to the threshold by the
+    standard reader or the two readers' agreement)."""
+    marks, colour, values = model.evidence(crop)
+    p0 = softmax(model.combine(marks, colour, model.prior_loglik(values))[None])[0]
+    p = model.proba(crop)
+    j = int(np.argmax(p))
+    if not model.backed(p0, values):
+        return "not backed"
+    if p[j] < model.threshold:
+        return "under threshold"
+    if model.face_floor is not None and p[j] <= model.face_floor[j]:
+        return "face floor"
+    return "sure by the readers" if p0[int(np.argmax(p0))] < model.threshold else "sure"
+
+
+def fickett_rows(per_face: int, seed: int = SEED) -> list[str]:
     """Held-out rows for the fickett dice with `per_face` tiles of each face learned (faces_eval.
     fickett_split: label errors left out)."""
     from dicetower.vision.faces_eval import fickett_split, fickett_tiles
@@ -185,7 +211,7 @@ def fickett_rows(per_face: int) -> list[str]:
     rows = []
     for die_type in ("d4", "d6", "d8", "d12", "d20"):
         learn, test = fickett_split(fickett_tiles(root, die_type), per_face)
-        rows.append(held_out(learn, test, f"fickett {die_type}, {per_face}/face"))
+        rows.append(held_out(learn, test, f"fickett {die_type}, {per_face}/face", seed))
     return rows
 
 
@@ -209,13 +235,14 @@ SYNTHETIC_SETS = {
 }
 
 
-def synthetic_rows(per_face: int, test_per_face: int = 10) -> list[str]:
+def synthetic_rows(per_face: int, seed: int = SEED, test_per_face: int = 10) -> list[str]:
     """Held-out rows for the synthetic sets: learned from seed 11, read on seed 12 renders."""
-    return [held_out(synthetic(dice, per_face, 11), synthetic(dice, test_per_face, 12), f"{name}, {per_face}/face")
+    return [held_out(synthetic(dice, per_face, 11), synthetic(dice, test_per_face, 12), f"{name}, {per_face}/face",
+                     seed)
             for name, dice in SYNTHETIC_SETS.items()]
 
 
-def realdice_rows(per_face: int) -> list[str]:
+def realdice_rows(per_face: int, seed: int = SEED) -> list[str]:
     """realdice_d20 (real, ../shared at run time only) through the product's path: `dicetower
     calibrate --from-labels` on the first `per_face` photos of every value (labels without a box:
     read_labels finds the die), then every other photo read whole by DiceReader(die_set) as
@@ -246,7 +273,7 @@ def realdice_rows(per_face: int) -> list[str]:
         old = os.environ.get("XDG_DATA_HOME")
         os.environ["XDG_DATA_HOME"] = tmp
         try:
-            ds, report = calibrate(learn, name)
+            ds, report = calibrate(learn, name, seed=seed)
             reader = DiceReader(name)
             right, sure, found = [], [], []
             for r in rows:
@@ -279,11 +306,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--per-face", type=int, nargs="+", default=[3, 5], help="labelled photos per face learned")
     ap.add_argument("--only", choices=list(SOURCES), default=None)
+    ap.add_argument("--seed", type=int, default=SEED, help="calibrate's random draws (augmentation, principal axes)")
     args = ap.parse_args()
     for k in args.per_face:
         for source, rows in SOURCES.items():
             if args.only in (None, source):
-                for row in rows(k):
+                for row in rows(k, args.seed):
                     print(row, flush=True)
 
 
