@@ -1170,10 +1170,14 @@ def render_oblique_set(per_type: int, seed: int, far_share: float = FAR_SHARE
     same build without (session 11): through the reader realdice 110 -> 111 of 160 right, typed d12
     7 -> 3, typed d20 147 -> 151 (the other 4 typed wrong are the pip reader's: a d6 showing 2 with
     confidence 0), 0 sure-wrong readings; shape and joint reading on the reader's 160 bodies (one of them the dome's rim), d20 by
-    shape 146 -> 151 and joint 152 -> 156 (the oblique renders from another seed: 143 -> 152, 148 ->
-    156); 30 far d20 renders of an unseen seed (tests/shape) 14 -> 23 typed d20. Tried and worse or no
-    better: the box cut alone (146, 152: no change), every render seen far (149, 153), a blur up to
-    0.25 of the die (150, 153)."""
+    shape 146 -> 151, joint 152 -> 156, right 112 -> 113 (the oblique renders drawn from two other
+    seeds: 143 -> 152, 148 -> 156, 108 -> 113 and 139 -> 148, 148 -> 155, 108 -> 113: above the
+    run-to-run spread); 30 far d20 renders of an unseen seed (tests/shape) 14 -> 23 typed d20. Lurig's
+    100 photos and matteop65's 177 read identically, fickett's 2219 tiles (top-down model, unchanged)
+    0.936. Tried and worse or no better: the box cut alone (146, 152: no change), every render seen far
+    (149, 153), a blur up to 0.25 of the die (150, 153), and half the oblique renders speckled as well
+    (speckled, as the top-down ones): much worse, 108 and 125 (another seed 103, 124), this dome's
+    die being plain."""
     from dicetower.vision import synth
 
     rng = np.random.default_rng(seed)
