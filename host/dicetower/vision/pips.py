@@ -732,10 +732,11 @@ def runs_off(group: list[Pip], gray: np.ndarray, polarity: str) -> bool:
     def on_face(start: int, run: np.ndarray, size: int, border_face: bool = False) -> bool:
         """A run of other pixels that is a pip on the face with its blurred rim (up to 1.5 major axes
         long), between face pixels, or, where the profile ends (the frame's edge), a pip the edge cuts:
-        as dark as a pip, or beside face on the frame's border (border_face: the rim of a pip whose
-        centre lies past the edge, the face round it reaching the border)."""
-        return run.size <= 1.5 * major and (start + run.size < size or float(run.max()) >= contrast / 2
-                                            or border_face)
+        as dark as a pip, or under half a pip wide beside face on the frame's border (border_face: the
+        rim of a pip whose centre lies past the edge, the face round it reaching the border)."""
+        if run.size > 1.5 * major:
+            return False
+        return start + run.size < size or float(run.max()) >= contrast / 2 or (border_face and run.size < dia / 2)
 
     def border_face(x: float, y: float) -> bool:
         """Whether face pixels lie on the frame's border within a pip's diameter of its point (x, y)."""
@@ -764,7 +765,9 @@ def runs_off(group: list[Pip], gray: np.ndarray, polarity: str) -> bool:
             depth, other = profile(back, min(dist + dia, exit_length(back)))
             far = next((start for start, run in _runs(depth, other) if not on_face(start, run, depth.size)),
                        depth.size - 1)
-            if dist > far + dia / 2:
+            # the face's far end and the edge more than a face's diagonal apart: what runs on toward the
+            # edge is no longer this face (a side face as light as it, the next die), which lies whole inside
+            if far + dia / 2 < dist <= math.sqrt(2) * reach - far:
                 return True
     return False
 
