@@ -1177,7 +1177,9 @@ def render_oblique_set(per_type: int, seed: int, far_share: float = FAR_SHARE
     0.936. Tried and worse or no better: the box cut alone (146, 152: no change), every render seen far
     (149, 153), a blur up to 0.25 of the die (150, 153), and half the oblique renders speckled as well
     (speckled, as the top-down ones): much worse, 108 and 125 (another seed 103, 124), this dome's
-    die being plain."""
+    die being plain; half the numbered oblique dice drawn as dice makers make them (training_spec's
+    real look): worse, 141 and 147 (another seed 140, 147); 300 oblique renders per type instead of
+    150: 153 and 156, within the seeds' spread, not worth the build time."""
     from dicetower.vision import synth
 
     rng = np.random.default_rng(seed)
