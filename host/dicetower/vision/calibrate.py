@@ -292,7 +292,9 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     reader_recall), the threshold (choose_threshold), each face's floor (face_floors: a face
     confused in cross-validation is sure only above the confusion's probability) and whether the two
     readers agreeing makes a face sure (agreement_error); the labelled photos' standard readings give
-    the faces the reader may vouch for (vouched_faces). Raises CalibrationError when a face has fewer than 2 photos or
+    the faces the reader may vouch for (vouched_faces). A cross-validated reading its HOG and net
+    descriptions read as different faces is unsure (FewShotModel.descriptions_agree) and, like one
+    the reader does not back, sets no threshold. Raises CalibrationError when a face has fewer than 2 photos or
     the set has one face."""
     classes = sorted({s.face for s in samples}, key=lambda c: (c.die_type, c.value or 0, c.key))
     if len(classes) < 2:
@@ -356,9 +358,10 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
                          np.zeros((n, 4)), np.ones(4), prior_reader=reader, face_value=face_value,
                          agreement_sure=bool(agreement <= 1 - SURE_TARGET))
     backed = np.ones(len(y), bool)
+    check.net_share = net_share
     for i, (values, reading) in enumerate(zip(values_of, oof_readings)):
         check.prior_value = values
-        backed[i] = check.backed(proba[i], reading)
+        backed[i] = check.backed(proba[i], reading) and check.descriptions_agree(proba[i], hog_s[i], net_s[i])
     # the threshold from the readings the standard reader backs (the others are unsure whatever their p)
     threshold = choose_threshold(proba.max(axis=1)[backed], (proba.argmax(axis=1) == y)[backed]) \
         if backed.any() else 1.0
@@ -367,6 +370,9 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     for i, (values, vouched, reading) in enumerate(zip(values_of, vouched_of, oof_readings)):
         check.prior_value, check.vouched = values, vouched
         proba[i] = check.corroborated(proba[i], reading, int(fewshot_pick[i]))
+        if not check.descriptions_agree(proba[i], hog_s[i], net_s[i]):  # as FewShotModel.proba flags it
+            j = int(np.argmax(proba[i]))
+            proba[i, j] = min(proba[i, j], threshold * 0.999)
     floors = face_floors(y[backed], predicted[backed], p_max[backed], n)  # a mistake the reader caught counts not
     model = fit_described(described, y_all, n, rng, marks=marks, net=nets if net_share > 0 else None)
     model.net_share = net_share
@@ -445,7 +451,7 @@ def fit_evidence(mark_s: np.ndarray, colour_s: np.ndarray, prior_s: np.ndarray, 
 
 
 def _net_descriptors(samples: list[LabelledCrop]) -> np.ndarray | None:
-    """Net descriptors (N x K, fewshot.net_vectors) of the samples, None when the numeral net is not
+    """Net descriptors (N x E, fewshot.net_vectors) of the samples, None when the numeral net is not
     built (the set then learns HOG only)."""
     try:
         return net_vectors([s.crop for s in samples], [s.mask for s in samples], [s.elevation for s in samples])

@@ -160,9 +160,10 @@ from dicetower.vision.fewshot import FewShotModel
 
 def held_out(learn: list[LabelledCrop], test: list[LabelledCrop], name: str, seed: int = SEED) -> str:
     """Calibrate on `learn` (seed: calibrate's random draws), read `test`; one printed row (see module
-    doc), then where its unsure readings come from (unsure_reasons)."""
+    doc), then where its unsure readings come from (unsure_reason)."""
     with tempfile.TemporaryDirectory() as tmp:
         ds, report = calibrate(learn, name, out_dir=Path(tmp), seed=seed)
+    assert ds.model is not None  # calibrate always learns a few-shot model
     right, sure = [], []
     reasons: dict[str, int] = {}
     for t in test:
@@ -183,16 +184,19 @@ def held_out(learn: list[LabelledCrop], test: list[LabelledCrop], name: str, see
 def unsure_reason(model: FewShotModel, crop: np.ndarray) -> str:
     """Why a calibrated set's reading of a top-down crop (HxWx3 uint8 BGR) is sure or unsure, as
     FewShotModel.proba decides it: "not backed" (the standard reader does not back the few-shot's
-    face, corroborated), "under threshold" (the face's probability is under the set's threshold, the
+    face, corroborated), "descriptions disagree" (neither HOG nor the net reads that face
+    first, descriptions_agree), "under threshold" (the face's probability is under the set's threshold, the
     readers not lifting it), "face floor" (above the threshold, not above its face's floor,
     face_floor); sure readings are "sure" or "sure by the readers" (lifted to the threshold by the
     standard reader or the two readers' agreement)."""
-    marks, colour, values = model.evidence(crop)
-    p0 = softmax(model.combine(marks, colour, model.prior_loglik(values))[None])[0]
+    hog, net, colour, values = model.mark_evidence(crop)
+    p0 = softmax(model.combine(model.mixed(hog, net), colour, model.prior_loglik(values))[None])[0]
     p = model.proba(crop)
     j = int(np.argmax(p))
     if not model.backed(p0, values):
         return "not backed"
+    if not model.descriptions_agree(p, hog, net):
+        return "descriptions disagree"
     if p[j] < model.threshold:
         return "under threshold"
     if model.face_floor is not None and p[j] <= model.face_floor[j]:

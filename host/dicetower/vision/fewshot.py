@@ -10,14 +10,16 @@ light-on-dark and dark-on-light marks look alike). The bank of feature vectors i
 query crop is described at the QUERY_TURNS turns, and each mark (a face's value and symbols, whatever
 its colour) scores the mean cosine similarity of its K_NEAREST nearest bank vectors (the face found
 at any rotation, since the bank holds every turn), averaged over the turns. Each labelled crop is
-also described by what the numeral net makes of its up face (net_descriptor: the log-probabilities
-of all its classes, numerals, blank and symbols, on numerals.face_patch), matched the same way
-(net_scores); the mark score is (1 - net_share) x HOG's + net_share x the net's, net_share chosen
-per set by calibrate's cross-validation, divided by a mark temperature. In place of HOG the net's
-"embedding" output read fickett d8 worse (0.86 against 0.96 from 3 tiles per face); its class
-log-probabilities mixed with HOG read every calibration_eval set but fickett d6 better (d6: share
-0, unchanged; realdice's blurred, oblique d20s: 0.06 -> 0.61 right from 3 photos per face, all
-still unsure, where HOG learns nothing).
+also described by what the numeral net sees of its up face (net_embedding: the net's 128-value
+embedding before its class layer, on numerals.face_patch), matched the same way (net_scores); the
+mark score is (1 - net_share) x HOG's + net_share x the net's, net_share chosen per set by
+calibrate's cross-validation, divided by a mark temperature. The net's view mixed with HOG reads
+every calibration_eval set but fickett d6 better (realdice's blurred, oblique d20s: 0.06 -> 0.61
+right from 3 photos per face with the class log-probabilities, where HOG learns nothing); the
+embedding, each labelled patch turned (NET_TURNS) and the bank whitened by the set's own
+within-class scatter (within_class_whitening), reads more right than the class log-probabilities
+did (realdice from 5 photos per face 0.750 -> 0.833, fickett d20 0.959 -> 0.966, calibration_eval
+session 11). A face neither description reads first is unsure (FewShotModel.descriptions_agree).
 
 Three sources of evidence are added as log-likelihoods (issue 4 items 3-5):
 - the marks (HOG, above), learned from every colour of the set at once (Alkemy's white, yellow and
@@ -84,9 +86,6 @@ LEAN_RATIO = 10.0
 #: (Jeffreys 1961, app. B); a looser naming vouches for no more than its misreads on the set's own
 #: photos allow (calibrate.agreement_error)
 NAMES_RATIO = 10 ** 0.5
-#: least numeral-net class probability whose log enters a net descriptor (net_descriptor): the net's
-#: tail below 1e-4 is noise, and a log of 0 has no place in a cosine similarity
-NET_FLOOR = 1e-4
 
 CELL = 6         # px: HOG cell side
 BINS = 9         # HOG orientation bins over 0-180 degrees (unsigned gradients)
@@ -238,7 +237,8 @@ class FewShotModel:
     reader reads it or not (backed: reads_another_face); agreement_sure: the standard reader and
     the few-shot reading the same face makes it sure (corroborated(); calibrate.agreement_error);
     elevations: the lowest and highest view elevation (degrees) of the labelled photos (learned_view);
-    net_bank: N' x K float32 net descriptors (net_descriptor) of the labelled crops, net_labels (N',)
+    net_bank: N' x E float32 net descriptors of the labelled crops (net_vectors: NET_TURNS turns of
+    each), whitened by net_mean (E,) and net_whiten (E x E, within_class_whitening), net_labels (N',)
     their mark indices (None: no numeral net when the set was learned); net_share: 0..1, the mark
     score is (1 - net_share) x HOG's + net_share x the net's (calibrate: chosen per set by
     cross-validated log-loss, NET_SHARES).
@@ -271,6 +271,8 @@ class FewShotModel:
     net_bank: np.ndarray | None = None
     net_labels: np.ndarray | None = None
     net_share: float = 0.0
+    net_mean: np.ndarray | None = None
+    net_whiten: np.ndarray | None = None
     _bank32: np.ndarray | None = field(default=None, repr=False)
 
     def confidence(self, p: float, face: int | None = None) -> float:
@@ -296,10 +298,12 @@ class FewShotModel:
         or from a view the set was not learned under (learned_view), the most probable class is
         capped just under the threshold: the face pointing up is found from the elevation, so the
         reading is flagged (GEN-D01), as the standard set's is."""
-        marks, colour, values = self.evidence(crop, mask, TOP_DOWN if view is None else view.elevation)
+        hog, net, colour, values = self.mark_evidence(crop, mask, TOP_DOWN if view is None else view.elevation)
+        marks = self.mixed(hog, net)
         p = softmax(self.combine(marks, colour, self.prior_loglik(values))[None])[0]
         p = self.corroborated(p, values, int(np.argmax(self.combine(marks, colour, np.zeros_like(colour)))))
-        if view is not None and view.oblique and not view.sure or not self.learned_view(view):
+        if view is not None and view.oblique and not view.sure or not self.learned_view(view) \
+                or not self.descriptions_agree(p, hog, net):
             j = int(np.argmax(p))
             p[j] = min(p[j], self.threshold * 0.999)
         return p
@@ -421,8 +425,27 @@ class FewShotModel:
         mark_evidence), colour log-likelihood per class (C,), and the standard reader's reading
         ({value: probability}, standard_values; None without a prior)."""
         hog, net, colour, values = self.mark_evidence(crop, mask, elevation)
-        marks = hog if net is None else (1 - self.net_share) * hog + self.net_share * net
-        return marks, colour, values
+        return self.mixed(hog, net), colour, values
+
+    def mixed(self, hog: np.ndarray, net: np.ndarray | None) -> np.ndarray:
+        """(M,) mark scores from HOG's (M,) and the net's (M,) or None (mark_evidence): (1 -
+        net_share) x HOG's + net_share x the net's; HOG's alone without the net."""
+        return hog if net is None else (1 - self.net_share) * hog + self.net_share * net
+
+    def descriptions_agree(self, p: np.ndarray, hog: np.ndarray, net: np.ndarray | None) -> bool:
+        """Whether one of the up face's two descriptions reads the most probable class j of p (C,):
+        when the set mixes them (0 < net_share < 1), HOG's mark scores (M,) or the net's (M,) rank
+        j's mark first; True for a set that uses one description. A face that neither description
+        reads first was made by the mix and the prior (the same numeral net's reading again), not by
+        either matching: it is unsure (proba), as a reading the standard reader does not back is.
+        Measured on fickett d20 k=5 (calibration_eval): a 5 whose up-face numeral is small under a
+        large 18 on a side face, HOG reading 5 and the net 16, was read as a sure 18 (0.9918 against
+        a threshold of 0.9902). Asking both descriptions to read j flagged 14 of 60 logo d6 renders
+        more (k=5: unsure 0.02 -> 0.23)."""
+        if net is None or not 0 < self.net_share < 1:
+            return True
+        mark = self.marks[int(np.argmax(p))]
+        return int(np.argmax(hog)) == mark or int(np.argmax(net)) == mark
 
     def mark_evidence(self, crop: np.ndarray, mask: np.ndarray | None = None, elevation: float = TOP_DOWN
                       ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, dict[int, float] | None]:
@@ -439,23 +462,24 @@ class FewShotModel:
         if use_net or self.prior_reader == "numerals":
             from dicetower.vision import numerals
 
-            proba = numerals.numeral_proba([numerals.face_patch(crop, mask, elevation)])[0]
+            patch = numerals.face_patch(crop, mask, elevation)
             if self.prior_reader == "numerals":
-                values = numerals.values_from_proba(proba, self.die_type)
+                values = numerals.values_from_proba(numerals.numeral_proba([patch])[0], self.die_type)
             if use_net:
-                net = self.net_scores(net_descriptor(proba[None])[0])
+                net = self.net_scores(net_embedding([patch])[0])
         elif self.prior_reader:
             values = standard_values(crop, self.die_type, self.prior_reader, mask, elevation)
         return self.mark_scores(q), net, self.colour_loglik(c.colour), values
 
     def net_scores(self, d: np.ndarray) -> np.ndarray:
-        """(M,) mark scores of a net descriptor d (K,) (net_descriptor): the mean of the k_nearest
-        largest cosine similarities to each mark's labelled crops in net_bank (one per photo, no
-        turns: the net reads every rotation already; -2 for a mark with none). The nearest one alone
+        """(M,) mark scores of a net descriptor d (E,) (net_embedding): whitened as the bank was
+        (whitened), the mean of the k_nearest largest cosine similarities to each mark's vectors in
+        net_bank (NET_TURNS turns of each labelled crop; -2 for a mark with none). The nearest one alone
         let a fickett d4 1 the net reads nothing on and a d20 15 be read as sure 4 and 12
         (calibration_eval k=5); k_nearest of them did not."""
         assert self.net_bank is not None and self.net_labels is not None
-        sims = self.net_bank @ d
+        assert self.net_mean is not None and self.net_whiten is not None
+        sims = self.net_bank @ whitened(d, self.net_mean, self.net_whiten)
         out = np.full(int(self.marks.max()) + 1, -2.0, np.float32)
         for j in range(len(out)):
             s = sims[self.net_labels == j]
@@ -509,16 +533,20 @@ class FewShotModel:
                             vouched=np.zeros(self.n_classes, bool) if self.vouched is None else self.vouched,
                             face_value=np.full(self.n_classes, -1) if self.face_value is None else self.face_value,
                             naming_agreement_sure=self.agreement_sure, elevations=np.array(self.elevations),
-                            net_bank=np.zeros((0, 0), np.float32) if self.net_bank is None else self.net_bank,
+                            net_embeddings=np.zeros((0, 0), np.float32) if self.net_bank is None else self.net_bank,
                             net_labels=np.zeros(0, np.int32) if self.net_labels is None else self.net_labels,
-                            net_share=self.net_share)
+                            net_share=self.net_share,
+                            net_mean=np.zeros(0, np.float32) if self.net_mean is None else self.net_mean,
+                            net_whiten=np.zeros((0, 0), np.float32) if self.net_whiten is None else self.net_whiten)
 
     @classmethod
     def load(cls, path: Path) -> "FewShotModel":
         """Read a model written by save(). Raises OSError, KeyError or ValueError on a bad file
         (KeyError for a model saved by an older version: calibrate again; agreement_sure is stored
         as naming_agreement_sure since it counts the reader's namings, calibrate.agreement_error, so
-        a set whose agreement counted only its readings at >= 0.5 is not read under the new rule)."""
+        a set whose agreement counted only its readings at >= 0.5 is not read under the new rule; the
+        net bank is stored as net_embeddings since it holds net_embedding's vectors, so a set whose
+        bank held the net's class log-probabilities is not matched against embeddings)."""
         with np.load(path) as z:
             return cls(z["bank"], z["labels"].astype(np.int32), int(z["n_classes"]), z["mean"].astype(np.float32),
                        z["basis"].astype(np.float32), z["marks"].astype(np.int32),
@@ -531,9 +559,11 @@ class FewShotModel:
                        float(z["threshold"]), z["face_floor"].astype(np.float32), int(z["k_nearest"]),
                        z["vouched"].astype(bool), z["face_value"].astype(np.int32), bool(z["naming_agreement_sure"]),
                        (float(z["elevations"][0]), float(z["elevations"][1])),
-                       z["net_bank"].astype(np.float32) if z["net_bank"].size else None,
-                       z["net_labels"].astype(np.int32) if z["net_bank"].size else None,
-                       float(z["net_share"]))
+                       z["net_embeddings"].astype(np.float32) if z["net_embeddings"].size else None,
+                       z["net_labels"].astype(np.int32) if z["net_embeddings"].size else None,
+                       float(z["net_share"]),
+                       z["net_mean"].astype(np.float32) if z["net_embeddings"].size else None,
+                       z["net_whiten"].astype(np.float32) if z["net_embeddings"].size else None)
 
 
 def standard_values(crop: np.ndarray, die_type: str, reader: str, mask: np.ndarray | None = None,
@@ -637,28 +667,97 @@ def prior_loglik(values: dict[int, float], prior_value: np.ndarray, recall: np.n
     return np.log(np.maximum(p, PRIOR_FLOOR)).astype(np.float32)
 
 
-def net_descriptor(proba: np.ndarray) -> np.ndarray:
-    """N x K numeral-net class probabilities (numerals.numeral_proba) -> N x K float32 descriptors:
-    log-probabilities (floored at NET_FLOOR), centred per row and L2-normalised, matched by cosine
-    similarity like the HOG vectors. What the net makes of a face, numeral or not, over all its
-    classes (numerals, blank, symbols): on realdice's blurred ~60 px d20s it tells faces apart where
-    HOG does not (calibration_eval)."""
-    z = np.log(np.maximum(np.asarray(proba, np.float64), NET_FLOOR))
-    z -= z.mean(axis=1, keepdims=True)
-    return (z / (np.linalg.norm(z, axis=1, keepdims=True) + 1e-9)).astype(np.float32)
+#: degrees each labelled up-face patch is turned before the net describes it (net_vectors); the
+#: quarter turns are averaged in every description (net_embedding), so these cover every rotation
+NET_TURNS = (0.0, 15.0, 30.0, 45.0, 60.0, 75.0)
+#: weight of the identity (scaled to the mean variance) in the shrunk within-class covariance the net
+#: bank is whitened by (within_class_whitening; Ledoit & Wolf 2004's target, a fixed weight: with 3
+#: photos per face, 60 x 6 vectors estimate 128 x 128 covariances poorly)
+NET_SHRINK = 0.5
+#: the numeral net's tensor that describes a face: its embedding, the ReLU output before the last
+#: linear layer (the class logits), 128 values; cv2.dnn returns it by name
+EMBED_TENSOR = "/embed/embed.1/Relu_output_0"
 
 
-def net_vectors(crops: list[np.ndarray], masks: list[np.ndarray | None], elevations: list[float]) -> np.ndarray:
-    """Net descriptors (N x K float32, net_descriptor) of N labelled crops (HxWx3 uint8 BGR), each
+def net_embedding(patches: list[np.ndarray]) -> np.ndarray:
+    """N x E float32 descriptors of N up-face patches (PATCH x PATCH uint8, numerals.face_patch): the
+    numeral net's embedding (EMBED_TENSOR) averaged over the patch's four quarter turns (as
+    numerals.numeral_proba averages its probabilities: any rotation reads alike), L2-normalised and
+    matched by cosine similarity like the HOG vectors. What the net sees of a face before it is
+    squeezed into its classes: a blurred bold 16 the classes call "10: 0.6, 16: 0.3" keeps its own
+    direction here (calibration_eval: righter than the class log-probabilities on realdice and fickett).
+    Raises ValueError for no patches or a patch of the wrong shape, FileNotFoundError when the numeral
+    net is not built (`make models`)."""
+    from dicetower.vision import numerals
+
+    nn = numerals.load_net()
+    if not len(patches):
+        raise ValueError("no patches given")
+    for p in patches:
+        if not isinstance(p, np.ndarray) or p.shape != (numerals.PATCH, numerals.PATCH):
+            raise ValueError(f"a face patch must be a {numerals.PATCH}x{numerals.PATCH} uint8 array "
+                             f"(numerals.face_patch), got {getattr(p, 'shape', None)}")
+    turned = [np.rot90(p, j) for p in patches for j in range(4)]
+    blob = (np.stack(turned).astype(np.float32)[:, None] / 255.0 - 0.5) / 0.25  # numerals' input scaling
+    with numerals._LOCK:  # the one cv2.dnn Net is shared with numerals' reads
+        nn.net.setInput(blob)
+        e = np.array(nn.net.forward(EMBED_TENSOR), np.float32)
+    e = e.reshape(len(patches), 4, -1).mean(axis=1)
+    return e / (np.linalg.norm(e, axis=1, keepdims=True) + 1e-9)
+
+
+def net_vectors(crops: list[np.ndarray], masks: list[np.ndarray | None], elevations: list[float],
+                turns: tuple[float, ...] = NET_TURNS) -> np.ndarray:
+    """Net descriptors (N x T x E float32, net_embedding) of N labelled crops (HxWx3 uint8 BGR), each
     read on its up-face patch (numerals.face_patch(crop, mask, elevation), as the standard reader
-    reads it). Raises FileNotFoundError when the numeral net is not built (`make models`),
-    ValueError for mismatched lists."""
+    reads it) turned by each of the T `turns` (degrees, about the patch's centre, the edge
+    replicated). Raises FileNotFoundError when the numeral net is not built (`make models`),
+    ValueError for mismatched lists or no turns."""
     from dicetower.vision import numerals
 
     if not len(crops) == len(masks) == len(elevations):
         raise ValueError(f"{len(crops)} crops need as many masks and elevations, got {len(masks)}, {len(elevations)}")
-    patches_ = [numerals.face_patch(c, m, e) for c, m, e in zip(crops, masks, elevations)]
-    return net_descriptor(numerals.numeral_proba(patches_))
+    if not turns:
+        raise ValueError("net_vectors needs at least one turn (degrees)")
+    side = numerals.PATCH
+    out = []
+    for p in (numerals.face_patch(c, m, e) for c, m, e in zip(crops, masks, elevations)):
+        turned = [cv2.warpAffine(p, cv2.getRotationMatrix2D(((side - 1) / 2, (side - 1) / 2), a, 1.0), (side, side),
+                                 flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE) for a in turns]
+        out.append(net_embedding(turned))
+    return np.stack(out)
+
+
+def within_class_whitening(x: np.ndarray, labels: np.ndarray, shrink: float = NET_SHRINK
+                           ) -> tuple[np.ndarray, np.ndarray]:
+    """(mean (E,), W (E x E float32)) for N x E vectors x of classes labels (N,): W = S^(-1/2), S the
+    within-class covariance (about each class's mean) shrunk towards the identity scaled to its mean
+    variance, (1 - shrink) S + shrink tr(S)/E I. (x - mean) @ W makes the spread of a face's own
+    photos round, so the cosine between two vectors weighs the directions in which faces differ over
+    those in which one face's photos scatter (a metric learned from the set's labelled crops, the
+    Mahalanobis distance of linear discriminant analysis). Raises ValueError for mismatched lengths or
+    shrink outside (0, 1]."""
+    x = np.asarray(x, np.float64)
+    labels = np.asarray(labels)
+    if len(x) != len(labels) or not len(x):
+        raise ValueError(f"{len(x)} vectors need as many labels, got {len(labels)}")
+    if not 0 < shrink <= 1:
+        raise ValueError(f"shrink must be in (0, 1], got {shrink}")
+    centred = x.copy()
+    for j in np.unique(labels):
+        centred[labels == j] -= x[labels == j].mean(axis=0)
+    s = centred.T @ centred / len(x)
+    dims = s.shape[0]
+    s = (1 - shrink) * s + shrink * np.eye(dims) * max(np.trace(s) / dims, 1e-12)
+    w, v = np.linalg.eigh(s)
+    return x.mean(axis=0).astype(np.float32), (v @ np.diag(w ** -0.5) @ v.T).astype(np.float32)
+
+
+def whitened(d: np.ndarray, mean: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """N x E (or E,) net descriptors -> the same shape: (d - mean) @ w, L2-normalised
+    (within_class_whitening)."""
+    z = (np.asarray(d, np.float32) - mean) @ w
+    return z / (np.linalg.norm(z, axis=-1, keepdims=True) + 1e-9)
 
 
 def augmented_vectors(crop: np.ndarray, rng: np.random.Generator, n_aug: int, feature: str = "hog",
@@ -716,7 +815,13 @@ def fit_described(described: list[tuple[np.ndarray, np.ndarray]], y: np.ndarray,
     if net is not None:
         if len(net) != len(y):
             raise ValueError(f"{len(y)} described crops need as many net descriptors, got {len(net)}")
-        model.net_bank, model.net_labels = np.asarray(net, np.float32), marks[y].astype(np.int32)
+        net = np.asarray(net, np.float32)
+        if net.ndim == 2:
+            net = net[:, None]
+        vectors = net.reshape(-1, net.shape[-1])
+        model.net_labels = np.repeat(marks[y], net.shape[1]).astype(np.int32)
+        model.net_mean, model.net_whiten = within_class_whitening(vectors, model.net_labels)
+        model.net_bank = whitened(vectors, model.net_mean, model.net_whiten)
     return model
 
 
