@@ -701,9 +701,10 @@ def runs_off(group: list[Pip], gray: np.ndarray, polarity: str) -> bool:
     other way stays whole (Valid/valid_24's square 4, its face's corner cut by the top edge; valid_62's
     1, its face reaching the top edge). Geometry only from the d6 layouts and FACE_SIDE_DIAMETERS.
     Measured on matteop65 photos cut through a die's pip box on each side, 40, 60 and 75 % of the box
-    kept (1607 cut dice): read sure and wrong 266 -> 5; the 353 uncut photos read the same. Close-ups
-    whose crop cuts a die filling most of the frame (a white die's side faces as light as its top)
-    are read unsure more often: bench's close-up row unsure 19.8 -> 25.1 %, none of them wrong."""
+    kept (1607 cut dice): read sure and wrong 266 -> 5; the 353 uncut photos read the same. Not asked
+    at a close-up scale (read_faces' finer): a die filling the frame has white side faces as light as
+    its top running on to the edge. Bench's close-up row: unsure 19.8 -> 22.5 % (dice the crop cuts
+    at 0.3 of the frame, as Valid/valid_80's 3 read as a sure 2 before), none read wrong."""
     if not group or len(group) >= 6:
         return False
     h, w = gray.shape
@@ -1325,8 +1326,11 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
             doubt = _face_marked(g[0], gray, response, thr)
         if ambiguous or marked or doubt:  # a faint pip where a fuller face has one; marks inside a lone "pip" (a small die)
             conf = min(conf, AMBIGUOUS_CAP)
+        # at a close-up scale (finer given) the die fills much of the frame and its white side faces,
+        # as light as its top, run on to the edge as a cut top face would: its own layout's places alone
+        # tell a cut face there (layout_in_frame)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g),
-                             runs_off=value is not None and runs_off(g, gray, polarity)))
+                             runs_off=value is not None and finer is None and runs_off(g, gray, polarity)))
     _doubt_twin_taken(faces, pips, response, thr)
     _flag_cocked(faces)
     return _drop_odd_lone_pips(faces)
