@@ -141,6 +141,51 @@ at 0950c76 (accuracy/unsure, none sure wrong): fickett k=5 d4 0.985/0.816, d6 1.
 0.978/0.211, d12 0.994/0.213, d20 0.962/0.434; logo d6 k=3 1.000/0.117, k=5 1.000/0.017; Alkemy k=3
 0.978/0.422, k=5 0.989/0.122; stone k=3 0.883/0.533, k=5 0.967/0.733 (no prior; the net descriptor
 changed with the net).
+Session 11, K11 (2026-11-22): the net's description of the up face is its 128-value embedding (the
+layer before its classes, fewshot.net_embedding) in place of its class log-probabilities; each
+labelled patch is described at NET_TURNS turns and the bank whitened by the set's own within-class
+scatter (within_class_whitening, shrunk halfway to the identity); a face neither HOG nor the net reads
+first is unsure (FewShotModel.descriptions_agree). Before = 2bfafd4 (class log-probabilities), same
+machine and seed (calibrate.SEED), accuracy/unsure, none sure wrong where not said:
+  the net's description alone, nearest labelled crops (K_NEAREST) on the reader's crops, k=3 / k=5:
+    realdice       class log-prob 0.72 / 0.78   embedding 0.75 / 0.85   turned + whitened 0.74 / 0.83
+    fickett d20                   0.64 / 0.71             0.68 / 0.75                     0.74 / 0.79
+    fickett d4                    0.86 / 0.87             0.87 / 0.90                     0.91 / 0.93
+    (a shrunk linear discriminant on the turned embeddings: realdice 0.81 / 0.82, d20 0.72 / 0.77, d4
+    0.88 / 0.91: no better than nearest neighbours after whitening, not kept)
+  realdice d20 (whole photos, through DiceReader), all unsure before and after (threshold 1):
+    k=3 0.660 (cv 0.667) -> embedding 0.650 (cv 0.700) -> turned + whitened 0.680 (cv 0.767)
+    k=5 0.750 (cv 0.770) -> embedding 0.817 (cv 0.810) -> turned + whitened 0.833 (cv 0.820)
+  fickett, before -> turned + whitened embedding, without / with descriptions_agree:
+                 k=3                                       k=5
+    d4   0.973/0.725 -> 0.983/0.710 / 0.983/0.710      0.990/0.839 -> 0.987/0.668 / 0.987/0.668
+    d6   1.000/0.184 -> 1.000/0.184 / 1.000/0.184      1.000/0.185 -> 1.000/0.185 / 1.000/0.185
+    d8   0.952/0.419 -> 0.964/0.444 / 0.964/0.444      0.987/0.194 -> 0.987/0.203 / 0.987/0.203
+    d12  0.981/0.567 -> 0.981/0.247 / 0.981/0.250      0.994/0.221 -> 0.986/0.210 / 0.986/0.213
+    d20  0.939/0.740 -> 0.934/0.703 / 0.934/0.692      0.959/0.428 -> 0.966/0.586 (1 sure wrong) / 0.966/0.581
+  Where the unsure come from after (calibration_eval's breakdown), k=3 then k=5: under the threshold
+  d4 195, 253; d6 2, 0; d8 54, 25; d12 34, 27; d20 261, 273; not backed by the standard reader d4 81,
+  0; d6 32, 32; d8 54, 22; d12 52, 44; d20 131, 46; descriptions_agree d4 8, 9; d8 2, 0; d12 7, 3;
+  d20 37, 18; no face floor. The threshold is the vouching floor 1 - 1/(N + 2) of the backed
+  cross-validated readings on every row (all right), as in session 7: it, not the descriptions,
+  holds most unsure back. fickett d20 k=5 is righter but more unsure (0.428 -> 0.581; the d12 k=5
+  reads 3 tiles fewer right): not every row wins; realdice, d4 and d12 k=3 and the synthetic sets do.
+  Each run's figures hang on calibrate's random draws (HOG's augmentation) only through HOG's share.
+  The embedding without the rule read fickett d20 k=5 with 2 tiles sure and wrong (whitened: 1, the
+  tile #2610,1170 of the coppersteel d20, labelled 5: its small up-face 5 sits under a large 18 on a
+  side face; HOG read 5, the net 16, the mix and the numeral prior 18 at 0.9918 against a threshold
+  of 0.9902; the same with seed 8; before it read 18 at 0.939, unsure). descriptions_agree flags it.
+  Asking both descriptions to read the face (not one of them) flagged 14 of 60 logo d6 renders more
+  (k=5 unsure 0.017 -> 0.233): not kept.
+  synthetic, before -> after:
+    logo d6  k=3 1.000/0.100 -> 1.000/0.167   k=5 1.000/0.017 -> 1.000/0.000
+    Alkemy   k=3 0.978/0.428 -> 0.978/0.439   k=5 0.989/0.128 -> 0.989/0.044
+    stone    k=3 0.883/0.533 -> 0.933/0.533   k=5 0.967/0.733 -> 0.967/0.650
+  Where the unsure come from after (calibration_eval's breakdown, k=3 / k=5): logo under the
+  threshold 10 / 0; Alkemy under the threshold 75 / 4, not backed by the standard reader 4 / 4;
+  stone under the threshold 27 / 33, descriptions_agree 5 / 6 (the stone has no standard reader:
+  its readings are sure only above the vouching floor 1 - 1/(N + 2) of its 18 / 30 cross-validated
+  readings).
 """
 
 from __future__ import annotations
