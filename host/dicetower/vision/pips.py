@@ -1328,9 +1328,9 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
             conf = min(conf, AMBIGUOUS_CAP)
         # at a close-up scale (finer given) the die fills much of the frame and its white side faces,
         # as light as its top, run on to the edge as a cut top face would: its own layout's places alone
-        # tell a cut face there (layout_in_frame)
-        faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g),
-                             runs_off=value is not None and finer is None and runs_off(g, gray, polarity)))
+        # tell a cut face there (layout_in_frame); a face already unsure is not looked at again
+        cut = value is not None and finer is None and conf >= UNSURE_BELOW and runs_off(g, gray, polarity)
+        faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g), runs_off=cut))
     _doubt_twin_taken(faces, pips, response, thr)
     _flag_cocked(faces)
     return _drop_odd_lone_pips(faces)
