@@ -396,10 +396,11 @@ def _split_blob(response: np.ndarray, mask: np.ndarray, level: float,
         if np.count_nonzero(above) < 4:
             return [], t  # too few pixels left for two cores of 2 px, here or at any higher threshold
         n, cores = cv2.connectedComponents(above)
-        seeds = np.bincount(cores.ravel(), minlength=n) >= 2  # cores of 2 px or more
-        seeds[0] = False  # the background
-        if np.count_nonzero(seeds) >= 2:
-            break
+        if n > 2:  # two blobs or more above t (label 0 is the background): are two of them cores?
+            seeds = np.bincount(cores.ravel(), minlength=n) >= 2  # cores of 2 px or more
+            seeds[0] = False  # the background
+            if np.count_nonzero(seeds) >= 2:
+                break
         t *= SPLIT_STEP
     # padded by 1 px: OpenCV's watershed marks the image's outer ring as boundary
     markers = cv2.copyMakeBorder(np.where(seeds, np.arange(n, dtype=np.int32), 0)[cores],
