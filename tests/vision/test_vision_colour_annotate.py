@@ -7,7 +7,7 @@ from dicetower import paths
 from dicetower.readings import DieReading
 from dicetower.vision.annotate import annotate, save_annotated
 from dicetower.vision.camera import load_image
-from dicetower.vision.colour import colour_name
+from dicetower.vision.colour import channel_medians, colour_name
 
 DEMO = paths.repo_root() / "demo" / "matteop65"
 
@@ -24,6 +24,22 @@ def test_colour_names(bgr, name):
 def test_colour_name_refuses_no_pixels():
     with pytest.raises(ValueError):
         colour_name(np.zeros((0, 3), np.uint8))
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 1000, 1001, None])
+def test_channel_medians_are_numpys_medians(count):
+    # a real photo's pixels: odd and even counts (an even count's median is the mean of the middle two)
+    image = load_image(DEMO / "valid_24.jpg")
+    px = image.reshape(-1, 3) if count is None else image.reshape(-1, 3)[5000:5000 + count]
+    assert np.array_equal(channel_medians(px), np.median(px.astype(float), axis=0))
+    grey = image[100:180, 200:291, 1:2]  # HxWx1: one channel
+    assert np.array_equal(channel_medians(grey), [np.median(grey)])
+
+
+@pytest.mark.parametrize("bad", [np.zeros((0, 3), np.uint8), np.zeros((4, 3), np.float32), np.zeros(5, np.uint8)])
+def test_channel_medians_refuses_what_it_cannot_count(bad):
+    with pytest.raises(ValueError, match="uint8 pixels"):
+        channel_medians(bad)
 
 
 def test_annotated_frame_marks_sure_green_and_unsure_red(tmp_path):
