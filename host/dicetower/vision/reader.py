@@ -17,7 +17,7 @@ from dicetower.readings import UNSURE_BELOW, DieReading
 
 from .boxes import grown, holds, meets
 from .pips import layout_in_frame
-from .colour import colour_name
+from .colour import channel_medians, colour_name
 from .view import FloorOutlines, ViewEstimate, floor_outlines
 from .detect import (DieBody, PipFace, analysis_scale, close_up_regions, find_close_up, find_die_bodies,
                      find_pip_faces, large_pip_faces)
@@ -78,7 +78,7 @@ def body_pixels(image: np.ndarray, face: PipFace) -> np.ndarray:
     x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
     crop = image[y0:y1, x0:x1]
     gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
-    med = np.median(gray)
+    med = channel_medians(gray[..., None])[0]
     body = gray >= med if face.polarity == "dark" else gray <= med
     return crop[body]
 
@@ -327,7 +327,7 @@ def ground_colour(image: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarr
     px = image[gy:gy + gh, gx:gx + gw][ring]
     if len(px) == 0:
         px = image.reshape(-1, 3)
-    return np.median(cv2.cvtColor(px.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3), axis=0)
+    return channel_medians(cv2.cvtColor(px.reshape(1, -1, 3), cv2.COLOR_BGR2LAB))  # one row: see detect._median_lab
 
 
 def is_die_like(image: np.ndarray, body: DieBody, beside: tuple[float, np.ndarray] | None = None) -> bool:
