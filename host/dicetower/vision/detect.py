@@ -31,6 +31,7 @@ import numpy as np
 from dicetower.readings import UNSURE_BELOW
 
 from .boxes import centre, grown, holds, iou, overlap
+from .colour import channel_medians
 from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, LINK_DIAMETERS, MARKED_PIP, PipFace, Pip, stray_marks, pip_marks,
                    read_faces)
 
@@ -698,8 +699,8 @@ class _Ground:
 
 def _median_lab(pixels_bgr: np.ndarray) -> np.ndarray:
     """Median Lab colour (3, float32, OpenCV 8-bit Lab) of Nx3 uint8 BGR pixels."""
-    lab = cv2.cvtColor(pixels_bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)
-    return np.median(lab, axis=0).astype(np.float32)
+    # as one row: OpenCV converts an image row by row, a column of N pixels 3.5 times slower
+    return channel_medians(cv2.cvtColor(pixels_bgr.reshape(1, -1, 3), cv2.COLOR_BGR2LAB)).astype(np.float32)
 
 
 #: Inside a container (a large blob cut by the frame's border: no whole die), a region whose side is at
@@ -753,7 +754,7 @@ def _dice_inside(blob: np.ndarray, ground: _Ground, s: float,
         marks = float(texture[y:y + bh, x:x + bw][core > 0].mean()) if core.any() else 0.0
         if marks < busy:
             continue
-        share = ground.share(np.median(lab[y:y + bh, x:x + bw][m > 0].astype(np.float32), axis=0), area / (s * s))
+        share = ground.share(channel_medians(lab[y:y + bh, x:x + bw][m > 0]).astype(np.float32), area / (s * s))
         if share <= GROUND_SHARE_RARE:
             cands.append((-marks, (x, y, bw, bh), m))
     cands.sort(key=lambda c: c[0])
