@@ -504,10 +504,10 @@ def _segment_clear(a: Pip, b: Pip, response: np.ndarray, thr: float, pips: list[
     n = max(int(math.hypot(b.x - a.x, b.y - a.y)), 2)
     xs = np.linspace(a.x, b.x, n)
     ys = np.linspace(a.y, b.y, n)
-    near = np.zeros(n, bool)
-    for p in pips:
-        near |= np.hypot(xs - p.x, ys - p.y) < 0.75 * p.diameter + 1.0
-    keep = ~near
+    # the samples near any pip, every pip at once (a row per pip)
+    px, py = np.array([p.x for p in pips])[:, None], np.array([p.y for p in pips])[:, None]
+    reach = np.array([0.75 * p.diameter + 1.0 for p in pips])[:, None]
+    keep = ~(np.hypot(xs - px, ys - py) < reach).any(axis=0)
     if keep.sum() < 2:
         return True
     h, w = response.shape
@@ -838,15 +838,26 @@ def _face_reach(part: list[Pip], p: Pip) -> float:
     """How far pip p lies from the face of part (1..6 pips), in pitches of its d6 layout: the larger
     canonical coordinate of p through the part's layout map (the face's own pips lie at 1 or less, its
     edge at about 1.6); for a lone pip, its distance over 1.5 pip diameters."""
+    return _face_reaches(part, [p])[0]
+
+
+def _face_reaches(part: list[Pip], pips: list[Pip]) -> list[float]:
+    """_face_reach of each of pips from the face of part, the part's layout map fitted once (_layout_map
+    tries every assignment of a 4..6 pip face's pips: stray_marks asks it of every pip in the frame)."""
+    if not pips:
+        return []
     if len(part) == 1:
         q = part[0]
-        return math.hypot(p.x - q.x, p.y - q.y) / (1.5 * q.diameter)
+        return [math.hypot(p.x - q.x, p.y - q.y) / (1.5 * q.diameter) for p in pips]
     _, m = _layout_map(np.array([[q.x, q.y] for q in part]))
     linear = m[:2, :]
     if abs(float(np.linalg.det(linear))) < 1e-6:
-        return 0.0
-    u, v = np.linalg.solve(linear.T, np.array([p.x, p.y]) - m[2])
-    return max(abs(float(u)), abs(float(v)))
+        return [0.0] * len(pips)
+    reaches = []
+    for p in pips:
+        u, v = np.linalg.solve(linear.T, np.array([p.x, p.y]) - m[2])
+        reaches.append(max(abs(float(u)), abs(float(v))))
+    return reaches
 
 
 def _pip_cov(p: Pip) -> np.ndarray:
@@ -1410,16 +1421,15 @@ def stray_marks(group: list[Pip], pips: list[Pip]) -> list[Pip]:
     it (any size: a pip of a fuller face, or a numeral of a die that is no d6, whose other strokes were
     taken for a 2's pips) puts the count in doubt."""
     cx, cy = _centre(group)
-    found = []
+    marks, edges = [], []
     for q in pips:
         if any(q is p for p in group):
             continue
         d = math.hypot(q.x - cx, q.y - cy)
         step = min(q.diameter / 2.0, d) / max(d, 1e-9)  # to the mark's edge nearest the face's centre
-        edge = Pip(q.x + (cx - q.x) * step, q.y + (cy - q.y) * step, q.area, q.roundness, q.angle, q.contrast)
-        if _face_reach(group, edge) <= 1.0 + FACE_MARGIN:
-            found.append(q)
-    return found
+        marks.append(q)
+        edges.append(Pip(q.x + (cx - q.x) * step, q.y + (cy - q.y) * step, q.area, q.roundness, q.angle, q.contrast))
+    return [q for q, reach in zip(marks, _face_reaches(group, edges)) if reach <= 1.0 + FACE_MARGIN]
 
 
 def _face_marked(pip: Pip, gray: np.ndarray, response: np.ndarray, thr: float) -> bool:
