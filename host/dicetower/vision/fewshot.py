@@ -690,18 +690,7 @@ def net_embedding(patches: list[np.ndarray]) -> np.ndarray:
     net is not built (`make models`)."""
     from dicetower.vision import numerals
 
-    nn = numerals.load_net()
-    if not len(patches):
-        raise ValueError("no patches given")
-    for p in patches:
-        if not isinstance(p, np.ndarray) or p.shape != (numerals.PATCH, numerals.PATCH):
-            raise ValueError(f"a face patch must be a {numerals.PATCH}x{numerals.PATCH} uint8 array "
-                             f"(numerals.face_patch), got {getattr(p, 'shape', None)}")
-    turned = [np.rot90(p, j) for p in patches for j in range(4)]
-    blob = (np.stack(turned).astype(np.float32)[:, None] / 255.0 - 0.5) / 0.25  # numerals' input scaling
-    with numerals._LOCK:  # the one cv2.dnn Net is shared with numerals' reads
-        nn.net.setInput(blob)
-        e = np.array(nn.net.forward(EMBED_TENSOR), np.float32)
+    e = numerals.net_outputs(patches, EMBED_TENSOR)
     e = e.reshape(len(patches), 4, -1).mean(axis=1)
     return e / (np.linalg.norm(e, axis=1, keepdims=True) + 1e-9)
 

@@ -301,9 +301,12 @@ def _cut(grey: np.ndarray, centre: tuple[float, float], k: float, ky: float,
     return (out.clip(0, 1) * 255).astype(np.uint8), light
 
 
-def _forward(patches: list[np.ndarray]) -> tuple[np.ndarray, NumeralNet]:
-    """Logits (4N x K) of the patches turned by 0, 90, 180, 270 degrees (row 4i + j: patch i turned
-    j quarter turns)."""
+def net_outputs(patches: list[np.ndarray], tensor: str = "logits") -> np.ndarray:
+    """The numeral net's output `tensor` (by its ONNX name: "logits", or an inner layer's, e.g.
+    fewshot.EMBED_TENSOR) for N face patches (PATCH x PATCH uint8, face_patch), each turned by 0, 90,
+    180 and 270 degrees: a 4N x D float32 array, row 4i + j patch i turned j quarter turns. Raises
+    ValueError for an empty list or a patch of the wrong shape, FileNotFoundError when the model is
+    not built (`make models`)."""
     nn = load_net()
     if not len(patches):
         raise ValueError("no patches given")
@@ -313,10 +316,10 @@ def _forward(patches: list[np.ndarray]) -> tuple[np.ndarray, NumeralNet]:
                              f"got {getattr(p, 'shape', None)}")
     turned = [np.rot90(p, j) for p in patches for j in range(4)]
     blob = (np.stack(turned).astype(np.float32)[:, None] / 255.0 - 0.5) / 0.25
-    with _LOCK:
+    with _LOCK:  # one cv2.dnn Net, shared by every thread's reads
         nn.net.setInput(blob)
-        logits = nn.net.forward("logits")
-    return logits.reshape(len(turned), -1), nn
+        out = nn.net.forward(tensor)
+    return np.asarray(out, np.float32).reshape(len(turned), -1)
 
 
 def numeral_proba(patches: list[np.ndarray]) -> np.ndarray:
@@ -324,8 +327,7 @@ def numeral_proba(patches: list[np.ndarray]) -> np.ndarray:
     N face patches (PATCH x PATCH uint8, from face_patch): softmax(logits / temperature) averaged
     over the four quarter turns of each patch. Raises ValueError for a patch of the wrong shape or
     an empty list, FileNotFoundError when the model is not built."""
-    logits, nn = _forward(patches)
-    z = logits / nn.temperature
+    z = net_outputs(patches) / load_net().temperature
     e = np.exp(z - z.max(axis=1, keepdims=True))
     p = e / e.sum(axis=1, keepdims=True)
     return p.reshape(len(patches), 4, -1).mean(axis=1).astype(np.float32)
