@@ -371,8 +371,7 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
         check.prior_value, check.vouched = values, vouched
         proba[i] = check.corroborated(proba[i], reading, int(fewshot_pick[i]))
         if not check.descriptions_agree(proba[i], hog_s[i], net_s[i]):  # as FewShotModel.proba flags it
-            j = int(np.argmax(proba[i]))
-            proba[i, j] = min(proba[i, j], threshold * 0.999)
+            proba[i] = check.flagged(proba[i])
     floors = face_floors(y[backed], predicted[backed], p_max[backed], n)  # a mistake the reader caught counts not
     model = fit_described(described, y_all, n, rng, marks=marks, net=nets if net_share > 0 else None)
     model.net_share = net_share

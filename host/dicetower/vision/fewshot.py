@@ -304,9 +304,16 @@ class FewShotModel:
         p = self.corroborated(p, values, int(np.argmax(self.combine(marks, colour, np.zeros_like(colour)))))
         if view is not None and view.oblique and not view.sure or not self.learned_view(view) \
                 or not self.descriptions_agree(p, hog, net):
-            j = int(np.argmax(p))
-            p[j] = min(p[j], self.threshold * 0.999)
+            return self.flagged(p)
         return p
+
+    def flagged(self, p: np.ndarray) -> np.ndarray:
+        """Class probabilities p (C,) with the most probable one capped just under the set's threshold
+        (a copy): the reading is unsure, whatever the evidence for it, and keeps its class."""
+        out = np.array(p, copy=True)
+        j = int(np.argmax(out))
+        out[j] = min(out[j], self.threshold * 0.999)
+        return out
 
     def learned_view(self, view: ViewEstimate | None) -> bool:
         """Whether a scene's view (None: top-down) is one the set was learned and cross-validated
@@ -350,7 +357,7 @@ class FewShotModel:
         j = int(np.argmax(p))
         out = p.copy()
         if not self.backed(p, values):
-            out[j] = min(out[j], self.threshold * 0.999)
+            out = self.flagged(p)
         elif p[j] < self.threshold and (self.reader_sure(p, j, values)
                                         or self.readers_agree(p, j, values, fewshot_pick)):
             rest = 1.0 - p[j]
