@@ -20,14 +20,14 @@ def _crops(n: int) -> list[np.ndarray]:
 def test_only_misread_dice_get_a_row_with_each_patch_read(tmp_path):
     """A die labelled with the value the net reads gets no row; dice labelled 0 (no d20 face) are
     misread and get a row each, up to limit, side px high, wide enough for the crop, the patches
-    read_up_face cuts for a d20 (READ_ZOOMS) and the text."""
+    read_up_face reads for a d20 (read_patches: READ_ZOOMS' cuts and the thinned ones) and the text."""
     a, b, c = _crops(3)
     read_as = numerals.read_value(a, "d20")[0]
     crops = [(a, "d20", read_as, None, None), (b, "d20", 0, None, None), (c, "d20", 0, None, None)]
     path = tmp_path / "sheet.png"
     assert misread_sheet(crops, path, side=60) == 2
     sheet = cv2.imread(str(path))
-    widths = [60 * (1 + len(numerals.face_patches(x, zooms=numerals.READ_ZOOMS["d20"])) + 2) for x in (b, c)]
+    widths = [60 * (1 + len(numerals.read_patches(x, die_type="d20")) + 2) for x in (b, c)]
     assert sheet.shape[0] == 2 * 60 and sheet.shape[1] == max(widths)
     assert misread_sheet(crops, tmp_path / "one.png", limit=1, side=60) == 1
     assert cv2.imread(str(tmp_path / "one.png")).shape[0] == 60

@@ -53,18 +53,19 @@ def test_a_die_without_a_mark_gives_one_patch_per_zoom_and_bad_zooms_are_refused
 
 
 def test_only_a_d20_is_read_closer_in_and_the_cap_is_the_trained_patch():
-    """read_up_face(die_type="d20") averages the net over the three up-face centres and the closer
-    cut (READ_ZOOMS); another type, or none given, over the three centres alone. The trained patch's
-    reading (the cap) is the same either way, so a d20 read at two sizes is never surer than on
-    the trained patch."""
+    """read_up_face(die_type="d20") averages the net over the three up-face centres, the closer
+    cut (READ_ZOOMS) and the trained centre's two cuts thinned (read_patches); another type, or none
+    given, over the three centres and the trained patch thinned. The trained patch's reading (the cap)
+    is the same either way, so a d20 read at two sizes is never surer than on the trained patch."""
     img, mask = _die_with("13", (30, 60), 0.75)
     assert numerals.READ_ZOOMS == {"d20": (1.0, 0.8)}
-    all_four = numerals.numeral_proba(face_patches(img, mask, zooms=numerals.READ_ZOOMS["d20"]))
+    all_four = face_patches(img, mask, zooms=numerals.READ_ZOOMS["d20"])
     mean20, trained20 = numerals.read_up_face(img, mask, die_type="d20")
     mean, trained = numerals.read_up_face(img, mask)
     mean12, _ = numerals.read_up_face(img, mask, die_type="d12")
-    np.testing.assert_allclose(mean20, all_four.mean(axis=0), atol=1e-6)
-    np.testing.assert_allclose(mean, all_four[:3].mean(axis=0), atol=1e-6)
+    thin = [numerals.thinned(p) for p in (all_four[0], all_four[3])]
+    np.testing.assert_allclose(mean20, numerals.numeral_proba(all_four + thin).mean(axis=0), atol=1e-6)
+    np.testing.assert_allclose(mean, numerals.numeral_proba(all_four[:3] + thin[:1]).mean(axis=0), atol=1e-6)
     np.testing.assert_allclose(mean12, mean, atol=1e-6)
     assert not np.allclose(mean20, mean, atol=1e-4)  # the closer cut changes the d20's average
     np.testing.assert_allclose(trained20, trained, atol=1e-6)

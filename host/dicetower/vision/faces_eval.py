@@ -129,11 +129,11 @@ def numerals_given_type(crops: Sequence[Labelled], name: str) -> str:
 def misread_sheet(crops: Sequence[Labelled], path: Path, limit: int = 40, side: int = 120) -> int:
     """Save a contact sheet (PNG at path) of the dice the numeral net given the true type misreads
     (numerals.read_value), for looking at why: per row the die's crop, each patch the net read
-    (numerals.face_patches at the type's READ_ZOOMS, as read_up_face cuts them; the first is the
-    trained one) and the three most probable classes of their mean with the truth. crops: as
-    numerals_given_type; at most limit rows (the first misread ones, in order), each side px high.
-    Returns how many misread dice are shown (0: nothing is written). Raises ValueError for limit < 1
-    or side < 48, OSError when path cannot be written."""
+    (numerals.read_patches, as read_up_face reads them; the first is the trained one) and the three
+    most probable classes of their mean with the truth. crops: as numerals_given_type; at most limit
+    rows (the first misread ones, in order), each side px high. Returns how many misread dice are
+    shown (0: nothing is written). Raises ValueError for limit < 1 or side < 48, OSError when path
+    cannot be written."""
     from dicetower.vision import numerals
 
     if limit < 1 or side < 48:
@@ -145,7 +145,7 @@ def misread_sheet(crops: Sequence[Labelled], path: Path, limit: int = 40, side: 
         best, confidence = numerals.read_value(crop, die_type, mask, elevation)
         if best == value:
             continue
-        patches = numerals.face_patches(crop, mask, elevation, zooms=numerals.read_zooms(die_type))
+        patches = numerals.read_patches(crop, mask, elevation, die_type)
         mean = numerals.numeral_proba(patches).mean(axis=0)
         tiles = [cv2.resize(crop, (side, side))] + [
             cv2.cvtColor(cv2.resize(p, (side, side), interpolation=cv2.INTER_NEAREST), cv2.COLOR_GRAY2BGR)

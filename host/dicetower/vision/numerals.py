@@ -4,7 +4,7 @@ see train_numerals.py) run with OpenCV's dnn module from models/standard/numeral
     from dicetower.vision.numerals import face_patch, numeral_proba, numeral_classes
     patch = face_patch(crop_bgr)            # PxP uint8: the up face's numeral region, grey, ink bright
     proba = numeral_proba([patch])          # 1xK float32 over numeral_classes()
-    mean, trained = read_up_face(crop_bgr, mask, elevation)  # K each: averaged over 3 up-face centres, one patch
+    mean, trained = read_up_face(crop_bgr, mask, elevation)  # K each: averaged over read_patches, one patch
     value, confidence = read_value(crop_bgr, "d20", mask, elevation)  # a die of known type
 
 Classes (numeral_classes()): "0".."20" (numerals as printed; "0" is the d10's 10, GEN-D02), "d4:1"..
@@ -14,8 +14,9 @@ patterns) that the standard set never reports as values; they give marks that ar
 somewhere to go. The ONNX file has one output, "logits" (N x K).
 The confidence is the softmax of the logits divided by a temperature fitted on held-out synthetic
 renders (Guo et al. 2017), averaged over the patch turned by 0, 90, 180 and 270 degrees (the net is
-trained on every rotation). A die is read over three guesses of its up face's centre (read_up_face),
-never surer than on the one patch the net was trained on. Run time needs OpenCV and numpy only.
+trained on every rotation). A die is read over three guesses of its up face's centre and the trained
+one's patch again with thinner strokes (read_patches, read_up_face), never surer than on the one patch
+the net was trained on. Run time needs OpenCV and numpy only.
 """
 
 from __future__ import annotations
@@ -74,6 +75,15 @@ DIE_OF_FRAME = 0.8
 #: silhouette averaged over view directions, on synth.polyhedron's solids d8 0.78, d10 0.84, d12 0.87,
 #: d20 0.91 (their mean; a d6 is 0.73)
 UP_FACE_DEPTH = 0.85
+#: the power to which thinned raises a patch's grey levels (0..1, ink bright): the net misreads legible but
+#: bold numerals on real dice (heavy typefaces' 8, 6, 9, 2, 3) whose strokes are thicker than its training
+#: renders draw them; squaring the levels halves a stroke's soft edge (0.5 -> 0.25) and its halo but
+#: hardly its core (0.9 -> 0.81), so the stroke reads thinner at any threshold and keeps its place and
+#: shape. Told the type, every 3rd fickett tile d4/d6/d8/d12/d20 and realdice: 1.5 read .913/.941/.923/
+#: .919/.639 and .767, 2.0 .920/.941/.923/.926/.674 and .780, 2.5 .920/.926/.923/.919/.687 and .799, 3.0
+#: .920/.912/.901/.912/.692 and .799 (0 sure-wrong in each): past 2 the d20s gain while d6 and d12 lose
+#: (d8 too at 3), so the plain square, not a value fitted to the d20 photos.
+STROKE_GAMMA = 2.0
 
 
 @dataclass
@@ -333,21 +343,51 @@ def numeral_proba(patches: list[np.ndarray]) -> np.ndarray:
     return p.reshape(len(patches), 4, -1).mean(axis=1).astype(np.float32)
 
 
+def thinned(patch: np.ndarray) -> np.ndarray:
+    """A face patch (PATCH x PATCH uint8, ink bright: face_patch) with its strokes thinned: its grey
+    levels as 0..1 (face patches are already stretched to 0..255, _cut) raised to the power STROKE_GAMMA
+    and back to uint8 (rounded). Dark stays dark and full ink stays full, so the ink keeps its polarity
+    and place; a stroke's soft edge and the halo round it darken, so bold numerals read thinner, as the
+    training renders draw them. Raises ValueError for a patch that is not a PATCH x PATCH uint8 array."""
+    if not isinstance(patch, np.ndarray) or patch.shape != (PATCH, PATCH) or patch.dtype != np.uint8:
+        raise ValueError(f"a face patch must be a {PATCH}x{PATCH} uint8 array (face_patch), "
+                         f"got {getattr(patch, 'shape', None)} {getattr(patch, 'dtype', '')}")
+    levels = patch.astype(np.float32) / 255.0
+    return np.rint(255.0 * levels ** STROKE_GAMMA).astype(np.uint8)
+
+
+def read_patches(crop_bgr: np.ndarray, mask: np.ndarray | None = None, elevation: float = TOP_DOWN,
+                 die_type: str | None = None) -> list[np.ndarray]:
+    """The patches (PATCH x PATCH uint8 each) the net reads a die's up face on (read_up_face; faces_eval's
+    misread sheets show the same list): face_patches over MARK_PULLS at the type's read_zooms (the
+    trained patch first, face_patch's), then each patch cut on the trained centre (MARK_PULL's: the
+    trained patch and, for a die_type in READ_ZOOMS, its closer cuts) once more thinned (thinned): a
+    bold numeral read again with strokes as thin as the renders'. 3 + 1 patches for a d4..d12 whose
+    numeral is found (1 + 1 when none is), 4 + 2 for a d20 (2 + 2). die_type: the die's type when known,
+    else None (one size). crop_bgr, mask, elevation: as face_patch; raises ValueError as face_patch does."""
+    zooms = read_zooms(die_type)
+    patches = face_patches(crop_bgr, mask, elevation, MARK_PULLS, zooms)
+    closer = len(zooms) - 1  # face_patches puts the trained centre's closer cuts last
+    trained_centre = [patches[0]] + (patches[-closer:] if closer else [])
+    return patches + [thinned(p) for p in trained_centre]
+
+
 def read_up_face(crop_bgr: np.ndarray, mask: np.ndarray | None = None, elevation: float = TOP_DOWN,
                  die_type: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The numeral net's reading of a die's up face, over where that face may lie: (mean, trained),
-    each (K,) float32 over numeral_classes(). mean: numeral_proba averaged over face_patches (the
+    each (K,) float32 over numeral_classes(). mean: numeral_proba averaged over read_patches (the
     patch cut MARK_PULL of the way to the nearest numeral, as in training, on the silhouette's
-    centre and on the numeral, and for a die_type in READ_ZOOMS the trained centre again closer in:
-    the net averaged over the up face's unknown centre and the numeral's print size, as it is over the
-    patch's quarter turns); trained: numeral_proba of face_patch's patch alone. A reader picks the
-    reading by mean and caps its confidence by trained (faces.joint_reading's cap_proba,
-    read_value): reading more patches can change which value is read but never makes a reading
-    surer than the one patch would. About 2 more net runs per die when a numeral is found (3 for a
-    d20). die_type: the die's type when known (read_value), else None (one size, as for a d4..d12).
+    centre and on the numeral, for a die_type in READ_ZOOMS the trained centre again closer in, and
+    the trained centre's patches thinned: the net averaged over the up face's unknown centre, the
+    numeral's print size and stroke weight, as it is over the patch's quarter turns); trained:
+    numeral_proba of face_patch's patch alone (never a thinned one). A reader picks the reading by
+    mean and caps its confidence by trained (faces.joint_reading's cap_proba, read_value): reading
+    more patches can change which value is read but never makes a reading surer than the one patch
+    would. About 3 more net runs per die when a numeral is found (5 for a d20; 1 and 3 when none is).
+    die_type: the die's type when known (read_value), else None (one size, as for a d4..d12).
     crop_bgr, mask, elevation: as face_patch; raises ValueError as face_patch does,
     FileNotFoundError when the model is not built."""
-    proba = numeral_proba(face_patches(crop_bgr, mask, elevation, MARK_PULLS, read_zooms(die_type)))
+    proba = numeral_proba(read_patches(crop_bgr, mask, elevation, die_type))
     return proba.mean(axis=0), proba[0]
 
 
