@@ -11,7 +11,8 @@ import pytest
 from dicetower.paths import models_dir, shared_dir
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision import synth
-from dicetower.vision.numerals import (ONNX_FILE, PATCH, face_patch, load_net, numeral_classes,
+from dicetower.vision.fewshot import EMBED_NODE
+from dicetower.vision.numerals import (ONNX_FILE, PATCH, face_patch, load_net, net_outputs, numeral_classes,
                                        numeral_proba, value_proba)
 
 
@@ -27,6 +28,26 @@ def test_model_ships_loads_in_cv2_dnn_and_is_under_5_mb():
     p = numeral_proba([np.zeros((PATCH, PATCH), np.uint8), np.full((PATCH, PATCH), 200, np.uint8)])
     assert p.shape == (2, len(classes)) and p.dtype == np.float32
     assert np.allclose(p.sum(axis=1), 1.0, atol=1e-4)
+
+
+def test_loaded_net_exposes_the_embedding_calibration_reads():
+    """The net as load_net reads it (numerals.read_onnx: OpenCV 5's classic engine) has the node
+    fewshot.EMBED_NODE under the name its engine gives it, and net_outputs runs it: 128 values per
+    quarter turn, non-negative (a ReLU's), and the class layer's own input (the logits are a linear
+    map of them). An unknown node is a ValueError naming the nodes the net has."""
+    nn = load_net()
+    assert EMBED_NODE in nn.layers and "logits" in nn.layers
+    rng = np.random.default_rng(5)
+    patches = [np.zeros((PATCH, PATCH), np.uint8), np.full((PATCH, PATCH), 200, np.uint8)]
+    patches += [rng.integers(0, 256, (PATCH, PATCH)).astype(np.uint8) for _ in range(40)]
+    e, logits = net_outputs(patches, EMBED_NODE), net_outputs(patches)
+    assert e.shape == (4 * len(patches), 128) and e.dtype == np.float32 and (e >= 0).all() and e.any()
+    # the logits are an affine map of the embedding (the class layer): a least-squares fit is exact
+    a = np.hstack([e, np.ones((len(e), 1), np.float32)]).astype(np.float64)
+    fit, *_ = np.linalg.lstsq(a, logits.astype(np.float64), rcond=None)
+    assert np.abs(a @ fit - logits).max() < 1e-2
+    with pytest.raises(ValueError, match="no node"):
+        net_outputs(patches, "/embed/embed.1/Relu_output_0")
 
 
 def test_rendered_numerals_read_right_at_any_rotation():

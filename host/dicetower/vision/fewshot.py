@@ -681,14 +681,14 @@ NET_TURNS = (0.0, 15.0, 30.0, 45.0, 60.0, 75.0)
 #: bank is whitened by (within_class_whitening; Ledoit & Wolf 2004's target, a fixed weight: with 3
 #: photos per face, 60 x 6 vectors estimate 128 x 128 covariances poorly)
 NET_SHRINK = 0.5
-#: the numeral net's tensor that describes a face: its embedding, the ReLU output before the last
-#: linear layer (the class logits), 128 values; cv2.dnn returns it by name
-EMBED_TENSOR = "/embed/embed.1/Relu_output_0"
+#: the numeral net's ONNX node that describes a face: its embedding, the ReLU before the last linear
+#: layer (the class logits), 128 values; numerals.net_outputs runs the net up to it by this name
+EMBED_NODE = "/embed/embed.1/Relu"
 
 
 def net_embedding(patches: list[np.ndarray]) -> np.ndarray:
     """N x E float32 descriptors of N up-face patches (PATCH x PATCH uint8, numerals.face_patch): the
-    numeral net's embedding (EMBED_TENSOR) averaged over the patch's four quarter turns (as
+    numeral net's embedding (EMBED_NODE) averaged over the patch's four quarter turns (as
     numerals.numeral_proba averages its probabilities: any rotation reads alike), L2-normalised and
     matched by cosine similarity like the HOG vectors. What the net sees of a face before it is
     squeezed into its classes: a blurred bold 16 the classes call "10: 0.6, 16: 0.3" keeps its own
@@ -697,7 +697,7 @@ def net_embedding(patches: list[np.ndarray]) -> np.ndarray:
     net is not built (`make models`)."""
     from dicetower.vision import numerals
 
-    e = numerals.net_outputs(patches, EMBED_TENSOR)
+    e = numerals.net_outputs(patches, EMBED_NODE)
     e = e.reshape(len(patches), 4, -1).mean(axis=1)
     return e / (np.linalg.norm(e, axis=1, keepdims=True) + 1e-9)
 

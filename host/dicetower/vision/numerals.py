@@ -88,18 +88,41 @@ STROKE_GAMMA = 2.0
 
 @dataclass
 class NumeralNet:
-    """The loaded net: cv2.dnn Net, class names, temperature, where it came from (meta: training
-    figures written by train_numerals.py)."""
+    """The loaded net: cv2.dnn Net (read_onnx), class names, temperature, where it came from (meta:
+    training figures written by train_numerals.py), and layers: {ONNX node name: the name net.forward
+    takes for its output} (onnx_layers)."""
 
     net: cv2.dnn.Net
     classes: list[str]
     temperature: float
     path: Path
     meta: dict
+    layers: dict[str, str]
 
 
 _NET: NumeralNet | None = None
 _LOCK = threading.Lock()
+
+
+def read_onnx(path: Path) -> cv2.dnn.Net:
+    """The ONNX net at `path` as cv2.dnn reads it with its classic engine: OpenCV 5's
+    readNetFromONNX(path, engine=cv2.dnn.ENGINE_CLASSIC), OpenCV 4's readNetFromONNX(path) (its only
+    engine). OpenCV 5's default (ENGINE_AUTO: the new engine first) runs this small net slower: a
+    die's 3 patches x 4 turns 6.4 ms a forward pass against 4.2, a d20's 24 rows 12.9 against 8.5 (2
+    cores, median of 200). The one way the numeral net is read (load_net, train_numerals.export's
+    check). Raises cv2.error for a file cv2.dnn cannot parse."""
+    engine = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
+    if engine is None:
+        return cv2.dnn.readNetFromONNX(str(path))
+    return cv2.dnn.readNetFromONNX(str(path), engine=engine)
+
+
+def onnx_layers(net: cv2.dnn.Net) -> dict[str, str]:
+    """{ONNX node name: layer name} of a net read by read_onnx: the classic engine (OpenCV 4.8+ and 5)
+    names a node's layer "onnx_node!" + the node's name (the embedding layer "/embed/embed.1/Relu" is
+    "onnx_node!/embed/embed.1/Relu") and the graph's output by its own name ("logits"); net.forward
+    takes the layer name."""
+    return {name.split("!", 1)[-1]: name for name in net.getLayerNames()}
 
 
 def load_net(directory: Path | None = None) -> NumeralNet:
@@ -115,8 +138,9 @@ def load_net(directory: Path | None = None) -> NumeralNet:
             if not f.is_file():
                 raise FileNotFoundError(f"numeral model file {f} is missing: run `make models`")
         meta = json.loads(meta_path.read_text())
-        net = cv2.dnn.readNetFromONNX(str(onnx))
-        _NET = NumeralNet(net, list(meta["classes"]), float(meta["temperature"]), directory, meta.get("meta", {}))
+        net = read_onnx(onnx)
+        _NET = NumeralNet(net, list(meta["classes"]), float(meta["temperature"]), directory, meta.get("meta", {}),
+                          onnx_layers(net))
         return _NET
 
 
@@ -311,13 +335,15 @@ def _cut(grey: np.ndarray, centre: tuple[float, float], k: float, ky: float,
     return (out.clip(0, 1) * 255).astype(np.uint8), light
 
 
-def net_outputs(patches: list[np.ndarray], tensor: str = "logits") -> np.ndarray:
-    """The numeral net's output `tensor` (by its ONNX name: "logits", or an inner layer's, e.g.
-    fewshot.EMBED_TENSOR) for N face patches (PATCH x PATCH uint8, face_patch), each turned by 0, 90,
-    180 and 270 degrees: a 4N x D float32 array, row 4i + j patch i turned j quarter turns. Raises
-    ValueError for an empty list or a patch of the wrong shape, FileNotFoundError when the model is
-    not built (`make models`)."""
+def net_outputs(patches: list[np.ndarray], node: str = "logits") -> np.ndarray:
+    """The output of the numeral net's ONNX node `node` (its name in the ONNX graph: "logits", the
+    graph's output, or an inner node's, e.g. fewshot.EMBED_NODE) for N face patches (PATCH x PATCH
+    uint8, face_patch), each turned by 0, 90, 180 and 270 degrees: a 4N x D float32 array, row 4i + j
+    patch i turned j quarter turns. Raises ValueError for an empty list, a patch of the wrong shape or
+    a node the net does not have, FileNotFoundError when the model is not built (`make models`)."""
     nn = load_net()
+    if node not in nn.layers:
+        raise ValueError(f"the numeral net {nn.path / ONNX_FILE} has no node {node!r}; it has {sorted(nn.layers)}")
     if not len(patches):
         raise ValueError("no patches given")
     for p in patches:
@@ -328,7 +354,7 @@ def net_outputs(patches: list[np.ndarray], tensor: str = "logits") -> np.ndarray
     blob = (np.stack(turned).astype(np.float32)[:, None] / 255.0 - 0.5) / 0.25
     with _LOCK:  # one cv2.dnn Net, shared by every thread's reads
         nn.net.setInput(blob)
-        out = nn.net.forward(tensor)
+        out = nn.net.forward(nn.layers[node])
     return np.asarray(out, np.float32).reshape(len(turned), -1)
 
 

@@ -46,7 +46,8 @@ import numpy as np
 from dicetower.paths import models_dir
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision import synth
-from dicetower.vision.numerals import META_FILE, ONNX_FILE, PATCH, face_patch
+from dicetower.vision.fewshot import EMBED_NODE
+from dicetower.vision.numerals import META_FILE, ONNX_FILE, PATCH, face_patch, onnx_layers, read_onnx
 from dicetower.vision.view import TOP_DOWN
 
 SEED = 20261121
@@ -703,8 +704,9 @@ def cautious_temperature(logits: np.ndarray, y: np.ndarray, t0: float, target: f
 
 def export(net, out: Path, temperature: float, meta: dict) -> Path:
     """Write out/numerals.onnx (input 'input' N x 1 x PATCH x PATCH float32, output 'logits' N x K)
-    and out/numerals.json (classes, temperature, meta); check that cv2.dnn loads the
-    ONNX file and agrees with torch. Raises RuntimeError when it does not."""
+    and out/numerals.json (classes, temperature, meta); check that cv2.dnn loads the ONNX file as
+    the reader does (numerals.read_onnx) and agrees with torch on the logits and on the embedding
+    calibration reads (fewshot.EMBED_NODE). Raises RuntimeError when it does not."""
     import torch
 
     out.mkdir(parents=True, exist_ok=True)
@@ -716,14 +718,20 @@ def export(net, out: Path, temperature: float, meta: dict) -> Path:
     (out / META_FILE).write_text(json.dumps({"classes": CLASSES, "temperature": temperature, "patch": PATCH,
                                              "meta": meta}, indent=1) + "\n")
     probe = np.random.default_rng(0).integers(0, 256, (3, PATCH, PATCH)).astype(np.uint8)
-    cvnet = cv2.dnn.readNetFromONNX(str(path))
-    cvnet.setInput(_to_input(probe).numpy())
-    cv_logits = cvnet.forward("logits")
+    cvnet = read_onnx(path)
+    layers = onnx_layers(cvnet)
+    if EMBED_NODE not in layers:
+        raise RuntimeError(f"{path} has no node {EMBED_NODE} (fewshot.EMBED_NODE, the embedding calibration "
+                           f"reads); its nodes: {sorted(layers)}")
     with torch.no_grad():
-        t_logits = net(_to_input(probe)).numpy()
-    if not np.allclose(cv_logits.reshape(t_logits.shape), t_logits, atol=1e-3):
-        raise RuntimeError(f"cv2.dnn disagrees with torch on {path}: max difference "
-                           f"{np.abs(cv_logits.reshape(t_logits.shape) - t_logits).max()}")
+        expected = {"logits": net(_to_input(probe)).numpy(),
+                    EMBED_NODE: net.embed(net.features(_to_input(probe))).numpy()}
+    for node, t_out in expected.items():
+        cvnet.setInput(_to_input(probe).numpy())
+        cv_out = np.asarray(cvnet.forward(layers[node])).reshape(t_out.shape)
+        if not np.allclose(cv_out, t_out, atol=1e-3):
+            raise RuntimeError(f"cv2.dnn disagrees with torch on {path}'s {node}: max difference "
+                               f"{np.abs(cv_out - t_out).max()}")
     return path
 
 
