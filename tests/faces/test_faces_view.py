@@ -13,7 +13,8 @@ import pytest
 
 from dicetower.paths import shared_dir
 from dicetower.vision import synth
-from dicetower.vision.view import TOP_DOWN, TOP_DOWN_FROM, ViewEstimate, elevation_of_ratio, view_of_scene
+from dicetower.vision.view import (TOP_DOWN, TOP_DOWN_FROM, ViewEstimate, _supports, elevation_of_ratio,
+                                   view_of_scene)
 
 
 def _oblique_scene(elevation: float, seed: int):
@@ -60,6 +61,23 @@ def test_a_floor_that_does_not_hold_the_dice_is_no_floor():
     (cx, cy), (major, minor), _ = floor
     far = (int(cx + major), int(cy), 30, 30)  # a "die" well outside the floor
     assert view_of_scene(frame, [far]).elevation == TOP_DOWN
+
+
+def test_ellipse_supports_in_one_pass():
+    """_supports over a batch of ellipses (K x 5 rows cx, cy, w, h, angle): one drawn whole on the
+    edge map is supported all round (1.0), one drawn half way round about half, one running off the
+    frame is NaN (not whole), one not drawn only where it crosses the others; each row is what it is
+    alone (one numpy pass, the ellipses do not mix), and no ellipse gives no support."""
+    edges = np.zeros((240, 320), np.uint8)
+    cv2.ellipse(edges, (160, 120), (90, 50), 30, 0, 360, 255, 1)
+    cv2.ellipse(edges, (160, 120), (40, 20), 0, 0, 180, 255, 1)
+    far = cv2.distanceTransform(255 - edges, cv2.DIST_L2, 3)
+    rows = np.array([(160, 120, 180, 100, 30), (160, 120, 80, 40, 0), (300, 120, 180, 100, 30),
+                     (160, 120, 120, 60, 90)], np.float64)
+    s = _supports(far, rows)
+    assert s.shape == (4,) and s[0] == 1.0 and 0.45 <= s[1] <= 0.55 and np.isnan(s[2]) and s[3] < 0.2
+    assert all(np.array_equal(_supports(far, rows[k:k + 1]), s[k:k + 1], equal_nan=True) for k in range(4))
+    assert _supports(far, rows[:0]).shape == (0,)
 
 
 def test_bad_input_is_refused_with_a_clear_error():

@@ -95,20 +95,23 @@ def elevation_of_ratio(minor_over_major: float) -> float:
     return float(np.degrees(np.arcsin(minor_over_major)))
 
 
-def _support(edges_far: np.ndarray, ellipse: tuple) -> float | None:
-    """Share of PERIMETER_SAMPLES points evenly spaced (in angle) round an ellipse ((cx, cy), (w, h),
-    angle degrees) that lie within EDGE_TOL px of an edge (edges_far: HxW float32 distance to the
-    nearest edge pixel); None when any point falls outside the frame (the outline is not whole)."""
-    (cx, cy), (w, h), angle = ellipse
+def _supports(edges_far: np.ndarray, ellipses: np.ndarray) -> np.ndarray:
+    """(K,) share of PERIMETER_SAMPLES points evenly spaced (in angle) round each of K ellipses (K x 5
+    float64 rows cx, cy, w, h, angle degrees) that lie within EDGE_TOL px of an edge (edges_far: HxW
+    float32 distance to the nearest edge pixel); NaN for an ellipse any of whose points falls outside
+    the frame (the outline is not whole). All ellipses in one numpy pass (K x PERIMETER_SAMPLES)."""
+    cx, cy, w, h, angle = (ellipses[:, i, None] for i in range(5))
     t = np.radians(angle)
     s = np.linspace(0, 2 * np.pi, PERIMETER_SAMPLES, endpoint=False)
     u, v = w / 2 * np.cos(s), h / 2 * np.sin(s)
     x = cx + u * np.cos(t) - v * np.sin(t)
     y = cy + u * np.sin(t) + v * np.cos(t)
     H, W = edges_far.shape
-    if x.min() < 0 or y.min() < 0 or x.max() > W - 1 or y.max() > H - 1:
-        return None
-    return float(np.mean(edges_far[np.round(y).astype(int), np.round(x).astype(int)] <= EDGE_TOL))
+    whole = (x.min(axis=1) >= 0) & (y.min(axis=1) >= 0) & (x.max(axis=1) <= W - 1) & (y.max(axis=1) <= H - 1)
+    out = np.full(len(ellipses), np.nan)
+    near = edges_far[np.round(y[whole]).astype(int), np.round(x[whole]).astype(int)] <= EDGE_TOL
+    out[whole] = near.mean(axis=1)
+    return out
 
 
 def _candidates(small: np.ndarray) -> tuple[list[tuple], np.ndarray]:
@@ -203,15 +206,14 @@ def floor_outlines(frame: np.ndarray) -> FloorOutlines:
     small = cv2.resize(frame, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else frame
     h, w = small.shape[:2]
     candidates, far = _candidates(small)
-    outlines = []
-    for ellipse in candidates:
-        major, minor = max(ellipse[1]), min(ellipse[1])
-        if minor < MIN_RATIO * major or major < MIN_MAJOR_OF_FRAME * min(h, w):
-            continue
-        support = _support(far, ellipse)
-        if support is not None and support >= LOOSE_FIT:
-            outlines.append((elevation_of_ratio(minor / major), support, ellipse))
-    return FloorOutlines(f, tuple(outlines))
+    rows = np.array([(cx, cy, ew, eh, a) for (cx, cy), (ew, eh), a in candidates], np.float64).reshape(-1, 5)
+    major, minor = rows[:, 2:4].max(axis=1), rows[:, 2:4].min(axis=1)
+    kept = np.flatnonzero((minor >= MIN_RATIO * major) & (major >= MIN_MAJOR_OF_FRAME * min(h, w)))
+    if not kept.size:
+        return FloorOutlines(f)
+    support = _supports(far, rows[kept])  # NaN (not whole) is never >= LOOSE_FIT
+    return FloorOutlines(f, tuple((elevation_of_ratio(float(minor[k] / major[k])), float(sup), candidates[k])
+                                  for k, sup in zip(kept, support) if sup >= LOOSE_FIT))
 
 
 def view_of_scene(frame: np.ndarray, dice_boxes: Sequence[tuple[int, int, int, int]] = ()) -> ViewEstimate:
