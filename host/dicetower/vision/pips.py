@@ -113,6 +113,10 @@ PIXEL_BLUR = 0.6  # blur_ratio of sharp pips (99th percentile of sure 4s and 5s 
 MAX_BLUR = 2.5  # blur_ratio of a pip smeared over 2.5 times its width: still read, if its face is seen squarely
 SQUARE_FACE = 0.8  # face roundness (layout_fit) from which a face is seen squarely
 MOTION_ALIGN = 10.0  # degrees: pips smeared by one motion blur point their major axes within this of their mean
+#: Two elongated pips whose major axes lie more than this many degrees apart point crosswise (nearer
+#: perpendicular than alike): no pips of one face, whose circles a tilt or a motion blur stretch along one
+#: direction (MOTION_ALIGN), but a numeral's digits and strokes (crosswise_pips).
+CROSSWISE_DEGREES = 45.0
 PIP_SOLIDITY = 0.8  # a pip blob's area over its convex hull's at least (cables, grain and merged pips: less)
 PIECE_SOLIDITY = 0.75  # the same for a pip cut from merged pips (the watershed's cut is ragged)
 SPLIT_STEP = 1.2  # threshold step when splitting merged pips apart (x the previous threshold)
@@ -522,6 +526,27 @@ def _linked(a: Pip, b: Pip) -> bool:
     dia = 0.5 * (a.diameter + b.diameter)
     ratio = max(a.area, b.area) / max(min(a.area, b.area), 1e-6)
     return d <= LINK_DIAMETERS * dia and ratio <= 1.8 and _roundness_alike(a, b, 0.25)
+
+
+def crosswise_pips(group: list[Pip]) -> bool:
+    """Whether two pips of a group (one face's) are elongated crosswise, so they are no pips of one
+    face: each plainly elongated (roundness under SQUARE_FACE, as _smeared_alike asks, and 1 - roundness
+    over 2/d for a pip d px across, twice what cv2.fitEllipse's half-pixel errors make a round pip's
+    roundness off by: see _roundness_alike; a near-round blob's axis points anywhere) and their major
+    axes more than CROSSWISE_DEGREES apart. The pips of one face are circles on one plane: a tilt
+    foreshortens them all along one direction, and a motion blur smears them all along one; a
+    numbered die's digits, read as pips, point each its own way. Measured: realdice's d20 digits read
+    as a 2, 0.63..0.77 round, axes 63 and 75 degrees apart (on a third photo one digit measured 0.81,
+    round by this test; on a fourth the two point alike, 23 and 26 degrees); matteop65's pip faces of
+    2 to 6 pips (1075, photos and close-ups), none crosswise (their pips 0.88 round at the median, 0.74
+    at the 10th percentile); drawn pip faces, sharp or smeared, 22 degrees at most between elongated
+    pips. group: one face's pips (px of the frame they were found in, or scaled to it)."""
+    long = [p for p in group if p.roundness < SQUARE_FACE and 1.0 - p.roundness > 2.0 / max(p.diameter, 1e-6)]
+    for a, b in itertools.combinations(long, 2):
+        turn = abs(a.angle - b.angle) % 180.0
+        if min(turn, 180.0 - turn) > CROSSWISE_DEGREES:
+            return True
+    return False
 
 
 def _roundness_alike(a: Pip, b: Pip, tolerance: float) -> bool:
@@ -1333,7 +1358,8 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
         # a faint pip left out where the face has its pips (NEAR_FACE), or where a 3 seen as a 2 has its
         # third (the 2's line continued past either pip): the face's count is in doubt
         doubt = any(_face_reach(g, q) <= NEAR_FACE or _on_line_beyond(g, q) for p in g for q in left_out.get(id(p), []))
-        doubt = doubt or bool(strays[id(g)]) or (n == 1 and (id(g[0]) in twin_side or id(g[0]) in on_a_face))
+        doubt = doubt or bool(strays[id(g)]) or (n == 1 and (id(g[0]) in twin_side or id(g[0]) in on_a_face)) \
+            or crosswise_pips(g)  # a numeral's digits, no pips of one face
         if n == 1 and not doubt and conf > AMBIGUOUS_CAP:
             doubt = _face_marked(g[0], gray, response, thr)
         if ambiguous or marked or doubt:  # a faint pip where a fuller face has one; marks inside a lone "pip" (a small die)

@@ -16,7 +16,7 @@ import numpy as np
 from dicetower.readings import UNSURE_BELOW, DieReading
 
 from .boxes import grown, holds, meets
-from .pips import layout_in_frame
+from .pips import crosswise_pips, layout_in_frame
 from .colour import channel_medians, colour_name
 from .view import FloorOutlines, ViewEstimate, floor_outlines
 from .detect import (DieBody, PipFace, analysis_scale, close_up_regions, find_close_up, find_die_bodies,
@@ -222,13 +222,15 @@ class DiceReader:
         A body's part already read as a pip face (its sides, its shadow) is not read again; but "pips"
         the pip reader is unsure of, centred in a die-like body and spanning less of it than a d6's
         pips span of their die (PIP_BOX_OF_DIE: a numeral's holes or strokes, speckles; measured
-        0.34..0.83 on a d20's numerals, 0.83..0.98 for unsure 2s and 3s on drawn pip dice), are
+        0.34..0.83 on a d20's numerals, 0.83..0.98 for unsure 2s and 3s on drawn pip dice) or
+        elongated crosswise (pips.crosswise_pips: a d20's digits, 0.73 and 0.79 of it), are
         marks on that die, not a pip die, and give way to it (a sure face stays: a d6 showing 1 has
         one pip far smaller than its body). Light pips the pip reader is unsure of with no die body
         around them are glints (specular highlights on a dice dome or a tray: bright, tiny, on no
         die), no die; dark pips are never highlights and stay a die (flagged unsure)."""
         marks = {id(b): [f for f in faces if f.confidence < UNSURE_BELOW and holds(b.box, f.centre)
-                         and max(f.box[2:]) < PIP_BOX_OF_DIE * max(b.box[2:])] for b in bodies}
+                         and (max(f.box[2:]) < PIP_BOX_OF_DIE * max(b.box[2:]) or crosswise_pips(f.pips))]
+                 for b in bodies}
         marked = {id(f) for fs in marks.values() for f in fs}
         faces = [f for f in faces if not _glint(f, bodies)]
         pip_dice = [f for f in faces if id(f) not in marked]
