@@ -180,3 +180,35 @@ def test_the_agreement_error_counts_every_wrong_naming_of_the_reader():
     weak = list(right)
     weak[0] = {4: 0.2, 1: 0.01}  # a 1 named 4 at 0.2: a misread, though under 0.5
     assert agreement_error(y, y, face_value, y, weak) == pytest.approx(2 / 32 / 32)
+
+
+def test_a_reader_that_leans_to_no_other_value_backs_the_reading():
+    from dicetower.vision.fewshot import READS_AT, leaning_value
+
+    # fickett d6 k=5: every face readable; the net saw the 6s faintly ({6: 0.25, 5: 0.1}: no naming, no
+    # support >= 0.5), and the few-shot's probability above the threshold was capped as "not backed"
+    m = _model([1, 2, 3, 4, 5, 6], threshold=0.97)
+    m.face_value = np.arange(1, 7)
+    p = np.array([0.002, 0.002, 0.002, 0.002, 0.002, 0.99])
+    faint = {6: 0.25, 5: 0.1}
+    assert leaning_value(faint) == 6 and m.backed(p, faint) and _sure(m, m.corroborated(p, faint))
+    silent = {v: READS_AT * 0.8 for v in range(1, 7)}  # it reads no numeral: no evidence against the 6
+    assert leaning_value(silent) is None and m.backed(p, silent) and _sure(m, m.corroborated(p, silent))
+    assert leaning_value({}) is None and m.backed(p, {})
+    other = {5: 0.2, 6: 0.1}  # it leans to the 5, giving the 6 no support >= 0.5: the 6 is not backed
+    assert leaning_value(other) == 5 and not m.backed(p, other) and not _sure(m, m.corroborated(p, other))
+    assert not _sure(m, m.corroborated(np.array([0.01, 0.01, 0.01, 0.01, 0.01, 0.95]), faint))  # under 0.97
+
+
+def test_the_agreement_counts_the_few_shot_errors_its_descriptions_agree_on():
+    from dicetower.vision.calibrate import described_alike
+
+    m = _model([1, 2, 3], threshold=0.97)
+    m.net_share = 0.5
+    z = np.array([[3.0, 0.0, 0.0], [0.0, 3.0, 0.0], [0.0, 0.0, 3.0]])  # the few-shot picks 1, 2, 3
+    hog = np.array([[0.9, 0.1, 0.1], [0.9, 0.1, 0.1], [0.1, 0.1, 0.9]])
+    net = np.array([[0.1, 0.9, 0.1], [0.9, 0.1, 0.1], [0.1, 0.9, 0.1]])
+    # HOG ranks the 1 first; neither ranks the 2 first (split: flagged whatever the readers say); HOG the 3
+    assert described_alike(m, z, hog, net).tolist() == [True, False, True]
+    m.net_share = 1.0  # one description: nothing split
+    assert described_alike(m, z, hog, net).tolist() == [True, True, True]

@@ -342,10 +342,10 @@ class FewShotModel:
         """Class probabilities p (C,) weighed against the standard reader's reading `values`
         ({value: probability}, standard_values) of the most probable class j (reader_support);
         fewshot_pick: the class the few-shot evidence alone (marks and colour) reads, or None:
-        - the reader does not back j (backed(): it neither names j's value nor gives j support >=
-          0.5, or it reads another face of the die, reads_another_face): p[j] is capped just under
-          the set's threshold: the reading is unsure, never a few-shot guess from 3-5 photos given
-          as sure against the standard reader;
+        - the reader does not back j (backed(): it leans to another value than j's, and it gives j
+          support under 0.5 or reads another face of the die, reads_another_face): p[j] is capped
+          just under the set's threshold: the reading is unsure, never a few-shot guess from 3-5
+          photos given as sure against the standard reader;
         - p[j] is under the threshold and the reader vouches for j (reader_sure(): it is sure of j
           on its own calibration) or the two readers agree on it (readers_agree(): both name j,
           in a set whose two readers' error rates multiply to at most 0.1 %): p[j] is raised to
@@ -407,16 +407,21 @@ class FewShotModel:
 
     def backed(self, p: np.ndarray, values: dict[int, float] | None) -> bool:
         """Whether the standard reader's reading `values` backs the most probable class j of p (C,)
-        (corroborated()): it names j's value (named_value, face_value), or it gives j
-        reader_support >= 0.5 and does not read another face of the die (reads_another_face with
-        j's face_value: a few-shot 8 that the numeral net reads as 7 at 0.28 and as 8 at 0.008 was a
-        sure wrong fickett d12 reading, though 7 is no value the net reads on the set's photos, so
-        "none of them" backed the 8 at 0.92). True without a prior."""
+        (corroborated()): it leans to no other value than j's (leaning_value: its most probable
+        value, if any at READS_AT, is j's face_value; a reader that reads nothing is no evidence
+        against a face: the prior already prices its misses in, prior_loglik, and the few-shot's
+        probability must still clear the threshold), or it gives j reader_support >= 0.5 and does
+        not read another face of the die (reads_another_face with j's face_value: a few-shot 8 that
+        the numeral net reads as 7 at 0.28 and as 8 at 0.008 was a sure wrong fickett d12 reading,
+        though 7 is no value the net reads on the set's photos, so "none of them" backed the 8 at
+        0.92). True without a prior. Until session 13 a reading the reader leaned to no value on
+        backed only a face it gave support >= 0.5 (or named): a readable face the net saw faintly
+        ({6: 0.25} on a fickett 6) was unsure at any probability (calibration_eval)."""
         if not self.prior_reader or self.prior_value is None or values is None:
             return True
         j = int(np.argmax(p))
         own = -1 if self.face_value is None else int(self.face_value[j])
-        if own >= 0 and named_value(values) == own:
+        if leaning_value(values) in (None, own):
             return True
         return self.reader_support(j, values) >= 0.5 and not reads_another_face(values, own)
 
@@ -627,6 +632,18 @@ def reads_another_face(values: dict[int, float], own: int) -> bool:
         return False
     top = max(values, key=values.__getitem__)
     return top != own and values[top] >= READS_AT and values[top] >= LEAN_RATIO * values.get(own, 0.0)
+
+
+def leaning_value(values: dict[int, float]) -> int | None:
+    """The value a standard reading `values` ({value: probability} over the die's faces,
+    standard_values) leans to: its most probable value when that has probability >= READS_AT, else
+    None (below READS_AT the reader reads no numeral: a face it cannot read spreads ~0.01 over every
+    value). Looser than named_value (no margin over the runner-up): a reading that leans to no value,
+    or to a face's own, backs that face (FewShotModel.backed)."""
+    if not values:
+        return None
+    top = max(values, key=values.__getitem__)
+    return top if values[top] >= READS_AT else None
 
 
 def named_value(values: dict[int, float]) -> int | None:
