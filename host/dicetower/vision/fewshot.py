@@ -653,12 +653,13 @@ def named_value(values: dict[int, float]) -> int | None:
     calibrated probability: the numeral net reads fickett d6's faces as their value (its most
     probable) on 30 of 30 labelled tiles at 0.09-0.95, the rest going to "no numeral of this die",
     so a test of >= 0.5 took 4 of its 6 faces for faces it cannot read. How often its namings are
-    wrong on a set is counted on the set's own photos (calibrate.agreement_error)."""
-    if not values:
+    wrong on a set is counted on the set's own photos (calibrate.agreement_error). The leaning_value,
+    when it leads the runner-up by that margin."""
+    top = leaning_value(values)
+    if top is None:
         return None
-    top = max(values, key=values.__getitem__)
     runner_up = max((p for v, p in values.items() if v != top), default=0.0)
-    return top if values[top] >= READS_AT and values[top] >= NAMES_RATIO * runner_up else None
+    return top if values[top] >= NAMES_RATIO * runner_up else None
 
 
 def reading_value(values: dict[int, float], prior_value: np.ndarray) -> int | None:
