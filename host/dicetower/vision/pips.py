@@ -341,18 +341,24 @@ class _Blob:
         return self.area >= 2 * MIN_PIP_AREA_PX
 
 
-def _blob_shape(c: np.ndarray, shape: tuple[int, ...], piece: bool) -> _Blob | None:
+def _blob_shape(c: np.ndarray, shape: tuple[int, ...], piece: bool, max_side: float, min_area: float) -> _Blob | None:
     """The blob of outer contour c (Nx1x2 int px of a frame of shape (H, W)), or None when it is no
-    pip nor merged pips: smaller than MIN_PIP_AREA_PX, or cut by the frame's edge (not whole). Its
-    ellipse is None when it is ragged: solidity (area over its convex hull's) under PIP_SOLIDITY
-    (PIECE_SOLIDITY for a piece cut by a watershed, whose cut is ragged) or not filling its fitted
-    ellipse (0.6..1.4 of its area). Cheap tests first: most blobs of a scene fail them."""
+    pip nor merged pips: smaller than MIN_PIP_AREA_PX, or cut by the frame's edge (not whole), or not
+    wanted: its bounding box longer than max_side px, or its area under min_area px^2. Its ellipse is
+    None when it is ragged: solidity (area over its convex hull's) under PIP_SOLIDITY (PIECE_SOLIDITY
+    for a piece cut by a watershed, whose cut is ragged) or not filling its fitted ellipse (0.6..1.4
+    of its area). Cheap tests first: most blobs of a scene fail them, before the hull and the ellipse
+    are fitted."""
+    if len(c) < 5:
+        return None
     area = cv2.contourArea(c)
-    if area < MIN_PIP_AREA_PX or len(c) < 5:
+    if area < MIN_PIP_AREA_PX or area < min_area:
         return None
     x, y, bw, bh = cv2.boundingRect(c)
     if x == 0 or y == 0 or x + bw >= shape[1] or y + bh >= shape[0]:
         return None  # cut by the frame edge: not a whole pip
+    if max(bw, bh) > max_side:
+        return None
     blob = _Blob(c, area, (x, y, bw, bh), None)
     # a pip fills its fitted ellipse and is convex; cables, grain, creases and merged pips do not
     if area / max(cv2.contourArea(cv2.convexHull(c)), 1e-6) < (PIECE_SOLIDITY if piece else PIP_SOLIDITY):
@@ -466,8 +472,8 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
         return found
 
     def pips_of(c: np.ndarray, level: float, depth: int, blob_id: int) -> list[Pip]:
-        blob = _blob_shape(c, response.shape, piece=depth > 0)
-        if blob is None or max(blob.box[2:]) > max_face or blob.area < min_area:
+        blob = _blob_shape(c, response.shape, depth > 0, max_face, min_area)
+        if blob is None:
             return []  # no pip, nor merged pips of one face (a dome's rim, a cable, a tray's edge), nor one wanted
         if blob.ellipse is None:
             return split(blob, level, depth, blob_id)  # ragged: merged pips, or no pip at all
