@@ -421,9 +421,13 @@ def _split_blob(response: np.ndarray, mask: np.ndarray, level: float,
     pieces = np.flatnonzero(seeds & (sizes > 0) & (sizes < np.count_nonzero(mask)))
     if len(pieces) < 2:
         return [], t
-    boxes = ndimage.find_objects(labels)
-    return [((labels[boxes[k - 1]] == k).view(np.uint8), boxes[k - 1][1].start, boxes[k - 1][0].start)
-            for k in pieces.tolist() if sizes[k] >= MIN_PIP_AREA_PX], t
+    found: list[tuple[np.ndarray, int, int]] = []
+    for k in pieces.tolist():
+        if sizes[k] >= MIN_PIP_AREA_PX:
+            piece = (labels == k).view(np.uint8)
+            px, py, pw, ph = cv2.boundingRect(piece)  # of the piece's pixels
+            found.append((piece[py:py + ph, px:px + pw], px, py))
+    return found, t
 
 
 def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_contrast: float = 25.0,
