@@ -553,8 +553,7 @@ def crosswise_pips(group: list[Pip]) -> bool:
     pips. group: one face's pips (px of the frame they were found in, or scaled to it)."""
     long = [p for p in group if p.roundness < SQUARE_FACE and 1.0 - p.roundness > 2.0 / max(p.diameter, 1e-6)]
     for a, b in itertools.combinations(long, 2):
-        turn = abs(a.angle - b.angle) % 180.0
-        if min(turn, 180.0 - turn) > CROSSWISE_DEGREES:
+        if _axial_turn(a.angle, b.angle) > CROSSWISE_DEGREES:
             return True
     return False
 
@@ -1008,6 +1007,13 @@ def _layout_roundness(group: list[Pip]) -> float | None:
     return math.sqrt(max(float(w[0]), 0.0) / max(float(w[1]), 1e-9))
 
 
+def _axial_turn(a: float, b: float) -> float:
+    """Degrees (0..90) between two axes given as directions in degrees [0, 180) (a pip's major axis,
+    Pip.angle; _pip_direction): an axis turned by 180 degrees is the same axis."""
+    turn = abs(a - b) % 180.0
+    return min(turn, 180.0 - turn)
+
+
 def _pip_direction(group: list[Pip]) -> float:
     """Mean direction of the pips' major axes, degrees in [0, 180) (axial mean)."""
     c = sum(math.cos(math.radians(2 * p.angle)) for p in group)
@@ -1021,8 +1027,7 @@ def _perpendicular_possible(g: list[Pip], h: list[Pip]) -> bool:
     its pips' (foreshortened like their face), or its layout's when both groups' pips are smeared alike
     (a motion blur shared by the frame or by one die; pips alone would make both faces look tilted)."""
     rg, rh = _roundness(g), _roundness(h)
-    turn = abs(_pip_direction(g) - _pip_direction(h))
-    if max(rg, rh) < SQUARE_FACE and abs(rg - rh) <= 0.15 and min(turn, 180.0 - turn) <= 25.0:
+    if max(rg, rh) < SQUARE_FACE and abs(rg - rh) <= 0.15 and _axial_turn(_pip_direction(g), _pip_direction(h)) <= 25.0:
         rg = _layout_roundness(g) or rg
         rh = _layout_roundness(h) or rh
     return rg * rg + rh * rh <= PERPENDICULAR_FACES
@@ -1391,7 +1396,7 @@ def _smeared_alike(group: list[Pip]) -> bool:
     if any(p.roundness >= SQUARE_FACE for p in group):
         return False
     mean = _pip_direction(group)
-    return all(min(abs(p.angle - mean), 180.0 - abs(p.angle - mean)) <= MOTION_ALIGN for p in group)
+    return all(_axial_turn(p.angle, mean) <= MOTION_ALIGN for p in group)
 
 
 def _in_motion(group: list[Pip]) -> bool:
