@@ -408,7 +408,10 @@ def make_dataset(n: int, seed: int = SEED, workers: int = 2, start: int = 0,
     if workers <= 1:
         parts = [_chunk(j) for j in jobs]
     else:
-        with get_context("fork").Pool(workers) as pool:
+        # spawned, not forked: `make models` builds the shape model first, and a child forked from a
+        # process whose thread pools (OpenCV, BLAS) have run can inherit a held lock and wait on it forever
+        # (it did: both workers asleep at 0 s of CPU for 23 min)
+        with get_context("spawn").Pool(workers) as pool:
             parts = pool.map(_chunk, jobs)
     return np.concatenate([p for p, _ in parts]), np.concatenate([y for _, y in parts])
 
