@@ -12,8 +12,8 @@ from dicetower.paths import models_dir, shared_dir
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision import synth
 from dicetower.vision.fewshot import EMBED_NODE
-from dicetower.vision.numerals import (ONNX_FILE, PATCH, face_patch, load_net, net_outputs, numeral_classes,
-                                       numeral_proba, value_proba)
+from dicetower.vision.numerals import (META_FILE, ONNX_FILE, PATCH, face_patch, load_net, net_outputs,
+                                       numeral_classes, numeral_proba, value_proba)
 
 
 def test_model_ships_loads_in_cv2_dnn_and_is_under_5_mb():
@@ -28,6 +28,17 @@ def test_model_ships_loads_in_cv2_dnn_and_is_under_5_mb():
     p = numeral_proba([np.zeros((PATCH, PATCH), np.uint8), np.full((PATCH, PATCH), 200, np.uint8)])
     assert p.shape == (2, len(classes)) and p.dtype == np.float32
     assert np.allclose(p.sum(axis=1), 1.0, atol=1e-4)
+
+
+def test_standard_set_describes_the_net_it_ships():
+    """set.json's record of how the numeral net was made is the shipped net's own (numerals.json's
+    meta, both written by `make models`): a set.json left from an older build misreports its training."""
+    import json
+
+    standard = models_dir() / "standard"
+    described = json.loads((standard / "set.json").read_text())["meta"]["numerals"]
+    assert described == load_net().meta
+    assert described == json.loads((standard / META_FILE).read_text())["meta"]
 
 
 def test_loaded_net_exposes_the_embedding_calibration_reads():
