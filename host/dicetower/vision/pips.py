@@ -388,15 +388,16 @@ def _blob_pip(blob: _Blob, response: np.ndarray, snr: float) -> Pip:
                snr=snr, triangle_fill=float(blob.area / max(triangle, 1e-6)))
 
 
-def _split_blob(response: np.ndarray, mask: np.ndarray, level: float,
-                relief: np.ndarray) -> tuple[list[tuple[np.ndarray, int, int]], float]:
+def _split_blob(response: np.ndarray, mask: np.ndarray, level: float, relief: np.ndarray,
+                offset: tuple[int, int]) -> tuple[list[np.ndarray], float]:
     """A blob of merged pips (mask: hxw uint8, 1 on the blob, over response, an hxw uint8 crop) split
     into its pips: the lowest threshold above level (in steps of SPLIT_STEP) at which the blob falls
     apart into two or more cores (of 2 px or more), each core then grown back over the blob by a
     watershed on the response (relief: (h+2)x(w+2)x3 uint8, 255 - response as BGR over the crop grown
     by 1 px each side; the watershed never reads that outer ring, which it marks as boundary). Returns
-    the pieces of MIN_PIP_AREA_PX or more (each a mask over its bounding box, uint8, and that box's x, y
-    px in the crop), [] when the blob does not fall apart, and the threshold that split it. Thresholds are tried while 4 or more pixels lie above them (two
+    the outer contours (Nx1x2 int px, the crop's px plus offset (x, y): the frame's) of the pieces of
+    MIN_PIP_AREA_PX or more, piece by piece, [] when the blob does not fall apart, and the threshold
+    that split it. Thresholds are tried while 4 or more pixels lie above them (two
     cores of 2 px; counting the blob's peaks first to stop at the second highest cost more than the
     few thresholds it spares)."""
     masked = response * mask
@@ -421,12 +422,12 @@ def _split_blob(response: np.ndarray, mask: np.ndarray, level: float,
     pieces = np.flatnonzero(seeds & (sizes > 0) & (sizes < np.count_nonzero(mask)))
     if len(pieces) < 2:
         return [], t
-    found: list[tuple[np.ndarray, int, int]] = []
+    found: list[np.ndarray] = []
     for k in pieces.tolist():
         if sizes[k] >= MIN_PIP_AREA_PX:
-            piece = (labels == k).view(np.uint8)
-            px, py, pw, ph = cv2.boundingRect(piece)  # of the piece's pixels
-            found.append((piece[py:py + ph, px:px + pw], px, py))
+            outer, _ = cv2.findContours((labels == k).view(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE,
+                                        offset=offset)
+            found += outer
     return found, t
 
 
@@ -468,12 +469,8 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
             relief.append(cv2.cvtColor(255 - response, cv2.COLOR_GRAY2BGR))
         # a blob is whole in the frame (_blob_shape), so its box grown by 1 px lies in the frame
         pieces, split_at = _split_blob(response[y:y + h, x:x + w], inside, level,
-                                       relief[0][y - 1:y + h + 1, x - 1:x + w + 1])
-        found: list[Pip] = []
-        for piece, px, py in pieces:
-            outer, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x + px, y + py))
-            found += [q for o in outer for q in pips_of(o, split_at, depth + 1, blob_id)]
-        return found
+                                       relief[0][y - 1:y + h + 1, x - 1:x + w + 1], (x, y))
+        return [q for o in pieces for q in pips_of(o, split_at, depth + 1, blob_id)]
 
     def pips_of(c: np.ndarray, level: float, depth: int, blob_id: int) -> list[Pip]:
         blob = _blob_shape(c, response.shape, depth > 0, max_face, min_area)
