@@ -134,8 +134,8 @@ class Pip:
     that the pip was found in (pips split apart from one blob share it; -1 when unknown); snr: its
     surround_snr (below MIN_SNR a weak pip, only read as part of a face with strong pips or of a face
     its layout vouches for; below WEAK_SNR a faint pip, only read on such a face: _layout_face);
-    triangle_fill: its area over the smallest triangle's around it (0..1; an ellipse 0.60, a triangle
-    1.0: TRIANGLE_FILL; 0.0 when not measured)."""
+    outline: the blob's outer contour (Nx1x2 int px of the frame it was found in; None when not
+    known), which triangle_fill is measured on."""
 
     x: float
     y: float
@@ -145,7 +145,17 @@ class Pip:
     contrast: float
     blob: int = -1
     snr: float = math.inf
-    triangle_fill: float = 0.0
+    outline: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    @functools.cached_property
+    def triangle_fill(self) -> float:
+        """The outline's area over the smallest triangle's around it (0..1; an ellipse 0.60, a triangle
+        1.0: TRIANGLE_FILL; 0.0 when there is no outline). Measured when first asked: only a lone pip's
+        is (read_faces), and cv2.minEnclosingTriangle costs more than the rest of a pip's measures."""
+        if self.outline is None:
+            return 0.0
+        triangle, _ = cv2.minEnclosingTriangle(self.outline)
+        return float(cv2.contourArea(self.outline) / max(triangle, 1e-6))
 
     @property
     def diameter(self) -> float:
@@ -383,9 +393,8 @@ def _blob_pip(blob: _Blob, response: np.ndarray, snr: float) -> Pip:
     cv2.drawContours(mask, [blob.contour], -1, 1, -1, offset=(-x, -y))
     contrast = float(response[y:y + bh, x:x + bw][mask > 0].mean())
     major_angle = angle if w >= h else angle + 90.0
-    triangle, _ = cv2.minEnclosingTriangle(blob.contour)
     return Pip(float(cx), float(cy), float(blob.area), float(minor / major), float(major_angle % 180.0), contrast,
-               snr=snr, triangle_fill=float(blob.area / max(triangle, 1e-6)))
+               snr=snr, outline=blob.contour)
 
 
 def _split_blob(response: np.ndarray, mask: np.ndarray, level: float, relief: np.ndarray,
