@@ -251,16 +251,16 @@ def surround_snr(gray: np.ndarray, x: float, y: float, radius: float) -> float:
 
 
 def _ring_and_inner(gray: np.ndarray, x: float, y: float, radius: float) -> tuple[np.ndarray, np.ndarray]:
-    """The grey levels (of gray: HxW uint8) of the ring at 1.3..2.3 radii (px) around (x, y) px, as
-    float32, and of the blob's centre (within half a radius, at least 1.5 px), as uint8: the surround and
-    the centre surround_snr compares."""
+    """The grey levels (of gray: HxW uint8, 1-D uint8 each) of the ring at 1.3..2.3 radii (px) around
+    (x, y) px and of the blob's centre (within half a radius, at least 1.5 px): the surround and the
+    centre surround_snr compares."""
     r_out = 2.3 * radius
     h, w = gray.shape
     x0, x1 = max(int(x - r_out) - 1, 0), min(int(x + r_out) + 2, w)
     y0, y1 = max(int(y - r_out) - 1, 0), min(int(y + r_out) + 2, h)
     win = gray[y0:y1, x0:x1]
     d2 = (np.arange(y0, y1) - y)[:, None] ** 2 + (np.arange(x0, x1) - x)[None, :] ** 2
-    ring = win[(d2 > (1.3 * radius) ** 2) & (d2 < r_out * r_out)].astype(np.float32)
+    ring = win[(d2 > (1.3 * radius) ** 2) & (d2 < r_out * r_out)]
     inner = win[d2 < max(0.5 * radius, 1.5) ** 2]
     return ring, inner
 
@@ -293,7 +293,7 @@ def pip_marks(gray: np.ndarray, pip: Pip) -> float:
 
 
 def _snr(surround: np.ndarray, inner: np.ndarray) -> float:
-    """The contrast between a blob's centre pixels (inner) and its surround (float32 grey levels), over
+    """The contrast between a blob's centre pixels (inner) and its surround (1-D uint8 grey levels), over
     the surround's robust spread (1.4826 x its median absolute deviation, so a neighbouring pip in it
     does not count) plus 1; 0 when the surround has under 8 pixels or the centre none (the frame cuts
     them off)."""
@@ -304,11 +304,18 @@ def _snr(surround: np.ndarray, inner: np.ndarray) -> float:
 
 
 def _level_and_spread(values: np.ndarray) -> tuple[float, float]:
-    """The median of grey levels (1-D float32) and their robust spread: 1.4826 x their median absolute
-    deviation (the standard deviation for normal noise; a few outliers, such as a neighbouring pip in a
-    ring, do not count)."""
-    med = _median(values)
-    return med, 1.4826 * _median(np.abs(values - med))
+    """The median of grey levels (1-D uint8, at least one) and their robust spread: 1.4826 x their
+    median absolute deviation (the standard deviation for normal noise; a few outliers, such as a
+    neighbouring pip in a ring, do not count). Both are read off histograms (of the levels, then of
+    twice their deviations, whole numbers as the median is a whole or half level): the values _median
+    gives, exactly, without sorting the ring's hundreds of pixels twice (16 -> 12 us a ring on lurig)."""
+    n = values.size
+    middle = ((n - 1) // 2, n // 2)  # the order statistics whose mean is the median (one for odd n)
+    low, high = np.bincount(values, minlength=256).cumsum().searchsorted(middle, side="right")
+    twice_med = int(low) + int(high)
+    twice_dev = np.abs(values.astype(np.int16) * 2 - twice_med)
+    dev_low, dev_high = np.bincount(twice_dev).cumsum().searchsorted(middle, side="right")
+    return twice_med / 2.0, 1.4826 * ((int(dev_low) + int(dev_high)) / 4.0)
 
 
 def streak_snr(gray: np.ndarray, ellipse: tuple[tuple[float, float], tuple[float, float], float]) -> float:
@@ -329,7 +336,7 @@ def streak_snr(gray: np.ndarray, ellipse: tuple[tuple[float, float], tuple[float
     u = dx * math.cos(t) + dy * math.sin(t)
     v = np.abs(-dx * math.sin(t) + dy * math.cos(t))
     win = gray[y0:y1, x0:x1]
-    band = win[(np.abs(u) < a) & (v > 1.3 * b) & (v < 2.3 * b)].astype(np.float32)
+    band = win[(np.abs(u) < a) & (v > 1.3 * b) & (v < 2.3 * b)]
     inner = win[(u / max(0.5 * a, 1.5)) ** 2 + (v / max(0.5 * b, 1.5)) ** 2 < 1.0]
     return _snr(band, inner)
 
