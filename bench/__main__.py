@@ -3,9 +3,10 @@
 import importlib
 import sys
 
-from dicetower import single_threaded_blas
+from dicetower import keep_freed_memory, single_threaded_blas
 
 single_threaded_blas()  # before the parts import numpy, as the `dicetower` command does
+keep_freed_memory()
 
 PARTS = ["bench.vision", "dicetower.vision.faces_eval", "bench.audit"]
 

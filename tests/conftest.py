@@ -4,8 +4,10 @@ BLAS runs single-threaded here: the calibration's matrix products and eigendecom
 hundred rows, and on this 2-core machine shared by several jobs OpenBLAS's worker threads spin
 against each other (measured: tests/calibration 172 s wall and 66 s CPU with the default threads,
 66 s and 20 s with one). The variables count only when set before numpy is first imported: this
-conftest is the first module pytest loads from tests/, so they hold for the whole suite."""
+conftest is the first module pytest loads from tests/, so they hold for the whole suite. Freed
+memory is kept for the next allocations (dicetower.keep_freed_memory), as the `dicetower` command keeps it."""
 
-from dicetower import single_threaded_blas
+from dicetower import keep_freed_memory, single_threaded_blas
 
 single_threaded_blas()
+keep_freed_memory()

@@ -7,9 +7,10 @@ import importlib
 
 import click
 
-from dicetower import single_threaded_blas
+from dicetower import keep_freed_memory, single_threaded_blas
 
 single_threaded_blas()  # before any subcommand imports numpy
+keep_freed_memory()
 
 # command name -> "module:attribute" of a click command
 COMMANDS = {
