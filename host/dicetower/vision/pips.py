@@ -419,8 +419,8 @@ def _split_blob(response: np.ndarray, mask: np.ndarray, level: float, relief: np
     masked = response * mask
     t = level * SPLIT_STEP
     while True:
-        above = (masked > t).view(np.uint8)
-        if np.count_nonzero(above) < 4:
+        _, above = cv2.threshold(masked, t, 1, cv2.THRESH_BINARY)  # masked > t (uint8: > floor(t), the same)
+        if cv2.countNonZero(above) < 4:
             return [], t  # too few pixels left for two cores of 2 px, here or at any higher threshold
         n, cores = cv2.connectedComponents(above)
         if n > 2:  # two blobs or more above t (label 0 is the background): are two of them cores?
@@ -429,13 +429,14 @@ def _split_blob(response: np.ndarray, mask: np.ndarray, level: float, relief: np
             if np.count_nonzero(seeds) >= 2:
                 break
         t *= SPLIT_STEP
+    if np.count_nonzero(seeds) < n - 1:  # a blob of 1 px above t is no core: no marker
+        cores = np.where(seeds, np.arange(n, dtype=np.int32), 0)[cores]
     # padded by 1 px: OpenCV's watershed marks the image's outer ring as boundary
-    markers = cv2.copyMakeBorder(np.where(seeds, np.arange(n, dtype=np.int32), 0)[cores],
-                                 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    markers = cv2.copyMakeBorder(cores, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
     cv2.watershed(relief, markers)
     labels = np.maximum(markers[1:-1, 1:-1] * mask, 0)  # the watershed's lines between pieces: 0
     sizes = np.bincount(labels.ravel(), minlength=n)[:n]
-    pieces = np.flatnonzero(seeds & (sizes > 0) & (sizes < np.count_nonzero(mask)))
+    pieces = np.flatnonzero(seeds & (sizes > 0) & (sizes < cv2.countNonZero(mask)))
     if len(pieces) < 2:
         return [], t
     found: list[np.ndarray] = []
