@@ -2,7 +2,9 @@
 photos in ../shared (skipped when absent): lurig's numbered dice on wood (the grain and numerals the
 search splits most) and matteop65's pip dice. pip_response's closing and opening by the rectangles of
 the ellipse are OpenCV's elliptical black-hat and top-hat pixel for pixel; find_pips' min_diameter
-(the close-up scales: pips the finer scale spans are not split for) drops only pips under it."""
+(the close-up scales: pips the finer scale spans are not split for) drops only pips under it;
+_level_and_spread's histograms give np.median's median and median absolute deviation of grey levels
+(surround_snr's rings: any size, odd and even)."""
 
 import csv
 
@@ -12,7 +14,7 @@ import pytest
 
 from dicetower import paths
 from dicetower.vision.detect import ANALYSIS_SCALES, KERNEL_PX, analysis_scale
-from dicetower.vision.pips import SPANNED_BY_FINER, find_pips, pip_response
+from dicetower.vision.pips import SPANNED_BY_FINER, _level_and_spread, find_pips, pip_response
 
 DATASETS = paths.shared_dir() / "datasets"
 LURIG, MATTEO = DATASETS / "lurig_dietype", DATASETS / "matteop65_table_d6"
@@ -56,3 +58,19 @@ def test_min_diameter_drops_only_pips_under_it_at_the_close_up_scales():
                 assert _key(wanted) == _key([p for p in every if p.diameter >= smallest])
                 compared += len(wanted)
     assert compared > 0  # the photos hold pips (and numerals' pieces) of that size
+
+
+def _plain_level_and_spread(values: np.ndarray) -> tuple[float, float]:
+    """The median of grey levels and 1.4826 x their median absolute deviation, by np.median on float32."""
+    levels = values.astype(np.float32)
+    med = float(np.median(levels))
+    return med, 1.4826 * float(np.median(np.abs(levels - med)))
+
+
+def test_level_and_spread_from_histograms_is_the_plain_median_and_deviation():
+    rng = np.random.default_rng(7)
+    rings = [rng.integers(lo, hi, n, dtype=np.uint8) for n in (1, 2, 8, 9, 100, 101, 2000, 2001)
+             for lo, hi in ((0, 256), (120, 124), (0, 2), (255, 256))]
+    rings += [rng.normal(m, s, n).clip(0, 255).astype(np.uint8) for n in (30, 283, 5000) for m, s in ((40, 3), (200, 30))]
+    for values in rings:
+        assert _level_and_spread(values) == _plain_level_and_spread(values), values.size
