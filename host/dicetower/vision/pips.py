@@ -464,9 +464,10 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
     pips under this equivalent diameter (px) are not wanted; a blob smaller than that is not split,
     since its pieces are smaller still (read_faces' close-up scales: the finer scale reads those).
     Returns (pips, threshold used)."""
-    thr, _ = cv2.threshold(response, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    thr = max(float(thr), min_contrast)
-    mask = (response > thr).astype(np.uint8)
+    otsu, mask = cv2.threshold(response, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)  # mask: response > otsu
+    thr = max(float(otsu), min_contrast)
+    if thr > otsu:
+        _, mask = cv2.threshold(response, thr, 255, cv2.THRESH_BINARY)  # response > thr (uint8: > floor(thr))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if within is not None:
         contours = [c for c in contours if any(meets(cv2.boundingRect(c), b) for b in within)]
