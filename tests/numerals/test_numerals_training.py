@@ -20,6 +20,14 @@ def test_data_generator_is_deterministic_for_a_seed():
     assert list(ya) == list(tn.SCHEDULE[:8])  # classes drawn in turn
 
 
+def test_render_workers_draw_what_one_process_draws():
+    """make_dataset's worker pool (spawned processes, as `make models` runs it after the shape model's
+    build) renders the same patches and classes as one process."""
+    a, ya = tn.make_dataset(6, seed=11, workers=2)
+    b, yb = tn.make_dataset(6, seed=11, workers=1)
+    assert np.array_equal(a, b) and np.array_equal(ya, yb)
+
+
 def test_schedule_draws_numerals_more_often_than_symbols():
     counts = np.bincount(tn.SCHEDULE, minlength=len(tn.CLASSES))
     assert set(counts) >= {1, 3} and counts.min() >= 1  # every class, numerals thrice
