@@ -746,9 +746,11 @@ def _dice_inside(blob: np.ndarray, ground: _Ground, s: float,
     lo, hi = (0.08 * long_side if min_side is None else min_side), DIE_IN_CONTAINER * long_side
     cands: list[tuple[float, tuple[int, int, int, int], np.ndarray]] = []
     for (x, y, bw, bh), m in _colour_regions(lab, lo, hi):
-        (rw, rh) = cv2.minAreaRect(cv2.findNonZero(m))[1]
         area = cv2.countNonZero(m)
-        if max(rw, rh) > 1.6 * max(1.0, min(rw, rh)) or area < 0.55 * bw * bh:
+        if area < 0.55 * bw * bh:  # the cheaper test first: most regions fail it
+            continue
+        (rw, rh) = cv2.minAreaRect(cv2.findNonZero(m))[1]
+        if max(rw, rh) > 1.6 * max(1.0, min(rw, rh)):
             continue
         e = max(1, int(0.15 * max(bw, bh)))
         core = cv2.erode(m, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * e + 1, 2 * e + 1)))
@@ -795,11 +797,12 @@ def _colour_regions(lab: np.ndarray, lo: float, hi: float) -> list[tuple[tuple[i
     out = []
     for k in range(CONTAINER_COLOURS):
         one = cv2.morphologyEx((colours == k).astype(np.uint8) * 255, cv2.MORPH_CLOSE, close)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(one)
-        for i in range(1, n):
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(one)
+        side = stats[:, 2:4].max(axis=1)
+        sized = (side >= lo) & (side <= hi)
+        sized[0] = False  # the background
+        for i in np.flatnonzero(sized):  # most components are specks: filtered in one numpy call
             x, y, bw, bh = (int(v) for v in stats[i, :4])
-            if not lo <= max(bw, bh) <= hi:
-                continue
             hull = cv2.convexHull(cv2.findNonZero((labels[y:y + bh, x:x + bw] == i).astype(np.uint8)))
             m = np.zeros((bh, bw), np.uint8)
             cv2.fillConvexPoly(m, hull, 255)
