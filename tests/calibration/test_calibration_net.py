@@ -130,13 +130,35 @@ def test_a_face_neither_description_reads_first_is_unsure():
     assert model.proba(crop).max() >= model.threshold
     seen = []
 
-    def neither(p, h, n):
+    def neither(p, h, n, values=None):
         seen.append((h, n))
         return False
 
     model.descriptions_agree = neither  # as when the mix and prior read a face neither description reads
     assert model.proba(crop).max() < model.threshold  # flagged, whatever the mix gives it
     assert len(seen) == 1 and np.allclose(seen[0][0], hog) and np.allclose(seen[0][1], net)
+
+
+def test_a_face_only_the_net_ranks_first_and_reads_faintly_is_unsure():
+    """When the set's prior is the numeral net and its reading ranks a face's value first but faintly
+    (under FAINT_BELOW), the net's embedding ranking that face first is the same net again: HOG must rank
+    it first, or it is unsure. A firm reading, a reading of another value, no reading, or another prior
+    leave the net's first rank its say."""
+    from dicetower.vision.fewshot import FAINT_BELOW
+
+    ds, _ = _net_set()
+    model = ds.model
+    p = np.array([0.9, 0.1])  # class 0: the set's d20 3
+    hog_other, net_it = np.array([0.2, 0.8]), np.array([0.7, 0.1])
+    model.prior_reader, model.face_value = "numerals", np.array([3, 8], np.int32)
+    faint = {3: 0.19, 8: 0.11}
+    assert not model.descriptions_agree(p, hog_other, net_it, faint)  # the net twice
+    assert model.descriptions_agree(p, np.array([0.8, 0.2]), net_it, faint)  # HOG reads it too
+    assert model.descriptions_agree(p, hog_other, net_it, {3: FAINT_BELOW, 8: 0.1})  # a firm reading
+    assert model.descriptions_agree(p, hog_other, net_it, {8: 0.3, 3: 0.1})  # the reading is of another value
+    assert model.descriptions_agree(p, hog_other, net_it, None)
+    model.prior_reader = "pips"
+    assert model.descriptions_agree(p, hog_other, net_it, faint)
 
 
 @pytest.mark.parametrize("older", [("net_embeddings", "net_labels", "net_share"), ("net_embeddings",),

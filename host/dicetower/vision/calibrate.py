@@ -356,14 +356,14 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     check = FewShotModel(np.zeros((0, 1)), np.zeros(0, np.int32), n, np.zeros(1), np.zeros((1, 1)), marks,
                          np.zeros((n, 4)), np.ones(4), prior_reader=reader, face_value=face_value,
                          net_share=net_share)
-    alike = described_alike(check, z_fewshot, hog_s, net_s)  # the readings the agreement may make sure
+    alike = described_alike(check, z_fewshot, hog_s, net_s, oof_readings)  # the readings the agreement may make sure
     agreement = agreement_error(fewshot_pick[alike], y[alike], face_value, y_all, readings) \
         if prior_value is not None else 1.0
     check.agreement_sure = bool(agreement <= 1 - SURE_TARGET)
     backed = np.ones(len(y), bool)
     for i, (values, reading) in enumerate(zip(values_of, oof_readings)):
         check.prior_value = values
-        backed[i] = check.backed(proba[i], reading) and check.descriptions_agree(proba[i], hog_s[i], net_s[i])
+        backed[i] = check.backed(proba[i], reading) and check.descriptions_agree(proba[i], hog_s[i], net_s[i], reading)
     # the threshold from the readings the standard reader backs (the others are unsure whatever their p)
     threshold = choose_threshold(proba.max(axis=1)[backed], (proba.argmax(axis=1) == y)[backed]) \
         if backed.any() else 1.0
@@ -372,7 +372,7 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     for i, (values, vouched, reading) in enumerate(zip(values_of, vouched_of, oof_readings)):
         check.prior_value, check.vouched = values, vouched
         proba[i] = check.corroborated(proba[i], reading, int(fewshot_pick[i]))
-        if not check.descriptions_agree(proba[i], hog_s[i], net_s[i]):  # as FewShotModel.proba flags it
+        if not check.descriptions_agree(proba[i], hog_s[i], net_s[i], reading):  # as FewShotModel.proba flags it
             proba[i] = check.flagged(proba[i])
     floors = face_floors(y[backed], predicted[backed], p_max[backed], n)  # a mistake the reader caught counts not
     model = fit_described(described, y_all, n, rng, marks=marks, net=nets if net_share > 0 else None)
@@ -523,17 +523,20 @@ def agreement_error(fewshot_pick: np.ndarray, y: np.ndarray, face_value: np.ndar
     return float((e + 1) / (len(y) + 2) * (misread + 1) / (len(readings) + 2))
 
 
-def described_alike(model: FewShotModel, z_fewshot: np.ndarray, hog_s: np.ndarray, net_s: np.ndarray) -> np.ndarray:
+def described_alike(model: FewShotModel, z_fewshot: np.ndarray, hog_s: np.ndarray, net_s: np.ndarray,
+                    readings: list[dict[int, float] | None] | None = None) -> np.ndarray:
     """(N,) bool: whether the up face's two descriptions agree on each cross-validated few-shot
     reading (FewShotModel.descriptions_agree on the pick of z_fewshot (N x C, marks and colour),
-    HOG's mark scores hog_s (N x M) and the net's net_s (N x M); all True for a set of one
-    description, net_share 0 or 1). Only such readings can be made sure by the two readers' agreement
+    HOG's mark scores hog_s (N x M), the net's net_s (N x M) and the standard reader's readings (N
+    standard_values or None; None: no reading); all True for a set of one description, net_share 0 or 1). Only such readings can be made sure by the two readers' agreement
     (FewShotModel.proba flags the others whatever the readers say), so the few-shot's error rate in
     agreement_error is counted over them: a reading its descriptions split on is an error the
     agreement could never have made sure. Measured (calibration_eval, session 13): fickett d20 k=5
     seed 7, 3 of 100 cross-validated readings wrong, 1 of the 93 described alike: agreement_error
     0.00115 -> 0.00062, the agreement on (unsure 0.578 -> 0.495), none sure wrong."""
-    return np.array([model.descriptions_agree(z, h, e) for z, h, e in zip(z_fewshot, hog_s, net_s)], bool)
+    readings = readings if readings is not None else [None] * len(z_fewshot)
+    return np.array([model.descriptions_agree(z, h, e, r) for z, h, e, r in zip(z_fewshot, hog_s, net_s, readings)],
+                    bool)
 
 
 def vouched_faces(prior_value: np.ndarray, y: np.ndarray, readings: list[dict[int, float]]) -> np.ndarray:

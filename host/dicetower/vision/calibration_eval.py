@@ -290,7 +290,7 @@ def unsure_reason(model: FewShotModel, crop: np.ndarray) -> str:
     j = int(np.argmax(p))
     if not model.backed(p0, values):
         return "not backed"
-    if not model.descriptions_agree(p, hog, net):
+    if not model.descriptions_agree(p, hog, net, values):
         return "descriptions disagree"
     if p[j] < model.threshold:
         return "under threshold"
