@@ -71,6 +71,7 @@ def test_level_and_spread_from_histograms_is_the_plain_median_and_deviation():
     rng = np.random.default_rng(7)
     rings = [rng.integers(lo, hi, n, dtype=np.uint8) for n in (1, 2, 8, 9, 100, 101, 2000, 2001)
              for lo, hi in ((0, 256), (120, 124), (0, 2), (255, 256))]
-    rings += [rng.normal(m, s, n).clip(0, 255).astype(np.uint8) for n in (30, 283, 5000) for m, s in ((40, 3), (200, 30))]
+    rings += [rng.normal(m, s, n).clip(0, 255).astype(np.uint8)
+              for n in (30, 283, 5000) for m, s in ((40, 3), (200, 30))]
     for values in rings:
         assert _level_and_spread(values) == _plain_level_and_spread(values), values.size

@@ -528,7 +528,8 @@ def described_alike(model: FewShotModel, z_fewshot: np.ndarray, hog_s: np.ndarra
     """(N,) bool: whether the up face's two descriptions agree on each cross-validated few-shot
     reading (FewShotModel.descriptions_agree on the pick of z_fewshot (N x C, marks and colour),
     HOG's mark scores hog_s (N x M), the net's net_s (N x M) and the standard reader's readings (N
-    standard_values or None; None: no reading); all True for a set of one description, net_share 0 or 1). Only such readings can be made sure by the two readers' agreement
+    standard_values or None; None: no reading); all True for a set of one description, net_share 0 or
+    1). Only such readings can be made sure by the two readers' agreement
     (FewShotModel.proba flags the others whatever the readers say), so the few-shot's error rate in
     agreement_error is counted over them: a reading its descriptions split on is an error the
     agreement could never have made sure. Measured (calibration_eval, session 13): fickett d20 k=5

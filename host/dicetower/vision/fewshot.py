@@ -460,10 +460,10 @@ class FewShotModel:
         a threshold of 0.9902). Asking both descriptions to read j flagged 14 of 60 logo d6 renders
         more (k=5: unsure 0.02 -> 0.23).
         values: the standard reader's reading of the face (standard_values; None: none). When the set's
-        prior is the numeral net ("numerals") and its reading ranks j's value first but under 0.5 (the
-        support backed() asks of a reading that does not lean: FAINT_BELOW), the net's own first rank does not count:
-        its embedding and its faint reading are one net's view of the face, backing j twice with nothing
-        learned apart from the net; HOG must rank j first. Measured (session 14, not shipped): a numeral
+        prior is the numeral net ("numerals") and its reading ranks j's value first but under FAINT_BELOW
+        (0.5, the support backed() asks of a reading that does not lean), the net's own first rank does
+        not count: its embedding and its faint reading are one net's view of the face, backing j twice
+        with nothing learned apart from the net; HOG must rank j first. Measured (session 14, not shipped): a numeral
         net trained with more fonts read a fickett d20 10 as a sure 12 at calibrate seeds 7 and 11 (HOG
         ranked 10 first, the net's embedding 12 at 0.75, its reading 12 first at 0.19; p 0.990 against a
         threshold of 0.9888); with this rule none (unsure 0.486, 0.512). Cost on the shipped net (fickett
