@@ -30,7 +30,7 @@ import numpy as np
 
 from dicetower.readings import UNSURE_BELOW
 
-from .boxes import centre, grown, holds, iou, overlap
+from .boxes import centre, grown, holds, iou, meets, overlap
 from .colour import channel_medians
 from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, LINK_DIAMETERS, MARKED_PIP, PipFace, Pip, stray_marks, pip_marks,
                    read_faces)
@@ -49,13 +49,15 @@ def analysis_scale(shape: tuple[int, ...], long_side: int = ANALYSIS_LONG_SIDE) 
     return min(1.0, long_side / float(max(shape[0], shape[1])))
 
 
-def _scaled_face(face: PipFace, factor: float) -> PipFace:
-    """The face with its pips, box and centre in frame px (factor = 1 / analysis scale)."""
+def _moved_face(face: PipFace, factor: float, origin: tuple[float, float]) -> PipFace:
+    """The face read in a region (its px) in the px of the frame the region was cut from: scaled by
+    factor (frame px per region px), then moved by the region's corner origin (x, y frame px)."""
+    ox, oy = origin
     x, y, w, h = face.box
-    pips = [replace(p, x=p.x * factor, y=p.y * factor, area=p.area * factor * factor) for p in face.pips]
-    return replace(face, pips=pips, box=(int(round(x * factor)), int(round(y * factor)),
+    pips = [replace(p, x=p.x * factor + ox, y=p.y * factor + oy, area=p.area * factor * factor) for p in face.pips]
+    return replace(face, pips=pips, box=(int(round(x * factor + ox)), int(round(y * factor + oy)),
                                          int(round(w * factor)), int(round(h * factor))),
-                   centre=(face.centre[0] * factor, face.centre[1] * factor))
+                   centre=(face.centre[0] * factor + ox, face.centre[1] * factor + oy))
 
 
 def _plausible_polarity(dark: list[PipFace], light: list[PipFace]) -> list[PipFace]:
@@ -86,8 +88,10 @@ def find_pip_faces(image: np.ndarray,
                    close_ups: bool | Callable[[], list[tuple[int, int, int, int]]] = True) -> list[PipFace]:
     """Top faces of the pip dice in a frame. image: HxWx3 uint8 BGR, any size. Boxes and pips in frame
     px. Dark and light pips are both looked for; where both readings claim one die, the more confident
-    stays. When nothing is found at the analysis scale, smaller scales are tried (close-up photos,
-    where pips are larger than the pip filter): over the whole frame when close_ups is True, not at
+    stays. Faces whose pips are near the pip filter's limit at the analysis scale (small dice) are read
+    again at twice that scale (_finer_faces). When nothing is found at the analysis scale, smaller
+    scales are tried (close-up photos, where pips are larger than the pip filter): over the whole
+    frame when close_ups is True, not at
     all when it is False, and when it is a callable, only for pips in the boxes (x, y, w, h frame px)
     it returns, called once and only when the smaller scales are needed: the boxes of the dice that
     may be that large (close_up_regions; the reader finds the bodies meanwhile, on the other core);
@@ -115,15 +119,94 @@ def find_pip_faces(image: np.ndarray,
         if within is not None:  # a close-up scale in the bodies' boxes (the whole frame, no body, when none was found)
             bodies = [b for b in within if b[2] < gray.shape[1] or b[3] < gray.shape[0]]
             faces = [_spanning(f, bodies) for f in faces]
-        faces.sort(key=lambda f: -f.confidence)
-        kept: list[PipFace] = []
-        for f in faces:
-            if all(overlap(f.box, g.box) < 0.3 for g in kept):
-                kept.append(f)
+        kept = _one_per_die(faces)
         if kept:
-            return [_scaled_face(f, 1.0 / s) for f in kept]
+            if previous is None:  # the analysis scale: its small pips are read again finer
+                kept = _finer_faces(gray_full, s, kept)
+            return [_moved_face(f, 1.0 / s, (0.0, 0.0)) for f in kept]
         previous = s
     return []
+
+
+#: A face whose pips' median area at the analysis scale is under this (px^2: about 4.5 px across) has pips
+#: near the pip filter's limit (pips.MIN_PIP_AREA_PX): its other pips may be lost under that limit or
+#: merged with their neighbours, and what is left reads as a sure smaller face (matteop65 photos at half
+#: size: a 5 read as a 1 and a 4 as a 2, at 1.0). matteop65's 640x480 sure faces have pips of 30..60 px^2,
+#: their half-size copies 6..12.
+SMALL_PIP_AREA = 16.0
+#: A small-pip face's region is read again at this many times the analysis scale (_finer_faces).
+FINE_FACTOR = 2.0
+
+
+def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace]) -> list[PipFace]:
+    """faces (read at analysis scale s, in its px) with each small-pip face (median pip area under
+    SMALL_PIP_AREA) read again at FINE_FACTOR x s.
+    Its box grown by its side on every side (the whole die, with the pips lost at scale s; regions that
+    meet are read as one) is cut from gray_full (the frame, HxW uint8), scaled by FINE_FACTOR x s (the
+    frame's own pixels when it has them, a 12 MP photo read at 640 px; cubic interpolation otherwise: the
+    pip filter then spans pips too small for it at s) and read for the polarities of the small faces in
+    it (a face is cut, PipFace.runs_off, only at the region's sides that are the frame's edges).
+    Of the faces read there of the small face's polarity whose box overlaps its box by half or more, the
+    one with the most pips (then the most confident) takes its place: with its own confidence when it
+    has more pips (pips lost at s: a 5 read as a 1), else at most the small face's (the same pips seen
+    again, interpolated: no second reading of them; a laptop key's glyphs read as an unsure 2 stay
+    unsure). A small face read there as no face stays, unsure (confidence at most pips.AMBIGUOUS_CAP).
+    Faces read only at the finer scale are not added: read so over the whole frame (measured, not
+    shipped), matteop65 photos four to a 640x480 frame found 0.955 -> 0.989 of their dice, but one 6
+    was read as a sure 4. Returns faces in s's px, one per die (_one_per_die)."""
+    small = [f for f in faces if statistics.median(p.area for p in f.pips) < SMALL_PIP_AREA]
+    if not small:
+        return faces
+    h, w = gray_full.shape[:2]
+    fs = FINE_FACTOR * s
+    finer: list[PipFace] = []
+    for x, y, bw, bh in _merged_boxes([grown(f.box, 1.0) for f in small]):
+        polarities = sorted({f.polarity for f in small if meets(f.box, (x, y, bw, bh))})
+        x0, y0 = max(0, int(x / s)), max(0, int(y / s))
+        x1, y1 = min(w, int(np.ceil((x + bw) / s))), min(h, int(np.ceil((y + bh) / s)))
+        if x1 - x0 < 2 or y1 - y0 < 2:
+            continue
+        crop = cv2.resize(gray_full[y0:y1, x0:x1], None, fx=fs, fy=fs,
+                          interpolation=cv2.INTER_CUBIC if fs > 1 else cv2.INTER_AREA)
+        edges = (x0 == 0, x1 == w, y0 == 0, y1 == h)  # the region's sides that are the frame's
+        finer += [_moved_face(f, 1.0 / FINE_FACTOR, (x0 * s, y0 * s))
+                  for polarity in polarities for f in read_faces(crop, polarity, KERNEL_PX, edges=edges)]
+    out = [f for f in faces if all(f is not g for g in small)]
+    for f in small:
+        same = [g for g in finer if g.polarity == f.polarity and overlap(f.box, g.box) >= 0.5]
+        if not same:
+            out.append(replace(f, confidence=min(f.confidence, AMBIGUOUS_CAP)))
+            continue
+        g = max(same, key=lambda g: (len(g.pips), g.confidence))
+        # no more pips than read at s: the same pips seen again (interpolated), no second reading of them
+        out.append(g if len(g.pips) > len(f.pips) else replace(g, confidence=min(g.confidence, f.confidence)))
+    return _one_per_die(out)
+
+
+def _one_per_die(faces: list[PipFace]) -> list[PipFace]:
+    """faces, most confident first, without those overlapping a more confident one (box overlap 0.3 or
+    more: two readings of one die, by the two polarities or at two scales)."""
+    kept: list[PipFace] = []
+    for f in sorted(faces, key=lambda f: -f.confidence):
+        if all(overlap(f.box, g.box) < 0.3 for g in kept):
+            kept.append(f)
+    return kept
+
+
+def _merged_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """boxes (x, y, w, h px) with every group of boxes that meet (in a chain) replaced by their bounding box."""
+    out: list[tuple[int, int, int, int]] = []
+    for b in boxes:
+        while True:
+            met = [o for o in out if meets(o, b)]
+            if not met:
+                break
+            out = [o for o in out if not meets(o, b)]
+            x0, y0 = min(o[0] for o in met + [b]), min(o[1] for o in met + [b])
+            x1, y1 = max(o[0] + o[2] for o in met + [b]), max(o[1] + o[3] for o in met + [b])
+            b = (x0, y0, x1 - x0, y1 - y0)
+        out.append(b)
+    return out
 
 
 #: A body's box in which a close-up scale looks for large pips is a die's (find_die_bodies): a pip face
@@ -351,7 +434,7 @@ def _close_read(gray_full: np.ndarray, region: tuple[int, int, int, int], pip_si
         finer = previous / s
         read = _plausible_polarity(read_faces(gray, "dark", KERNEL_PX, within, finer),
                                    read_faces(gray, "light", KERNEL_PX, within, finer))
-        kept = [g for g in (accept(_scaled_face(f, 1.0 / s)) for f in read) if g is not None]
+        kept = [g for g in (accept(_moved_face(f, 1.0 / s, (0.0, 0.0))) for f in read) if g is not None]
         if kept:
             return kept
         previous = s

@@ -124,6 +124,8 @@ SPLIT_STEP = 1.2  # threshold step when splitting merged pips apart (x the previ
 #: into pips. A third level split numerals' strokes and wood grain (a quarter of lurig's splits) into
 #: pieces no face was read from on lurig, realdice or matteop65, and no reading changed without it.
 MAX_SPLIT_DEPTH = 2
+#: Which sides of an image read for pips (left, right, top, bottom) are the frame's edges: all, for a whole frame.
+FRAME_EDGES = (True, True, True, True)
 
 
 @dataclass
@@ -720,10 +722,13 @@ def layout_in_frame(face: PipFace, shape: tuple[int, ...]) -> bool:
                 and (grid[:, 1] >= half).all() and (grid[:, 1] <= height - half).all())
 
 
-def runs_off(group: list[Pip], gray: np.ndarray, polarity: str) -> bool:
+def runs_off(group: list[Pip], gray: np.ndarray, polarity: str, edges: tuple[bool, bool, bool, bool] = FRAME_EDGES
+             ) -> bool:
     """Whether the die face under a group of pips (1..5: a 6 is a whole face) runs on past them to the
     frame's edge as a face cut to some of its pips does (gray: HxW uint8, the group's px; polarity:
     "dark" or "light" pips): pips of a larger face may lie past the edge, so its count is unsure.
+    edges: which of gray's sides (left, right, top, bottom) are the frame's edges (FRAME_EDGES: all; a
+    region cut from a frame, detect._finer_faces, has sides inside it, past which the die goes on).
 
     Looked at along three lines from the pips' centre toward each edge within a face side (_face_side)
     of a pip: square to the edge and at 45 degrees either side (a 2 cut to one pip has its missing
@@ -761,7 +766,7 @@ def runs_off(group: list[Pip], gray: np.ndarray, polarity: str) -> bool:
     reach = _face_side(group)
     major = sorted(p.major for p in group)[len(group) // 2]
     dia = _mean([p.diameter for p in group])
-    near = [edge for edge in range(4) if any(d <= reach for d in (
+    near = [edge for edge in range(4) if edges[edge] and any(d <= reach for d in (
         (p.x, w - 1 - p.x, p.y, h - 1 - p.y)[edge] for p in group))]
     if not near:
         return False
@@ -1305,14 +1310,16 @@ def merge_halves(groups: list[list[Pip]], thr: float) -> list[list[Pip]]:
 
 
 def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
-               within: list[tuple[int, int, int, int]] | None = None, finer: float | None = None) -> list[PipFace]:
+               within: list[tuple[int, int, int, int]] | None = None, finer: float | None = None,
+               edges: tuple[bool, bool, bool, bool] = FRAME_EDGES) -> list[PipFace]:
     """Top faces of the pip dice in one grayscale frame. gray: HxW uint8 (analysis scale); polarity:
     "dark" or "light" pips; kernel_px: structuring size (odd, larger than a pip); within: boxes (x, y,
     w, h, gray's px) to look for pips in (find_pips), None for the whole frame. Boxes in gray's px.
     finer: when the frame was also read at `finer` (> 1) times this scale (gray is a close-up scale),
     the pips that scale's filter spans are left to it: pips under SPANNED_BY_FINER x kernel_px / finer
     px across here are no pips (the strokes of a numbered die's numerals inside a dice tray, read here
-    as the pips of a sure 2)."""
+    as the pips of a sure 2). edges: which of gray's sides (left, right, top, bottom) are the frame's
+    edges, where a face may be cut (runs_off; FRAME_EDGES: all of them, gray is the whole frame)."""
     response = pip_response(gray, polarity, kernel_px)
     smallest = 0.0 if finer is None else SPANNED_BY_FINER * kernel_px / finer
     pips, thr = find_pips(response, gray, kernel_px, within=within, min_diameter=smallest)
@@ -1397,7 +1404,7 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
         # at a close-up scale (finer given) the die fills much of the frame and its white side faces,
         # as light as its top, run on to the edge as a cut top face would: its own layout's places alone
         # tell a cut face there (layout_in_frame); a face already unsure is not looked at again
-        cut = value is not None and finer is None and conf >= UNSURE_BELOW and runs_off(g, gray, polarity)
+        cut = value is not None and finer is None and conf >= UNSURE_BELOW and runs_off(g, gray, polarity, edges)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g), runs_off=cut))
     _doubt_twin_taken(faces, pips, response, thr)
     _flag_cocked(faces)
