@@ -11,8 +11,8 @@ box mostly of floor is no detection. Such a source also gets a tight-box rate (t
 its photos whose die is found with a box of IoU >= 0.5 (the PASCAL VOC criterion) with the reference
 box, the bounding box of the largest region of the labelled colour (colour.colour_mask, gaps closed
 by a 7 px disc): the die is the only thing of its colour in those photos (realdice: the one blue d20).
-Two rows below matteop65 read its photos in ways a camera may show them that the set does not: turned
-(turned_photos) and close up (close_ups)."""
+Three rows below matteop65 read its photos in ways a camera may show them that the set does not: turned
+(turned_photos), close up (close_ups) and small, four photos at half size to a frame (small_dice)."""
 
 from __future__ import annotations
 
@@ -141,7 +141,8 @@ def main() -> int:
               f"{f['value_acc']:.4f}   {f['per_die_acc']:.4f}  {f['unsure_rate']:.4f}  {f['sure_acc']:.4f}  "
               f"{f['ms_median']:6.1f}  {f['ms_p95']:6.1f}  " + ("" if math.isnan(f["tight_box"]) else f"{f['tight_box']:.3f}"))
         if name == "matteop65_table_d6" and not only:
-            for label, images in (("  turned 90/180/270", turned_photos), ("  close-ups 0.3-0.7", close_ups)):
+            for label, images in (("  turned 90/180/270", turned_photos), ("  close-ups 0.3-0.7", close_ups),
+                                  ("  small dice, 4 a frame", small_dice)):
                 with tempfile.TemporaryDirectory() as tmp:
                     f = _figures(reader, images(datasets / name, Path(tmp)), False)
                 print(f"{label:<25} {f['images']:>4} {f['labelled']:>5}  {f['recall']:.4f}  {f['precision']:.4f}  "
@@ -201,6 +202,25 @@ def close_ups(folder: Path, out: Path, step: int = 20) -> Iterator[tuple[str, li
                     inside.append(dict(other, x=str(int((b[0] - x0) * f)), y=str(int((b[1] - y0) * f)),
                                        w=str(int(b[2] * f)), h=str(int(b[3] * f))))
             yield str(path), inside
+
+
+def small_dice(folder: Path, out: Path, step: int = 2) -> Iterator[tuple[str, list[dict[str, str]]]]:
+    """Small dice in a webcam frame (a camera high over a wide tray: dice ~20 px, pips ~3 px): every
+    step-th photo of a boxed set at half size, four to a 640x480 frame (2 x 2, in name order), the label
+    boxes halved and moved with them, saved in out (PNG). Made for 640x480 photos (matteop65)."""
+    photos = sorted(load_labels(folder).items())[::step]
+    for k in range(0, len(photos) - 3, 4):
+        frame = np.zeros((480, 640, 3), np.uint8)
+        labels = []
+        for j, (image, rows) in enumerate(photos[k:k + 4]):
+            ox, oy = (j % 2) * 320, (j // 2) * 240
+            frame[oy:oy + 240, ox:ox + 320] = cv2.resize(load_image(folder / image), (320, 240),
+                                                         interpolation=cv2.INTER_AREA)
+            labels += [dict(lab, x=str(int(lab["x"]) // 2 + ox), y=str(int(lab["y"]) // 2 + oy),
+                            w=str(int(lab["w"]) // 2), h=str(int(lab["h"]) // 2)) for lab in rows]
+        path = out / f"{k:04d}_small.png"
+        cv2.imwrite(str(path), frame)
+        yield str(path), labels
 
 
 def bench_12mp(reader: DiceReader, runs: int = 5) -> None:
