@@ -137,7 +137,8 @@ class Pip:
     surround_snr (below MIN_SNR a weak pip, only read as part of a face with strong pips or of a face
     its layout vouches for; below WEAK_SNR a faint pip, only read on such a face: _layout_face);
     outline: the blob's outer contour (Nx1x2 int px of the frame it was found in; None when not
-    known), which triangle_fill is measured on."""
+    known), which triangle_fill is measured on; frayed: a ragged blob of a pip's size taken for a faint
+    pip (_frayed_pip): a face that counts it is unsure."""
 
     x: float
     y: float
@@ -148,6 +149,7 @@ class Pip:
     blob: int = -1
     snr: float = math.inf
     outline: np.ndarray | None = field(default=None, repr=False, compare=False)
+    frayed: bool = False
 
     @functools.cached_property
     def triangle_fill(self) -> float:
@@ -406,6 +408,26 @@ def _blob_pip(blob: _Blob, response: np.ndarray, snr: float) -> Pip:
                snr=snr, outline=blob.contour)
 
 
+def _frayed_pip(blob: _Blob, response: np.ndarray, gray: np.ndarray) -> list[Pip]:
+    """[the pip a ragged blob (blob.ellipse None) of a pip's size may be: faint (snr FAINT_SNR) and
+    frayed], or [] when it is no pip's shape at all: narrower than 1:2 (by its second moments), or on a
+    surround busier than a weak pip's (surround_snr under WEAK_SNR). A pip whose outline a dark
+    exposure or the camera's noise frayed fails the pip shape test (_blob_shape's solidity) and does
+    not fall apart: matteop65's four_50 at half brightness lost one pip of its 4 so and read as a sure
+    2 (the pips left out taken for a side face), six_45 with grey-level noise of sd 8 a pip of its 6
+    and read as a sure 4."""
+    m = cv2.moments(blob.contour)  # its second moments first: most ragged blobs (grain, strokes) are long
+    half_sum, root = (m["mu20"] + m["mu02"]) / 2, math.hypot((m["mu20"] - m["mu02"]) / 2, m["mu11"])
+    if len(blob.contour) < 5 or half_sum - root < 0.25 * (half_sum + root):  # axes go as their square roots
+        return []
+    (cx, cy), (w, h), angle = cv2.fitEllipse(blob.contour)
+    if surround_snr(gray, cx, cy, max(w, h) / 2.0) < WEAK_SNR:
+        return []
+    pip = _blob_pip(_Blob(blob.contour, blob.area, blob.box, ((cx, cy), (w, h), angle)), response, FAINT_SNR)
+    pip.frayed = True
+    return [pip]
+
+
 def _split_blob(response: np.ndarray, mask: np.ndarray, level: float, relief: np.ndarray,
                 offset: tuple[int, int]) -> tuple[list[np.ndarray], float]:
     """A blob of merged pips (mask: hxw uint8, 1 on the blob, over response, an hxw uint8 crop) split
@@ -465,6 +487,8 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
     whose box meets one of them are looked at (the threshold is still the whole map's). min_diameter:
     pips under this equivalent diameter (px) are not wanted; a blob smaller than that is not split,
     since its pieces are smaller still (read_faces' close-up scales: the finer scale reads those).
+    A ragged blob of a pip's size that does not fall apart may be a pip whose outline frayed: it is a
+    faint pip (_frayed_pip), read only on a face its layout vouches for, and never as a sure one.
     Returns (pips, threshold used)."""
     otsu, mask = cv2.threshold(response, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)  # mask: response > otsu
     thr = max(float(otsu), min_contrast)
@@ -496,8 +520,14 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
         blob = _blob_shape(c, response.shape, depth > 0, max_face, min_area)
         if blob is None:
             return []  # no pip, nor merged pips of one face (a dome's rim, a cable, a tray's edge), nor one wanted
-        if blob.ellipse is None:
-            return split(blob, level, depth, blob_id)  # ragged: merged pips, or no pip at all
+        if blob.ellipse is None:  # ragged: merged pips, or no pip at all
+            found = split(blob, level, depth, blob_id)
+            if found or depth > 0 or not blob.splittable or blob.area >= max_area:
+                return found
+            found = _frayed_pip(blob, response, gray)  # a pip's size, whole: a pip whose outline frayed?
+            for pip in found:
+                pip.blob = blob_id
+            return found
         (cx, cy), axes, _ = blob.ellipse
         if blob.area >= max_area:
             # too large to be one pip itself: only its pieces may be pips, and those only when its
@@ -1395,7 +1425,10 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
         # a faint pip left out where the face has its pips (NEAR_FACE), or where a 3 seen as a 2 has its
         # third (the 2's line continued past either pip): the face's count is in doubt
         doubt = any(_face_reach(g, q) <= NEAR_FACE or _on_line_beyond(g, q) for p in g for q in left_out.get(id(p), []))
-        doubt = doubt or bool(strays[id(g)]) or (n == 1 and (id(g[0]) in twin_side or id(g[0]) in on_a_face)) \
+        # a frayed pip (_frayed_pip) may be a speck as well: the face's count is in doubt (a side face's
+        # 5 of matteop65's four_48 was read so, as a die of its own)
+        doubt = doubt or any(p.frayed for p in g) or bool(strays[id(g)]) \
+            or (n == 1 and (id(g[0]) in twin_side or id(g[0]) in on_a_face)) \
             or crosswise_pips(g)  # a numeral's digits, no pips of one face
         if n == 1 and not doubt and conf > AMBIGUOUS_CAP:
             doubt = _face_marked(g[0], gray, response, thr)
