@@ -478,9 +478,9 @@ class FewShotModel:
             return True
         if int(np.argmax(net)) != mark:
             return False
-        if self.prior_reader != "numerals" or not values or self.face_value is None:
+        top = top_value(values) if values is not None else None
+        if self.prior_reader != "numerals" or values is None or top is None or self.face_value is None:
             return True
-        top = max(values, key=values.__getitem__)
         return not (top == self.face_value[j] and values[top] < FAINT_BELOW)
 
     def mark_evidence(self, crop: np.ndarray, mask: np.ndarray | None = None, elevation: float = TOP_DOWN
@@ -645,6 +645,12 @@ def reader_support(prior_value: np.ndarray, j: int, values: dict[int, float]) ->
     return 1.0 - sum(values.get(r, 0.0) for r in readable)
 
 
+def top_value(values: dict[int, float]) -> int | None:
+    """The most probable value of a standard reading `values` ({value: probability}, standard_values),
+    None for an empty reading (the pip reader found no face). Ties go to the value listed first."""
+    return max(values, key=values.__getitem__) if values else None
+
+
 def reads_another_face(values: dict[int, float], own: int) -> bool:
     """Whether a standard reading `values` ({value: probability}, standard_values) reads another face
     than one showing the value `own` (-1: a face of symbols only, never): its most probable value is
@@ -652,9 +658,9 @@ def reads_another_face(values: dict[int, float], own: int) -> bool:
     calibration_eval set at k = 3 and 5: it flags the one sure wrong reading (fickett d12 k=5) and
     none of the 958 sure right ones that had a standard reading; a ratio of 3 flagged 3 of them,
     no READS_AT 1."""
-    if own < 0 or not values:
+    top = top_value(values)
+    if own < 0 or top is None:
         return False
-    top = max(values, key=values.__getitem__)
     return top != own and values[top] >= READS_AT and values[top] >= LEAN_RATIO * values.get(own, 0.0)
 
 
@@ -664,10 +670,8 @@ def leaning_value(values: dict[int, float]) -> int | None:
     None (below READS_AT the reader reads no numeral: a face it cannot read spreads ~0.01 over every
     value). Looser than named_value (no margin over the runner-up): a reading that leans to no value,
     or to a face's own, backs that face (FewShotModel.backed)."""
-    if not values:
-        return None
-    top = max(values, key=values.__getitem__)
-    return top if values[top] >= READS_AT else None
+    top = top_value(values)
+    return top if top is not None and values[top] >= READS_AT else None
 
 
 def named_value(values: dict[int, float]) -> int | None:
