@@ -410,20 +410,23 @@ def _blob_pip(blob: _Blob, response: np.ndarray, snr: float) -> Pip:
 
 def _frayed_pip(blob: _Blob, response: np.ndarray, gray: np.ndarray) -> list[Pip]:
     """[the pip a ragged blob (blob.ellipse None) of a pip's size may be: faint (snr FAINT_SNR) and
-    frayed], or [] when it is no pip's shape at all: narrower than 1:2 (by its second moments), or on a
-    surround busier than a weak pip's (surround_snr under WEAK_SNR). A pip whose outline a dark
-    exposure or the camera's noise frayed fails the pip shape test (_blob_shape's solidity) and does
-    not fall apart: matteop65's four_50 at half brightness lost one pip of its 4 so and read as a sure
-    2 (the pips left out taken for a side face), six_45 with grey-level noise of sd 8 a pip of its 6
-    and read as a sure 4."""
-    m = cv2.moments(blob.contour)  # its second moments first: most ragged blobs (grain, strokes) are long
+    frayed, its ellipse the one of its second moments], or [] when it is no pip's shape at all:
+    narrower than 1:2, or on a surround busier than a weak pip's (surround_snr under WEAK_SNR). A pip
+    whose outline a dark exposure or the camera's noise frayed fails the pip shape test (_blob_shape's
+    solidity) and does not fall apart: matteop65's four_50 at half brightness lost one pip of its 4 so
+    and read as a sure 2 (the pips left out taken for a side face), six_45 with grey-level noise of sd
+    8 a pip of its 6 and read as a sure 4. The ellipse is not fitted (cv2.fitEllipse: 50 us a blob)."""
+    m = cv2.moments(blob.contour)
     half_sum, root = (m["mu20"] + m["mu02"]) / 2, math.hypot((m["mu20"] - m["mu02"]) / 2, m["mu11"])
-    if len(blob.contour) < 5 or half_sum - root < 0.25 * (half_sum + root):  # axes go as their square roots
+    if m["m00"] <= 0 or half_sum - root < 0.25 * (half_sum + root):  # axes go as their square roots
+        return []  # most ragged blobs (grain, strokes) are long
+    # the ellipse of the blob's moments (a filled ellipse's full axis is 4 x sqrt(eigenvalue / area))
+    major, minor = 4 * math.sqrt((half_sum + root) / m["m00"]), 4 * math.sqrt((half_sum - root) / m["m00"])
+    cx, cy = m["m10"] / m["m00"], m["m01"] / m["m00"]
+    if surround_snr(gray, cx, cy, major / 2.0) < WEAK_SNR:
         return []
-    (cx, cy), (w, h), angle = cv2.fitEllipse(blob.contour)
-    if surround_snr(gray, cx, cy, max(w, h) / 2.0) < WEAK_SNR:
-        return []
-    pip = _blob_pip(_Blob(blob.contour, blob.area, blob.box, ((cx, cy), (w, h), angle)), response, FAINT_SNR)
+    angle = math.degrees(0.5 * math.atan2(2 * m["mu11"], m["mu20"] - m["mu02"]))  # the major axis's
+    pip = _blob_pip(_Blob(blob.contour, blob.area, blob.box, ((cx, cy), (major, minor), angle)), response, FAINT_SNR)
     pip.frayed = True
     return [pip]
 
