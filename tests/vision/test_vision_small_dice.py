@@ -32,7 +32,8 @@ def _half(image: str) -> tuple[np.ndarray, list[dict[str, str]]]:
 
 def _matched(reader: DiceReader, frame: np.ndarray, labels: list[dict[str, str]]) -> list[tuple[str, dict]]:
     """(labelled value, reading as a dict) for every labelled die read."""
-    dice = [{"die_type": d.die_type, "value": d.value, "box": list(d.box), "unsure": d.unsure} for d in reader.read(frame)]
+    dice = [{"die_type": d.die_type, "value": d.value, "box": list(d.box), "unsure": d.unsure}
+            for d in reader.read(frame)]
     return [(row["value"], die) for row, die in match(labels, dice) if die is not None]
 
 

@@ -91,10 +91,10 @@ def find_pip_faces(image: np.ndarray,
     stays. Faces whose pips are near the pip filter's limit at the analysis scale (small dice) are read
     again at twice that scale (_finer_faces). When nothing is found at the analysis scale, smaller
     scales are tried (close-up photos, where pips are larger than the pip filter): over the whole
-    frame when close_ups is True, not at
-    all when it is False, and when it is a callable, only for pips in the boxes (x, y, w, h frame px)
-    it returns, called once and only when the smaller scales are needed: the boxes of the dice that
-    may be that large (close_up_regions; the reader finds the bodies meanwhile, on the other core);
+    frame when close_ups is True, not at all when it is False, and when it is a callable, only for
+    pips in the boxes (x, y, w, h frame px) it returns, called once and only when the smaller scales
+    are needed: the boxes of the dice that may be that large (close_up_regions; the reader finds the
+    bodies meanwhile, on the other core);
     elsewhere the analysis scale's filter already spans any pip, and no box means no smaller scale.
     The pip search is most of a numbered scene's time. A frame no longer than a smaller scale is read
     once: scales it is not larger than read the same pixels and would find the same nothing (a 90 px

@@ -1428,8 +1428,8 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
         # a faint pip left out where the face has its pips (NEAR_FACE), or where a 3 seen as a 2 has its
         # third (the 2's line continued past either pip): the face's count is in doubt
         doubt = any(_face_reach(g, q) <= NEAR_FACE or _on_line_beyond(g, q) for p in g for q in left_out.get(id(p), []))
-        # a frayed pip (_frayed_pip) may be a speck as well: the face's count is in doubt (a side face's
-        # 5 of matteop65's four_48 was read so, as a die of its own)
+        # a frayed pip (_frayed_pip) may be a speck as well: the face's count is in doubt (a side face a
+        # frayed speck completes to a d6 layout would be read as a die of its own)
         doubt = doubt or any(p.frayed for p in g) or bool(strays[id(g)]) \
             or (n == 1 and (id(g[0]) in twin_side or id(g[0]) in on_a_face)) \
             or crosswise_pips(g)  # a numeral's digits, no pips of one face
