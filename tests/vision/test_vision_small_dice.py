@@ -2,7 +2,8 @@
 limit, lose some of their face's pips under it, and what is left reads as a smaller face. Such faces are
 read again at twice the scale (detect._finer_faces), and one the finer read does not find stays unsure.
 Real photos from ../shared/datasets/matteop65_table_d6 at half size (320x240: dice ~20 px, pips ~3 px),
-alone and four to a 640x480 frame (a webcam high over a wide tray)."""
+alone and four to a 640x480 frame (a webcam high over a wide tray), and at full size four to a 1280x960
+photo, whose dice are as small at the 640 px analysis scale and are read again in the photo's own pixels."""
 
 import cv2
 import numpy as np
@@ -62,6 +63,21 @@ def test_four_small_scenes_in_one_webcam_frame():
     sure_wrong = [(value, die) for value, die in read if not die["unsure"] and str(die["value"]) != value]
     assert not sure_wrong
     assert sum(str(die["value"]) == value for value, die in read) >= 14  # 15 of the 19 dice when measured
+
+
+@needs_photos
+def test_four_scenes_in_one_high_resolution_photo_are_read_again_in_its_own_pixels():
+    photo = np.zeros((960, 1280, 3), np.uint8)
+    labels: list[dict[str, str]] = []
+    for k, image in enumerate(PHOTOS):
+        ox, oy = (k % 2) * 640, (k // 2) * 480
+        photo[oy:oy + 480, ox:ox + 640] = load_image(MATTEOP65 / image)
+        labels += [dict(row, x=str(int(row["x"]) + ox), y=str(int(row["y"]) + oy))
+                   for row in load_labels(MATTEOP65)[image]]
+    read = _matched(DiceReader(), photo, labels)
+    sure_wrong = [(value, die) for value, die in read if not die["unsure"] and str(die["value"]) != value]
+    assert not sure_wrong
+    assert sum(str(die["value"]) == value for value, die in read) >= 14
 
 
 def _face(area: float, confidence: float = 1.0) -> PipFace:
