@@ -43,7 +43,9 @@ def _matched(reader: DiceReader, frame: np.ndarray, labels: list[dict[str, str]]
 def test_small_dice_are_read_right_or_unsure(image):
     photo, labels = _half(image)
     read = _matched(DiceReader(), photo, labels)
-    assert len(read) >= 2, f"{image} at half size: {len(read)} of {len(labels)} dice found"
+    # before the whole frame was read finer too, five_44 found 2 of its 5 dice (a dark cable raised the
+    # frame's pip threshold over the faint pips of the others)
+    assert len(read) == len(labels), f"{image} at half size: {len(read)} of {len(labels)} dice found"
     wrong = [(value, die) for value, die in read if str(die["value"]) != value]
     assert not wrong, f"{image} at half size read wrong: {wrong}"
     if image == "images/Train/two_35.jpg":  # its dice lie whole in the frame: the finer read's region is no frame
@@ -62,7 +64,8 @@ def test_four_small_scenes_in_one_webcam_frame():
     read = _matched(DiceReader(), frame, labels)
     sure_wrong = [(value, die) for value, die in read if not die["unsure"] and str(die["value"]) != value]
     assert not sure_wrong
-    assert sum(str(die["value"]) == value for value, die in read) >= 14  # 15 of the 19 dice when measured
+    assert sum(str(die["value"]) == value for value, die in read) >= 18  # all 19 when measured (15 found before
+    # the whole frame was read finer as well)
 
 
 @needs_photos
