@@ -43,8 +43,8 @@ def _matched(reader: DiceReader, frame: np.ndarray, labels: list[dict[str, str]]
 def test_small_dice_are_read_right_or_unsure(image):
     photo, labels = _half(image)
     read = _matched(DiceReader(), photo, labels)
-    # before the whole frame was read finer too, five_44 found 2 of its 5 dice (a dark cable raised the
-    # frame's pip threshold over the faint pips of the others)
+    # before the whole frame was read finer too, five_44 found 2 of its 5 dice (the others' pips under the
+    # frame's pip threshold at the analysis scale)
     assert len(read) == len(labels), f"{image} at half size: {len(read)} of {len(labels)} dice found"
     wrong = [(value, die) for value, die in read if str(die["value"]) != value]
     assert not wrong, f"{image} at half size read wrong: {wrong}"

@@ -177,7 +177,7 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace]) -> list[
                   for polarity in polarities for f in read_faces(crop, polarity, KERNEL_PX, edges=edges)]
     out = [f for f in faces if all(f is not g for g in small)]
     # sure small faces: the frame holds small dice, some of whose faces the analysis scale may have missed
-    # whole (a dark cable's pip response raising the frame's threshold over their faint pips)
+    # whole (five_44 at half size: 3 of 5 dice, their pips' response under the frame's pip threshold there)
     polarities = sorted({f.polarity for f in small if f.confidence >= UNSURE_BELOW})
     if polarities:
         frame = cv2.resize(gray_full, None, fx=fs, fy=fs, interpolation=cv2.INTER_CUBIC if fs > 1 else cv2.INTER_AREA)
