@@ -206,21 +206,32 @@ def close_ups(folder: Path, out: Path, step: int = 20) -> Iterator[tuple[str, li
 
 def small_dice(folder: Path, out: Path, step: int = 2) -> Iterator[tuple[str, list[dict[str, str]]]]:
     """Small dice in a webcam frame (a camera high over a wide tray: dice ~20 px, pips ~3 px): every
-    step-th photo of a boxed set at half size, four to a 640x480 frame (2 x 2, in name order), the label
-    boxes halved and moved with them, saved in out (PNG). Made for 640x480 photos (matteop65)."""
+    step-th photo of a boxed set of 640x480 photos (matteop65) at half size, four to a 640x480 frame
+    (four_to_a_frame, in name order), saved in out (PNG)."""
     photos = sorted(load_labels(folder).items())[::step]
     for k in range(0, len(photos) - 3, 4):
-        frame = np.zeros((480, 640, 3), np.uint8)
-        labels = []
-        for j, (image, rows) in enumerate(photos[k:k + 4]):
-            ox, oy = (j % 2) * 320, (j // 2) * 240
-            frame[oy:oy + 240, ox:ox + 320] = cv2.resize(load_image(folder / image), (320, 240),
-                                                         interpolation=cv2.INTER_AREA)
-            labels += [dict(lab, x=str(int(lab["x"]) // 2 + ox), y=str(int(lab["y"]) // 2 + oy),
-                            w=str(int(lab["w"]) // 2), h=str(int(lab["h"]) // 2)) for lab in rows]
+        frame, labels = four_to_a_frame(folder, photos[k:k + 4], 0.5)
         path = out / f"{k:04d}_small.png"
         cv2.imwrite(str(path), frame)
         yield str(path), labels
+
+
+def four_to_a_frame(folder: Path, photos: list[tuple[str, list[dict[str, str]]]], scale: float
+                    ) -> tuple[np.ndarray, list[dict[str, str]]]:
+    """Four photos of a boxed set of photos of one size ((image, its labels.csv rows) each, image relative
+    to folder) scaled by `scale` (INTER_AREA) and laid 2 x 2 in one frame (HxWx3 uint8 BGR, twice a
+    scaled photo's size), in the order given, with their rows' boxes scaled and moved with them."""
+    scaled = [cv2.resize(load_image(folder / image), None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+              for image, _ in photos]
+    h, w = scaled[0].shape[:2]
+    frame = np.zeros((2 * h, 2 * w, 3), np.uint8)
+    labels = []
+    for j, (photo, (_, rows)) in enumerate(zip(scaled, photos)):
+        ox, oy = (j % 2) * w, (j // 2) * h
+        frame[oy:oy + h, ox:ox + w] = photo
+        labels += [dict(lab, x=str(int(int(lab["x"]) * scale) + ox), y=str(int(int(lab["y"]) * scale) + oy),
+                        w=str(int(int(lab["w"]) * scale)), h=str(int(int(lab["h"]) * scale))) for lab in rows]
+    return frame, labels
 
 
 def bench_12mp(reader: DiceReader, runs: int = 5) -> None:

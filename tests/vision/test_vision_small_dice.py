@@ -52,15 +52,18 @@ def test_small_dice_are_read_right_or_unsure(image):
         assert all(not die["unsure"] for _, die in read)
 
 
+def _four(scale: float) -> tuple[np.ndarray, list[dict[str, str]]]:
+    """PHOTOS scaled by `scale`, four to a frame (bench.vision.four_to_a_frame, as `make bench`'s small-dice row)."""
+    from bench.vision import four_to_a_frame
+
+    labels = load_labels(MATTEOP65)
+    return four_to_a_frame(MATTEOP65, [(image, labels[image]) for image in PHOTOS], scale)
+
+
 @needs_photos
 def test_four_small_scenes_in_one_webcam_frame():
-    frame = np.zeros((480, 640, 3), np.uint8)
-    labels: list[dict[str, str]] = []
-    for k, image in enumerate(PHOTOS):
-        photo, rows = _half(image)
-        ox, oy = (k % 2) * 320, (k // 2) * 240
-        frame[oy:oy + 240, ox:ox + 320] = photo
-        labels += [dict(row, x=str(int(row["x"]) + ox), y=str(int(row["y"]) + oy)) for row in rows]
+    frame, labels = _four(0.5)
+    assert frame.shape == (480, 640, 3)
     read = _matched(DiceReader(), frame, labels)
     sure_wrong = [(value, die) for value, die in read if not die["unsure"] and str(die["value"]) != value]
     assert not sure_wrong
@@ -70,13 +73,8 @@ def test_four_small_scenes_in_one_webcam_frame():
 
 @needs_photos
 def test_four_scenes_in_one_high_resolution_photo_are_read_again_in_its_own_pixels():
-    photo = np.zeros((960, 1280, 3), np.uint8)
-    labels: list[dict[str, str]] = []
-    for k, image in enumerate(PHOTOS):
-        ox, oy = (k % 2) * 640, (k // 2) * 480
-        photo[oy:oy + 480, ox:ox + 640] = load_image(MATTEOP65 / image)
-        labels += [dict(row, x=str(int(row["x"]) + ox), y=str(int(row["y"]) + oy))
-                   for row in load_labels(MATTEOP65)[image]]
+    photo, labels = _four(1.0)
+    assert photo.shape == (960, 1280, 3)
     read = _matched(DiceReader(), photo, labels)
     sure_wrong = [(value, die) for value, die in read if not die["unsure"] and str(die["value"]) != value]
     assert not sure_wrong
