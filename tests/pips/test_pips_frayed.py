@@ -29,12 +29,12 @@ def test_a_notched_disc_on_a_plain_face_is_a_frayed_pip_and_a_streak_is_not():
     mask[25:30, 30:32] = 0  # a notch: under the pip shape test's solidity
     face[mask > 0] = 40
     response = pip_response(face, "dark", KERNEL_PX)
-    pips = _frayed_pip(_blob_of(mask), response, face)
-    assert len(pips) == 1 and pips[0].frayed and pips[0].snr < WEAK_SNR
-    assert abs(pips[0].x - 30) < 1.5 and abs(pips[0].y - 30) < 1.5
+    pip = _frayed_pip(_blob_of(mask), response, face)
+    assert pip is not None and pip.frayed and pip.snr < WEAK_SNR
+    assert abs(pip.x - 30) < 1.5 and abs(pip.y - 30) < 1.5
     streak = np.zeros_like(face)
     cv2.line(streak, (10, 30), (50, 34), 255, 3)
-    assert _frayed_pip(_blob_of(streak), response, face) == []
+    assert _frayed_pip(_blob_of(streak), response, face) is None
 
 
 def test_a_frayed_blob_on_a_busy_surround_is_no_pip():
@@ -43,7 +43,7 @@ def test_a_frayed_blob_on_a_busy_surround_is_no_pip():
     mask = np.zeros_like(grain)
     cv2.circle(mask, (30, 30), 5, 255, -1)
     mask[25:30, 30:32] = 0
-    assert _frayed_pip(_blob_of(mask), pip_response(grain, "dark", KERNEL_PX), grain) == []
+    assert _frayed_pip(_blob_of(mask), pip_response(grain, "dark", KERNEL_PX), grain) is None
 
 
 @pytest.mark.skipif(not MATTEOP65.is_dir(), reason=f"shared datasets not found at {MATTEOP65}")

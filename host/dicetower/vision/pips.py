@@ -408,9 +408,9 @@ def _blob_pip(blob: _Blob, response: np.ndarray, snr: float) -> Pip:
                snr=snr, outline=blob.contour)
 
 
-def _frayed_pip(blob: _Blob, response: np.ndarray, gray: np.ndarray) -> list[Pip]:
-    """[the pip a ragged blob (blob.ellipse None) of a pip's size may be: faint (snr FAINT_SNR) and
-    frayed, its ellipse the one of its second moments], or [] when it is no pip's shape at all:
+def _frayed_pip(blob: _Blob, response: np.ndarray, gray: np.ndarray) -> Pip | None:
+    """The pip a ragged blob (blob.ellipse None) of a pip's size may be: faint (snr FAINT_SNR) and
+    frayed, its ellipse the one of its second moments; None when it is no pip's shape at all:
     narrower than 1:2, or on a surround busier than a weak pip's (surround_snr under WEAK_SNR). A pip
     whose outline a dark exposure or the camera's noise frayed fails the pip shape test (_blob_shape's
     solidity) and does not fall apart: matteop65's four_50 at half brightness lost one pip of its 4 so
@@ -419,16 +419,16 @@ def _frayed_pip(blob: _Blob, response: np.ndarray, gray: np.ndarray) -> list[Pip
     m = cv2.moments(blob.contour)
     half_sum, root = (m["mu20"] + m["mu02"]) / 2, math.hypot((m["mu20"] - m["mu02"]) / 2, m["mu11"])
     if m["m00"] <= 0 or half_sum - root < 0.25 * (half_sum + root):  # axes go as their square roots
-        return []  # most ragged blobs (grain, strokes) are long
+        return None  # most ragged blobs (grain, strokes) are long
     # the ellipse of the blob's moments (a filled ellipse's full axis is 4 x sqrt(eigenvalue / area))
     major, minor = 4 * math.sqrt((half_sum + root) / m["m00"]), 4 * math.sqrt((half_sum - root) / m["m00"])
     cx, cy = m["m10"] / m["m00"], m["m01"] / m["m00"]
     if surround_snr(gray, cx, cy, major / 2.0) < WEAK_SNR:
-        return []
+        return None
     angle = math.degrees(0.5 * math.atan2(2 * m["mu11"], m["mu20"] - m["mu02"]))  # the major axis's
     pip = _blob_pip(_Blob(blob.contour, blob.area, blob.box, ((cx, cy), (major, minor), angle)), response, FAINT_SNR)
     pip.frayed = True
-    return [pip]
+    return pip
 
 
 def _split_blob(response: np.ndarray, mask: np.ndarray, level: float, relief: np.ndarray,
@@ -527,10 +527,11 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
             found = split(blob, level, depth, blob_id)
             if found or depth > 0 or not blob.splittable or blob.area >= max_area:
                 return found
-            found = _frayed_pip(blob, response, gray)  # a pip's size, whole: a pip whose outline frayed?
-            for pip in found:
-                pip.blob = blob_id
-            return found
+            frayed = _frayed_pip(blob, response, gray)  # a pip's size, whole: a pip whose outline frayed?
+            if frayed is None:
+                return []
+            frayed.blob = blob_id
+            return [frayed]
         (cx, cy), axes, _ = blob.ellipse
         if blob.area >= max_area:
             # too large to be one pip itself: only its pieces may be pips, and those only when its
