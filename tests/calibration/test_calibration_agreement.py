@@ -212,3 +212,23 @@ def test_the_agreement_counts_the_few_shot_errors_its_descriptions_agree_on():
     assert described_alike(m, z, hog, net).tolist() == [True, False, True]
     m.net_share = 1.0  # one description: nothing split
     assert described_alike(m, z, hog, net).tolist() == [True, True, True]
+
+
+def test_the_readers_lift_no_die_seen_under_a_light_the_set_was_not_learned_under():
+    m = _model([1, 2, 3, -1])
+    m.light_means, m.light_sd = np.full((4, 2), 1.6, np.float32), np.full(2, 0.03, np.float32)
+    m.colour_sd = np.full(4, 0.03, np.float32)  # a* b* spread of the labelled photos, about their means 0
+    learned = np.array([1.6, 0.0, 0.0, 1.6, 0.0, 0.0], np.float32)  # L* a* b* of up face and body, Lab / 100
+    p = np.array([0.7, 0.1, 0.1, 0.1])
+    assert m.learned_light(learned, 0) and _sure(m, m.corroborated(p, {1: 0.97}, colour=learned))
+    for shift in ([-0.6, 0, 0, -0.6, 0, 0],  # a dimmer exposure: L* down
+                  [0, 0.2, 0.3, 0, 0.2, 0.3]):  # a warm light: a* and b* up
+        seen = learned + np.array(shift, np.float32)
+        assert not m.learned_light(seen, 0)
+        assert not _sure(m, m.corroborated(p, {1: 0.97}, colour=seen))  # the agreement no longer lifts it
+        assert not _sure(m, m.corroborated(p, {2: 0.97}, colour=seen))  # and the cap still holds
+    sure = np.array([0.95, 0.03, 0.01, 0.01])
+    assert _sure(m, m.corroborated(sure, {1: 0.97}, colour=learned + 0.6))  # the few-shot's own reading stands
+    m.light_means = None
+    with pytest.raises(AssertionError):
+        m.learned_light(learned, 0)

@@ -109,6 +109,8 @@ def test_the_net_bank_and_share_are_saved_with_the_set(tmp_path):
     assert back.net_share == 0.5 and back.net_bank is not None and back.net_labels is not None
     assert np.allclose(back.net_bank, ds.model.net_bank) and np.array_equal(back.net_labels, ds.model.net_labels)
     assert np.allclose(back.proba(crop), ds.model.proba(crop), atol=1e-3)
+    assert back.light_means is not None and back.light_sd is not None and ds.model.light_means is not None
+    assert np.allclose(back.light_means, ds.model.light_means) and back.light_means.shape == (2, 2)
     hog, net, _, _ = back.mark_evidence(crop)
     assert net is not None and np.allclose(back.evidence(crop)[0], 0.5 * hog + 0.5 * net)
 

@@ -330,9 +330,9 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
         vouched = vouched_faces(values, y_all[train], [readings[i] for i in train]) if values is not None else None
         recall = reader_recall(values, y_all[train], [readings[i] for i in train]) if values is not None else None
         for i in test:
-            hog, net, c, _ = model.mark_evidence(samples[i].crop, samples[i].mask, samples[i].elevation)
+            hog, net, colour, _ = model.mark_evidence(samples[i].crop, samples[i].mask, samples[i].elevation)
             prior = prior_loglik(readings[i], values, recall) if values is not None else np.zeros(n, np.float32)
-            parts.append((hog, hog if net is None else net, c, prior))  # the reading: readings[i]
+            parts.append((hog, hog if net is None else net, model.colour_loglik(colour), prior))  # the reading: readings[i]
             oof_y.append(y_all[i])
             values_of.append(values)
             vouched_of.append(vouched)

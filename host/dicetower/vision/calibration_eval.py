@@ -236,6 +236,13 @@ before or after on any row:
     to the same 1/(N + 2) (fit_temperature), so about half the readings fall under the floor
     (cross-validated unsure d4 0.70, d20 0.63): no rule on the set's own 20-100 readings vouches
     for 99.9 %; only a reader calibrated elsewhere can (reader_sure, the agreement).
+Session 16 (2026-12-01), the readers lift no die seen under a light the set was not learned under
+(fewshot.FewShotModel.learned_light), k=5, seed 7: every row as before but fickett d8 unsure 0.220 ->
+0.224 (one lift withheld). The held-out fickett tiles read under another light (x0.6, x0.8 and x1.2
+exposure, gamma 0.6, a warm and a cool cast: 35 die-and-light rows) gave 15 sure wrong readings, 12
+of them lifted by the readers (d20: two 18s as 10s at x0.6 and gamma 0.6); now 6: three lifts the
+light check let through (two d6 6s under the cool cast, 5.1 and 5.6 spreads off; a d20 under the warm
+one, 2.1), and three few-shot readings sure on their own (d20 x1.2 0.812, warm 0.851; d12 warm 0.981).
 """
 
 from __future__ import annotations
@@ -283,9 +290,11 @@ def unsure_reason(model: FewShotModel, crop: np.ndarray) -> str:
     first, descriptions_agree), "under threshold" (the face's probability is under the set's threshold, the
     readers not lifting it), "face floor" (above the threshold, not above its face's floor,
     face_floor); sure readings are "sure" or "sure by the readers" (lifted to the threshold by the
-    standard reader or the two readers' agreement)."""
+    standard reader or the two readers' agreement); "unlearned light": under the threshold, where the
+    readers would lift it under the labelled photos' light (learned_light)."""
     hog, net, colour, values = model.mark_evidence(crop)
-    p0 = softmax(model.combine(model.mixed(hog, net), colour, model.prior_loglik(values))[None])[0]
+    marks, colour_ll = model.mixed(hog, net), model.colour_loglik(colour)
+    p0 = softmax(model.combine(marks, colour_ll, model.prior_loglik(values))[None])[0]
     p = model.proba(crop)
     j = int(np.argmax(p))
     if not model.backed(p0, values):
@@ -293,7 +302,8 @@ def unsure_reason(model: FewShotModel, crop: np.ndarray) -> str:
     if not model.descriptions_agree(p, hog, net, values):
         return "descriptions disagree"
     if p[j] < model.threshold:
-        return "under threshold"
+        lifted = model.corroborated(p0, values, int(np.argmax(model.combine(marks, colour_ll, np.zeros_like(colour_ll)))))
+        return "unlearned light" if lifted[j] >= model.threshold else "under threshold"
     if model.face_floor is not None and p[j] <= model.face_floor[j]:
         return "face floor"
     return "sure by the readers" if p0[int(np.argmax(p0))] < model.threshold else "sure"

@@ -44,6 +44,8 @@ it does not back is unsure, and a face it reads sure, that no other face of the 
 (two independent readers agree); so is a face the few-shot alone reads and the reader names
 (named_value: its most probable value, well ahead of the others, whatever its calibrated level)
 when the set's two readers' error rates multiply to at most 0.1 % (calibrate.agreement_error).
+The readers lift no die seen under another light than the labelled photos' (learned_light): their
+error rates were measured under that light.
 
 Run time: OpenCV and numpy only.
 """
@@ -72,6 +74,13 @@ K_NEAREST = 3    # bank vectors averaged per class
 PCA_SAMPLE = 600   # bank vectors the principal axes are computed from
 DIMS = 160       # principal components kept of the bank's feature vectors (storage: N x DIMS float16)
 CHROMA = [1, 2, 4, 5]  # a*, b* of the up face and of the body: lightness follows the light, hue the die
+LIGHTNESS = [0, 3]  # L* of the up face and of the body
+#: a die whose colour (every channel: CHROMA and LIGHTNESS) lies within LIGHT_Z spreads pooled within
+#: classes of the labelled photos' mean for the face read is seen under the set's light (learned_light).
+#: Measured on fickett k=5 (calibration_eval, 1,725 held-out tiles at the labelled photos' light): 6
+#: withholds one lift (a d8), 5 one more (a d20); a x0.6 exposure puts every die past 6, x0.8
+#: every d6, d8 and d20 and about half of the d4s and d12s
+LIGHT_Z = 6.0
 COLOUR_SD_MIN = 0.02  # Lab / 100: the colour spread is never taken below 2 Lab units
 COLOUR_D2_CAP = 50.0  # squared standardised colour distance counted at most (7 sd: a colour is either it or not)
 PRIOR_FLOOR = 1e-3  # least probability a standard reader's reading is given (one misread cannot veto a face)
@@ -245,7 +254,9 @@ class FewShotModel:
     each), whitened by net_mean (E,) and net_whiten (E x E, within_class_whitening), net_labels (N',)
     their mark indices (None: no numeral net when the set was learned); net_share: 0..1, the mark
     score is (1 - net_share) x HOG's + net_share x the net's (calibrate: chosen per set by
-    cross-validated log-loss, NET_SHARES).
+    cross-validated log-loss, NET_SHARES); light_means: C x 2 float32 L* (Lab / 100) of the up face
+    and body per class, light_sd: (2,) their spread pooled within classes (learned_light; None only
+    in a model that reads no crop: calibrate's cross-validation check).
     """
 
     bank: np.ndarray
@@ -277,6 +288,8 @@ class FewShotModel:
     net_share: float = 0.0
     net_mean: np.ndarray | None = None
     net_whiten: np.ndarray | None = None
+    light_means: np.ndarray | None = None
+    light_sd: np.ndarray | None = None
     _bank32: np.ndarray | None = field(default=None, repr=False)
 
     def confidence(self, p: float, face: int | None = None) -> float:
@@ -301,11 +314,13 @@ class FewShotModel:
         the set has a prior. Seen obliquely from an elevation the view is unsure of (view.sure False),
         or from a view the set was not learned under (learned_view), the most probable class is
         capped just under the threshold: the face pointing up is found from the elevation, so the
-        reading is flagged (GEN-D01), as the standard set's is."""
+        reading is flagged (GEN-D01), as the standard set's is. A die under a light the set was not
+        learned under (learned_light) is not lifted by the readers (corroborated)."""
         hog, net, colour, values = self.mark_evidence(crop, mask, TOP_DOWN if view is None else view.elevation)
-        marks = self.mixed(hog, net)
-        p = softmax(self.combine(marks, colour, self.prior_loglik(values))[None])[0]
-        p = self.corroborated(p, values, int(np.argmax(self.combine(marks, colour, np.zeros_like(colour)))))
+        marks, colour_ll = self.mixed(hog, net), self.colour_loglik(colour)
+        p = softmax(self.combine(marks, colour_ll, self.prior_loglik(values))[None])[0]
+        p = self.corroborated(p, values, int(np.argmax(self.combine(marks, colour_ll, np.zeros_like(colour_ll)))),
+                              colour)
         if view is not None and view.oblique and not view.sure or not self.learned_view(view) \
                 or not self.descriptions_agree(p, hog, net, values):
             return self.flagged(p)
@@ -329,6 +344,21 @@ class FewShotModel:
         e = TOP_DOWN if view is None else view.elevation
         return self.elevations[0] - AGREE_DEG <= e <= self.elevations[1] + AGREE_DEG
 
+    def learned_light(self, colour: np.ndarray, j: int) -> bool:
+        """Whether a die of colour (6,) (Centred.colour: Lab / 100 of the up face and body) read as
+        class j is seen under the light the set was learned under: each of its a*, b* and L* lies
+        within LIGHT_Z spreads pooled within classes (colour_sd, light_sd) of the labelled photos'
+        mean for class j. A dimmer or brighter exposure moves L*, a coloured light a* and b*; the
+        readers' agreement that lifts a reading (corroborated) was vouched for on the labelled
+        photos, under their light, and two readers misread alike under another: fickett d20 k=5,
+        two 18s read as sure 10s (the net and the few-shot both seeing a 10) at x0.6 exposure and at
+        gamma 0.6, one more at x0.8, two 6s of d6 under a cool light (calibration_eval, session 16).
+        Raises AssertionError on a model without light_means (one that reads no crop)."""
+        assert self.light_means is not None and self.light_sd is not None
+        z_chroma = np.abs(colour[CHROMA] - self.colour_means[j]) / self.colour_sd
+        z_light = np.abs(colour[LIGHTNESS] - self.light_means[j]) / self.light_sd
+        return bool(max(float(z_chroma.max()), float(z_light.max())) < LIGHT_Z)
+
     def logits(self, crop: np.ndarray, mask: np.ndarray | None = None, elevation: float = TOP_DOWN) -> np.ndarray:
         """(C,) class scores of one crop (HxWx3 uint8 BGR, any rotation; mask and elevation as for
         evidence()), whose softmax gives the probabilities before corroboration: see combine()."""
@@ -341,11 +371,13 @@ class FewShotModel:
         return (marks[self.marks] / self.mark_temperature + colour) / self.fewshot_temperature \
             + self.prior_weight * prior
 
-    def corroborated(self, p: np.ndarray, values: dict[int, float] | None, fewshot_pick: int | None = None
-                     ) -> np.ndarray:
+    def corroborated(self, p: np.ndarray, values: dict[int, float] | None, fewshot_pick: int | None = None,
+                     colour: np.ndarray | None = None) -> np.ndarray:
         """Class probabilities p (C,) weighed against the standard reader's reading `values`
         ({value: probability}, standard_values) of the most probable class j (reader_support);
-        fewshot_pick: the class the few-shot evidence alone (marks and colour) reads, or None:
+        fewshot_pick: the class the few-shot evidence alone (marks and colour) reads, or None;
+        colour: the die's colour (6,) (Centred.colour), or None for a crop of the labelled photos
+        (calibrate's cross-validation: under their light by definition):
         - the reader does not back j (backed(): it leans to another value than j's, and it gives j
           support under 0.5 or reads another face of the die, reads_another_face): p[j] is capped
           just under the set's threshold: the reading is unsure, never a few-shot guess from 3-5
@@ -355,6 +387,8 @@ class FewShotModel:
           in a set whose two readers' error rates multiply to at most 0.1 %): p[j] is raised to
           the threshold (the rest scaled down): the few cross-validated readings alone cannot
           vouch for 99.9 %, but a wrong sure reading would now need both readers wrong the same way;
+          unless the die is under a light the set was not learned under (learned_light with colour):
+          the readers' error rates were measured under the labelled photos' light;
         - otherwise p is unchanged. No prior: p unchanged."""
         if not self.prior_reader or self.prior_value is None or values is None:
             return p
@@ -362,8 +396,8 @@ class FewShotModel:
         out = p.copy()
         if not self.backed(p, values):
             out = self.flagged(p)
-        elif p[j] < self.threshold and (self.reader_sure(p, j, values)
-                                        or self.readers_agree(p, j, values, fewshot_pick)):
+        elif p[j] < self.threshold and (colour is None or self.learned_light(colour, j)) \
+                and (self.reader_sure(p, j, values) or self.readers_agree(p, j, values, fewshot_pick)):
             rest = 1.0 - p[j]
             out[j] = self.threshold
             if rest > 0:
@@ -441,7 +475,7 @@ class FewShotModel:
         mark_evidence), colour log-likelihood per class (C,), and the standard reader's reading
         ({value: probability}, standard_values; None without a prior)."""
         hog, net, colour, values = self.mark_evidence(crop, mask, elevation)
-        return self.mixed(hog, net), colour, values
+        return self.mixed(hog, net), self.colour_loglik(colour), values
 
     def mixed(self, hog: np.ndarray, net: np.ndarray | None) -> np.ndarray:
         """(M,) mark scores from HOG's (M,) and the net's (M,) or None (mark_evidence): (1 -
@@ -485,10 +519,11 @@ class FewShotModel:
 
     def mark_evidence(self, crop: np.ndarray, mask: np.ndarray | None = None, elevation: float = TOP_DOWN
                       ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, dict[int, float] | None]:
-        """evidence() before the mark scores are mixed: HOG mark scores (M,) (mean cosine similarity
-        of the nearest bank vectors, the crop described at every QUERY_TURNS turn), the numeral net's
-        (M,) (net_scores; None when the set has no net bank: calibrate keeps none when it chose
-        net_share 0), colour log-likelihood (C,) and the standard reader's reading (None without a prior).
+        """evidence() before the mark scores are mixed and the colour is weighed: HOG mark scores (M,)
+        (mean cosine similarity of the nearest bank vectors, the crop described at every QUERY_TURNS
+        turn), the numeral net's (M,) (net_scores; None when the set has no net bank: calibrate keeps
+        none when it chose net_share 0), the die's colour (6,) (Centred.colour, Lab / 100 of the up
+        face and body: colour_loglik weighs it) and the standard reader's reading (None without a prior).
         The net runs once on the up-face patch (numerals.face_patch) for both its descriptor and
         the "numerals" prior."""
         c = centre_die(crop, elevation)
@@ -505,7 +540,7 @@ class FewShotModel:
                 net = self.net_scores(net_embedding([patch])[0])
         elif self.prior_reader:
             values = standard_values(crop, self.die_type, self.prior_reader, mask, elevation)
-        return self.mark_scores(q), net, self.colour_loglik(c.colour), values
+        return self.mark_scores(q), net, c.colour, values
 
     def net_scores(self, d: np.ndarray) -> np.ndarray:
         """(M,) mark scores of a net descriptor d (E,) (net_embedding): whitened as the bank was
@@ -552,7 +587,10 @@ class FewShotModel:
         return prior_loglik(values, self.prior_value, self.prior_recall)
 
     def save(self, path: Path) -> None:
-        """Write the model to an .npz file (bank as float16)."""
+        """Write the model to an .npz file (bank as float16). Raises ValueError for a model without
+        its labelled photos' light (light_means: fit_described sets it)."""
+        if self.light_means is None or self.light_sd is None:
+            raise ValueError("the model has no light_means: fit it with fit_described before saving it")
         np.savez_compressed(path, kind="fewshot", bank=self.bank.astype(np.float16), labels=self.labels,
                             n_classes=self.n_classes, mean=self.mean, basis=self.basis.astype(np.float16),
                             marks=self.marks, colour_means=self.colour_means, colour_sd=self.colour_sd,
@@ -573,7 +611,8 @@ class FewShotModel:
                             net_labels=np.zeros(0, np.int32) if self.net_labels is None else self.net_labels,
                             net_share=self.net_share,
                             net_mean=np.zeros(0, np.float32) if self.net_mean is None else self.net_mean,
-                            net_whiten=np.zeros((0, 0), np.float32) if self.net_whiten is None else self.net_whiten)
+                            net_whiten=np.zeros((0, 0), np.float32) if self.net_whiten is None else self.net_whiten,
+                            light_means=self.light_means, light_sd=self.light_sd)
 
     @classmethod
     def load(cls, path: Path) -> "FewShotModel":
@@ -582,7 +621,8 @@ class FewShotModel:
         as naming_agreement_sure since it counts the reader's namings, calibrate.agreement_error, so
         a set whose agreement counted only its readings at >= 0.5 is not read under the new rule; the
         net bank is stored as net_embeddings since it holds net_embedding's vectors, so a set whose
-        bank held the net's class log-probabilities is not matched against embeddings)."""
+        bank held the net's class log-probabilities is not matched against embeddings; a set saved
+        before light_means were stored, session 16, has no light to check its readings against)."""
         with np.load(path) as z:
             return cls(z["bank"], z["labels"].astype(np.int32), int(z["n_classes"]), z["mean"].astype(np.float32),
                        z["basis"].astype(np.float32), z["marks"].astype(np.int32),
@@ -599,7 +639,8 @@ class FewShotModel:
                        z["net_labels"].astype(np.int32) if z["net_embeddings"].size else None,
                        float(z["net_share"]),
                        z["net_mean"].astype(np.float32) if z["net_embeddings"].size else None,
-                       z["net_whiten"].astype(np.float32) if z["net_embeddings"].size else None)
+                       z["net_whiten"].astype(np.float32) if z["net_embeddings"].size else None,
+                       z["light_means"].astype(np.float32), z["light_sd"].astype(np.float32))
 
 
 def standard_values(crop: np.ndarray, die_type: str, reader: str, mask: np.ndarray | None = None,
@@ -848,12 +889,14 @@ def fit_described(described: list[tuple[np.ndarray, np.ndarray]], y: np.ndarray,
         raise ValueError("need at least one labelled crop")
     y = np.asarray(y)
     marks = np.arange(n_classes) if marks is None else np.asarray(marks, np.int32)
-    means, sd, weight = colour_model(np.array([colour for _, colour in described]), y, n_classes)
+    colours = np.array([colour for _, colour in described])
+    means, sd, weight = colour_model(colours, y, n_classes)
     bank_a = np.concatenate([v for v, _ in described])
     labels = np.concatenate([np.full(len(v), marks[label], np.int32) for (v, _), label in zip(described, y)])
     mean, basis = principal_axes(bank_a, DIMS, rng)
     model = FewShotModel(project(bank_a, mean, basis).astype(np.float16), labels, n_classes,
                          mean, basis, marks, means, sd, weight, feature)
+    model.light_means, model.light_sd = class_means(colours[:, LIGHTNESS], y, n_classes)
     if net is not None:
         if len(net) != len(y):
             raise ValueError(f"{len(y)} described crops need as many net descriptors, got {len(net)}")
@@ -874,15 +917,23 @@ def colour_model(colours: np.ndarray, y: np.ndarray, n_classes: int) -> tuple[np
     near 1 when the faces differ in colour, near 0 when colour tells them not apart, so light
     changes do not sway the reading. A class without crops keeps a mean of 0."""
     chroma = colours[:, CHROMA]
-    means = np.zeros((n_classes, len(CHROMA)), np.float32)
-    for j in range(n_classes):
-        if np.any(y == j):
-            means[j] = chroma[y == j].mean(axis=0)
-    sd = np.maximum(np.sqrt(np.mean((chroma - means[y]) ** 2, axis=0)), COLOUR_SD_MIN).astype(np.float32)
+    means, sd = class_means(chroma, y, n_classes)
     present = np.unique(y)
     between = float(np.mean(np.sum((means[present] - chroma.mean(axis=0)) ** 2, axis=1)))
     f = between / (float(np.sum(sd ** 2)) + 1e-9)
     return means, sd, f / (1 + f)
+
+
+def class_means(values: np.ndarray, y: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """The mean (C x K float32) of each class's values (N x K, y: N class indices; a class without
+    values keeps a mean of 0) and their spread (K,) float32 pooled within classes, never under
+    COLOUR_SD_MIN."""
+    means = np.zeros((n_classes, values.shape[1]), np.float32)
+    for j in range(n_classes):
+        if np.any(y == j):
+            means[j] = values[y == j].mean(axis=0)
+    sd = np.maximum(np.sqrt(np.mean((values - means[y]) ** 2, axis=0)), COLOUR_SD_MIN).astype(np.float32)
+    return means, sd
 
 
 def principal_axes(x: np.ndarray, dims: int, rng: np.random.Generator, sample: int = PCA_SAMPLE
