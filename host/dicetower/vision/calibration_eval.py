@@ -238,7 +238,8 @@ before or after on any row:
     for 99.9 %; only a reader calibrated elsewhere can (reader_sure, the agreement).
 Session 16 (2026-12-01), the readers lift no die seen under a light the set was not learned under
 (fewshot.FewShotModel.learned_light), k=5, seed 7: every row as before but fickett d8 unsure 0.220 ->
-0.224 (one lift withheld). The held-out fickett tiles read under another light (x0.6, x0.8 and x1.2
+0.224 (one lift withheld); the m65 pip set read in whole Valid photos by DiceReader (tests/calibration/
+test_calibration_pip_sets) 124 -> 123 sure of 125, none wrong either way. The held-out fickett tiles read under another light (x0.6, x0.8 and x1.2
 exposure, gamma 0.6, a warm and a cool cast: 35 die-and-light rows) gave 15 sure wrong readings, 12
 of them lifted by the readers (d20: two 18s as 10s at x0.6 and gamma 0.6); now 6: three lifts the
 light check let through (two d6 6s under the cool cast, 5.1 and 5.6 spreads off; a d20 under the warm
