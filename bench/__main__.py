@@ -3,10 +3,11 @@
 import importlib
 import sys
 
-from dicetower import keep_freed_memory, single_threaded_blas
+from dicetower import keep_freed_memory, short_thread_switches, single_threaded_blas
 
 single_threaded_blas()  # before the parts import numpy, as the `dicetower` command does
 keep_freed_memory()
+short_thread_switches()
 
 PARTS = ["bench.vision", "dicetower.vision.faces_eval", "bench.audit"]
 

@@ -5,9 +5,11 @@ hundred rows, and on this 2-core machine shared by several jobs OpenBLAS's worke
 against each other (measured: tests/calibration 172 s wall and 66 s CPU with the default threads,
 66 s and 20 s with one). The variables count only when set before numpy is first imported: this
 conftest is the first module pytest loads from tests/, so they hold for the whole suite. Freed
-memory is kept for the next allocations (dicetower.keep_freed_memory), as the `dicetower` command keeps it."""
+memory is kept for the next allocations (dicetower.keep_freed_memory), and a thread running Python hands
+the interpreter's lock on after 1 ms (dicetower.short_thread_switches), as under the `dicetower` command."""
 
-from dicetower import keep_freed_memory, single_threaded_blas
+from dicetower import keep_freed_memory, short_thread_switches, single_threaded_blas
 
 single_threaded_blas()
 keep_freed_memory()
+short_thread_switches()

@@ -7,10 +7,11 @@ import importlib
 
 import click
 
-from dicetower import keep_freed_memory, single_threaded_blas
+from dicetower import keep_freed_memory, short_thread_switches, single_threaded_blas
 
 single_threaded_blas()  # before any subcommand imports numpy
 keep_freed_memory()
+short_thread_switches()
 
 # command name -> "module:attribute" of a click command
 COMMANDS = {
