@@ -350,9 +350,10 @@ class FewShotModel:
         within LIGHT_Z spreads pooled within classes (colour_sd, light_sd) of the labelled photos'
         mean for class j. A dimmer or brighter exposure moves L*, a coloured light a* and b*; the
         readers' agreement that lifts a reading (corroborated) was vouched for on the labelled
-        photos, under their light, and two readers misread alike under another: fickett d20 k=5,
-        two 18s read as sure 10s (the net and the few-shot both seeing a 10) at x0.6 exposure and at
-        gamma 0.6, one more at x0.8, two 6s of d6 under a cool light (calibration_eval, session 16).
+        photos, under their light, and two readers misread alike under another: fickett d20 k=5
+        read two 18s as sure 10s (the net and the few-shot both seeing a 10) at x0.6 exposure and
+        at gamma 0.6, 27 and 13 spreads off; a cast that moves a die's colour less still passes (two
+        d6 6s lifted wrong under a cool light, 5.1 and 5.6 off; calibration_eval, session 16).
         Raises AssertionError on a model without light_means (one that reads no crop)."""
         assert self.light_means is not None and self.light_sd is not None
         z_chroma = np.abs(colour[CHROMA] - self.colour_means[j]) / self.colour_sd
