@@ -73,6 +73,5 @@ def short_thread_switches() -> None:
     interleaved image by image (median ms, 5 ms -> 1 ms): realdice 39.4 -> 37.0, lurig 44.0 -> 42.3,
     matteop65 (every 4th photo) 31.3 -> 29.0; 0.5 and 0.2 ms moved them by under 1 ms more either
     way. Readings cannot change: the reader keeps a first reading only when reading afterwards gives
-    the same. The command line
-    (cli.py), `make bench` and the tests call it first thing."""
+    the same. The command line (cli.py), `make bench` and the tests call it first thing."""
     sys.setswitchinterval(THREAD_SWITCH_S)

@@ -332,7 +332,8 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
         for i in test:
             hog, net, colour, _ = model.mark_evidence(samples[i].crop, samples[i].mask, samples[i].elevation)
             prior = prior_loglik(readings[i], values, recall) if values is not None else np.zeros(n, np.float32)
-            parts.append((hog, hog if net is None else net, model.colour_loglik(colour), prior))  # the reading: readings[i]
+            # the reading: readings[i]
+            parts.append((hog, hog if net is None else net, model.colour_loglik(colour), prior))
             oof_y.append(y_all[i])
             values_of.append(values)
             vouched_of.append(vouched)

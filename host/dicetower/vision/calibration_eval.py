@@ -239,11 +239,12 @@ before or after on any row:
 Session 16 (2026-12-01), the readers lift no die seen under a light the set was not learned under
 (fewshot.FewShotModel.learned_light), k=5, seed 7: every row as before but fickett d8 unsure 0.220 ->
 0.224 (one lift withheld); the m65 pip set read in whole Valid photos by DiceReader (tests/calibration/
-test_calibration_pip_sets) 124 -> 123 sure of 125, none wrong either way. The held-out fickett tiles read under another light (x0.6, x0.8 and x1.2
-exposure, gamma 0.6, a warm and a cool cast: 35 die-and-light rows) gave 15 sure wrong readings, 12
-of them lifted by the readers (d20: two 18s as 10s at x0.6 and gamma 0.6); now 6: three lifts the
-light check let through (two d6 6s under the cool cast, 5.1 and 5.6 spreads off; a d20 under the warm
-one, 2.1), and three few-shot readings sure on their own (d20 x1.2 0.812, warm 0.851; d12 warm 0.981).
+test_calibration_pip_sets) 124 -> 123 sure of 125, none wrong either way. The held-out fickett tiles
+read under another light (x0.6, x0.8 and x1.2 exposure, gamma 0.6, a warm and a cool cast: 35
+die-and-light rows) gave 15 sure wrong readings, 12 of them lifted by the readers (d20: two 18s as
+10s at x0.6 and gamma 0.6); now 6: three lifts the light check let through (two d6 6s under the cool
+cast, 5.1 and 5.6 spreads off; a d20 under the warm one, 2.1), and three few-shot readings sure on
+their own (d20 x1.2 0.812, warm 0.851; d12 warm 0.981).
 """
 
 from __future__ import annotations
@@ -303,7 +304,8 @@ def unsure_reason(model: FewShotModel, crop: np.ndarray) -> str:
     if not model.descriptions_agree(p, hog, net, values):
         return "descriptions disagree"
     if p[j] < model.threshold:
-        lifted = model.corroborated(p0, values, int(np.argmax(model.combine(marks, colour_ll, np.zeros_like(colour_ll)))))
+        fewshot_pick = int(np.argmax(model.combine(marks, colour_ll, np.zeros_like(colour_ll))))
+        lifted = model.corroborated(p0, values, fewshot_pick)  # as under the labelled photos' light
         return "unlearned light" if lifted[j] >= model.threshold else "under threshold"
     if model.face_floor is not None and p[j] <= model.face_floor[j]:
         return "face floor"
