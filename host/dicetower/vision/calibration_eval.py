@@ -304,8 +304,7 @@ def unsure_reason(model: FewShotModel, crop: np.ndarray) -> str:
     if not model.descriptions_agree(p, hog, net, values):
         return "descriptions disagree"
     if p[j] < model.threshold:
-        fewshot_pick = int(np.argmax(model.combine(marks, colour_ll, np.zeros_like(colour_ll))))
-        lifted = model.corroborated(p0, values, fewshot_pick)  # as under the labelled photos' light
+        lifted = model.corroborated(p0, values, model.fewshot_pick(marks, colour_ll))  # under the labelled light
         return "unlearned light" if lifted[j] >= model.threshold else "under threshold"
     if model.face_floor is not None and p[j] <= model.face_floor[j]:
         return "face floor"

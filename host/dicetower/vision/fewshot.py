@@ -319,8 +319,7 @@ class FewShotModel:
         hog, net, colour, values = self.mark_evidence(crop, mask, TOP_DOWN if view is None else view.elevation)
         marks, colour_ll = self.mixed(hog, net), self.colour_loglik(colour)
         p = softmax(self.combine(marks, colour_ll, self.prior_loglik(values))[None])[0]
-        p = self.corroborated(p, values, int(np.argmax(self.combine(marks, colour_ll, np.zeros_like(colour_ll)))),
-                              colour)
+        p = self.corroborated(p, values, self.fewshot_pick(marks, colour_ll), colour)
         if view is not None and view.oblique and not view.sure or not self.learned_view(view) \
                 or not self.descriptions_agree(p, hog, net, values):
             return self.flagged(p)
@@ -371,6 +370,11 @@ class FewShotModel:
         log-likelihood) / fewshot_temperature + prior_weight x prior (prior_loglik)."""
         return (marks[self.marks] / self.mark_temperature + colour) / self.fewshot_temperature \
             + self.prior_weight * prior
+
+    def fewshot_pick(self, marks: np.ndarray, colour_ll: np.ndarray) -> int:
+        """The class (index) the few-shot evidence alone reads: the most probable under mark scores
+        (M,) (mixed) and colour log-likelihood (C,) (colour_loglik), without the standard reader's prior."""
+        return int(np.argmax(self.combine(marks, colour_ll, np.zeros_like(colour_ll))))
 
     def corroborated(self, p: np.ndarray, values: dict[int, float] | None, fewshot_pick: int | None = None,
                      colour: np.ndarray | None = None) -> np.ndarray:
