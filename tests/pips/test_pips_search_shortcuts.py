@@ -4,7 +4,10 @@ search splits most) and matteop65's pip dice. pip_response's closing and opening
 the ellipse are OpenCV's elliptical black-hat and top-hat pixel for pixel; find_pips' min_diameter
 (the close-up scales: pips the finer scale spans are not split for) drops only pips under it;
 _level_and_spread's histograms give np.median's median and median absolute deviation of grey levels
-(surround_snr's rings: any size, odd and even)."""
+(surround_snr's rings: any size, odd and even). The pairwise tests of read_faces on a frame of small
+dice read at twice the scale (hundreds of pips): _segment_clear with the frame's pip discs made once,
+_face_reaches with every point solved at once (to 1e-12: LAPACK rounds a many-column solve in another
+order), and _within_side_reach's culling answer as the plain per-pair computation does."""
 
 import csv
 
@@ -14,7 +17,9 @@ import pytest
 
 from dicetower import paths
 from dicetower.vision.detect import ANALYSIS_SCALES, KERNEL_PX, analysis_scale
-from dicetower.vision.pips import SPANNED_BY_FINER, _level_and_spread, find_pips, pip_response
+from dicetower.vision.pips import (SEAM_FRACTION, SPANNED_BY_FINER, _face_reaches, _layout_map, _level_and_spread,
+                                   _pip_discs, _segment_clear, _side_face_by_shape, _within_side_reach, find_pips,
+                                   group_faces, pip_response)
 
 DATASETS = paths.shared_dir() / "datasets"
 LURIG, MATTEO = DATASETS / "lurig_dietype", DATASETS / "matteop65_table_d6"
@@ -75,3 +80,56 @@ def test_level_and_spread_from_histograms_is_the_plain_median_and_deviation():
               for n in (30, 283, 5000) for m, s in ((40, 3), (200, 30))]
     for values in rings:
         assert _level_and_spread(values) == _plain_level_and_spread(values), values.size
+
+
+def _plain_segment_clear(a, b, response, thr, pips) -> bool:
+    """_segment_clear as written before its shortcuts: np.linspace, the pips' arrays made per segment."""
+    n = max(int(np.hypot(b.x - a.x, b.y - a.y)), 2)
+    xs, ys = np.linspace(a.x, b.x, n), np.linspace(a.y, b.y, n)
+    px, py = np.array([p.x for p in pips])[:, None], np.array([p.y for p in pips])[:, None]
+    reach = np.array([0.75 * p.diameter + 1.0 for p in pips])[:, None]
+    keep = ~(np.hypot(xs - px, ys - py) < reach).any(axis=0)
+    if keep.sum() < 2:
+        return True
+    h, w = response.shape
+    vals = response[np.clip(ys[keep].round().astype(int), 0, h - 1), np.clip(xs[keep].round().astype(int), 0, w - 1)]
+    return float((vals > SEAM_FRACTION * thr).mean()) <= 0.12
+
+
+def _plain_face_reaches(part, points) -> list[float]:
+    """_face_reaches of a part of 2..6 pips, one np.linalg.solve per point."""
+    _, m = _layout_map(np.array([[q.x, q.y] for q in part]))
+    return [float(np.abs(np.linalg.solve(m[:2, :].T, np.array(pt) - m[2])).max()) for pt in points]
+
+
+@needs_shared
+def test_pairwise_shortcuts_answer_as_the_plain_tests_on_small_dice_read_finer():
+    segments = reaches = culled = 0
+    for gray in _photos(MATTEO, 47, 3):
+        half = cv2.resize(gray, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+        frame = np.tile(half, (2, 2))  # four photos at half size to a frame (bench's small dice)
+        finer = cv2.resize(frame, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC)  # as _finer_faces reads it
+        for polarity in ("dark", "light"):
+            response = pip_response(finer, polarity, KERNEL_PX)
+            pips, thr = find_pips(response, finer, KERNEL_PX)
+            discs = _pip_discs(pips)
+            for i, a in enumerate(pips):
+                for b in pips[i + 1:]:
+                    if np.hypot(a.x - b.x, a.y - b.y) <= 6 * (a.diameter + b.diameter):
+                        assert _segment_clear(a, b, response, thr, discs) == _plain_segment_clear(a, b, response, thr, pips)
+                        segments += 1
+            groups = group_faces(pips, response, thr)
+            points = [(p.x, p.y) for p in pips]
+            for part in groups:
+                if 2 <= len(part) <= 6:
+                    # LAPACK solves many columns at once in another order: equal to the last bits or so
+                    np.testing.assert_allclose(_face_reaches(part, points), _plain_face_reaches(part, points),
+                                               rtol=1e-12, atol=0)
+                    reaches += 1
+            beside = _within_side_reach(groups, groups)
+            for i, g in enumerate(groups):
+                for j, h in enumerate(groups):
+                    if not beside[i, j]:
+                        assert _side_face_by_shape(g, h) is False
+                        culled += 1
+    assert segments > 500 and reaches > 30 and culled > 2000  # the frames hold many pips and faces (739, 60, 3564)

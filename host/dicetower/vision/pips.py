@@ -150,6 +150,12 @@ class Pip:
     snr: float = math.inf
     outline: np.ndarray | None = field(default=None, repr=False, compare=False)
     frayed: bool = False
+    #: equivalent circle diameter, px: set from area when the pip is made (its measures do not change after;
+    #: dataclasses.replace makes a new pip), not on each asking: a frame's pairwise tests ask ~10^5 times
+    diameter: float = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.diameter = 2.0 * math.sqrt(self.area / math.pi)
 
     @functools.cached_property
     def triangle_fill(self) -> float:
@@ -160,11 +166,6 @@ class Pip:
             return 0.0
         triangle, _ = cv2.minEnclosingTriangle(self.outline)
         return float(cv2.contourArea(self.outline) / max(triangle, 1e-6))
-
-    @property
-    def diameter(self) -> float:
-        """Equivalent circle diameter, px."""
-        return 2.0 * math.sqrt(self.area / math.pi)
 
     @property
     def major(self) -> float:
@@ -560,19 +561,26 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
     return unique, thr
 
 
-def _segment_clear(a: Pip, b: Pip, response: np.ndarray, thr: float, pips: list[Pip]) -> bool:
+def _pip_discs(pips: list[Pip]) -> np.ndarray:
+    """(N, 3) float64 per pip: its centre x, y (px) and the reach round it (px) where _segment_clear
+    samples no die body: 0.75 of its diameter from its centre, plus a pixel (its contour, whose area
+    gives the diameter, runs through its edge pixels' centres, and a sample is the pixel nearest its
+    point; pips 3 px across show their edge pixels at 0.75 diameters). Made once for the frame's pips,
+    not once per segment tested."""
+    return np.array([[p.x, p.y, 0.75 * p.diameter + 1.0] for p in pips], np.float64).reshape(-1, 3)
+
+
+def _segment_clear(a: Pip, b: Pip, response: np.ndarray, thr: float, discs: np.ndarray) -> bool:
     """True when the die body between pips a and b has no dark crease (no other pip, no gap between
-    two dice or two faces): the response stays below SEAM_FRACTION of the pip threshold along the segment,
-    off the pips (0.75 of a pip's diameter from its centre, plus a pixel: its contour, whose area gives the
-    diameter, runs through its edge pixels' centres, and a sample is the pixel nearest its point; pips 3 px
-    across show their edge pixels at 0.75 diameters)."""
+    two dice or two faces): the response (HxW uint8) stays below SEAM_FRACTION of the pip threshold thr
+    along the segment, one sample a px, off the pips (discs: _pip_discs of the frame's pips)."""
     n = max(int(math.hypot(b.x - a.x, b.y - a.y)), 2)
-    xs = np.linspace(a.x, b.x, n)
-    ys = np.linspace(a.y, b.y, n)
+    # np.linspace(a, b, n) for x and y, as it computes them, without its per-call overhead
+    t = np.arange(n, dtype=np.float64)
+    xs, ys = t * ((b.x - a.x) / (n - 1)) + a.x, t * ((b.y - a.y) / (n - 1)) + a.y
+    xs[-1], ys[-1] = b.x, b.y
     # the samples near any pip, every pip at once (a row per pip)
-    px, py = np.array([p.x for p in pips])[:, None], np.array([p.y for p in pips])[:, None]
-    reach = np.array([0.75 * p.diameter + 1.0 for p in pips])[:, None]
-    keep = ~(np.hypot(xs - px, ys - py) < reach).any(axis=0)
+    keep = ~(np.hypot(xs - discs[:, 0:1], ys - discs[:, 1:2]) < discs[:, 2:3]).any(axis=0)
     if keep.sum() < 2:
         return True
     h, w = response.shape
@@ -636,12 +644,13 @@ def group_faces(pips: list[Pip], response: np.ndarray, thr: float) -> list[list[
     dia = np.array([p.diameter for p in pips])
     reach = LINK_DIAMETERS * 0.5 * (dia[:, None] + dia[None, :]) * (1 + 1e-9)  # slack for rounding
     near = np.triu(np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1]) <= reach, 1)
+    discs = _pip_discs(pips)
     for i, j in zip(*np.nonzero(near)):
         a, b = pips[i], pips[j]
         if a.blob >= 0 and a.blob == b.blob:
             linked = math.hypot(a.x - b.x, a.y - b.y) <= LINK_DIAMETERS * 0.5 * (a.diameter + b.diameter)
         else:
-            linked = _linked(a, b) and _segment_clear(a, b, response, thr, pips)
+            linked = _linked(a, b) and _segment_clear(a, b, response, thr, discs)
         if linked:
             parent[root(i)] = root(j)
     groups: dict[int, list[Pip]] = {}
@@ -926,26 +935,24 @@ def _face_reach(part: list[Pip], p: Pip) -> float:
     """How far pip p lies from the face of part (1..6 pips), in pitches of its d6 layout: the larger
     canonical coordinate of p through the part's layout map (the face's own pips lie at 1 or less, its
     edge at about 1.6); for a lone pip, its distance over 1.5 pip diameters."""
-    return _face_reaches(part, [p])[0]
+    return _face_reaches(part, [(p.x, p.y)])[0]
 
 
-def _face_reaches(part: list[Pip], pips: list[Pip]) -> list[float]:
-    """_face_reach of each of pips from the face of part, the part's layout map fitted once (_layout_map
-    tries every assignment of a 4..6 pip face's pips: stray_marks asks it of every pip in the frame)."""
-    if not pips:
+def _face_reaches(part: list[Pip], points: list[tuple[float, float]]) -> list[float]:
+    """_face_reach of each of points ((x, y) px) from the face of part, the part's layout map fitted once
+    (_layout_map tries every assignment of a 4..6 pip face's pips: stray_marks asks it of every pip in the
+    frame)."""
+    if not points:
         return []
     if len(part) == 1:
         q = part[0]
-        return [math.hypot(p.x - q.x, p.y - q.y) / (1.5 * q.diameter) for p in pips]
+        return [math.hypot(x - q.x, y - q.y) / (1.5 * q.diameter) for x, y in points]
     _, m = _layout_map(np.array([[q.x, q.y] for q in part]))
     linear = m[:2, :]
     if abs(float(np.linalg.det(linear))) < 1e-6:
-        return [0.0] * len(pips)
-    reaches = []
-    for p in pips:
-        u, v = np.linalg.solve(linear.T, np.array([p.x, p.y]) - m[2])
-        reaches.append(max(abs(float(u)), abs(float(v))))
-    return reaches
+        return [0.0] * len(points)
+    uv = np.linalg.solve(linear.T, (np.array(points) - m[2]).T)  # 2 x N, every point at once
+    return np.abs(uv).max(axis=0).tolist()
 
 
 def _pip_cov(p: Pip) -> np.ndarray:
@@ -1117,6 +1124,24 @@ def _side_face_by_shape(g: list[Pip], h: list[Pip]) -> bool | None:
     if (front_h > 3.0 * front_g and flatter >= 0.1) or (flatter >= 0.2 and front_h > front_g):
         return True
     return None
+
+
+def _within_side_reach(groups: list[list[Pip]], tops: list[list[Pip]]) -> np.ndarray:
+    """(len(groups), len(tops)) bool: False where group g lies too far from group h for _side_face_by_shape
+    (its first test, every pair at once; it says False there), True where that test is left to it. The
+    distance is numpy's hypot here, so a pair within a billionth of the reach is left to it.
+    A frame of small dice read at twice the scale holds a hundred groups; each pair's test alone costs more
+    than this whole matrix."""
+    if not groups or not tops:
+        return np.zeros((len(groups), len(tops)), bool)
+
+    def summary(gs: list[list[Pip]]) -> np.ndarray:  # per group: centre x, y, extent, mean pip diameter
+        return np.array([(*_centre(g), _extent(g), _mean([p.diameter for p in g])) for g in gs])
+
+    g, h = summary(groups), summary(tops)
+    dist = np.hypot(g[:, None, 0] - h[None, :, 0], g[:, None, 1] - h[None, :, 1])
+    reach = 0.5 * (g[:, None, 2] + h[None, :, 2]) + SIDE_REACH_DIAMETERS * h[None, :, 3]
+    return dist <= reach * (1 + 1e-9) + 1e-9
 
 
 BELOW = (0.0, 1.0)  # image direction (x right, y down) from a top face to its side faces for an upright camera above the tray
@@ -1375,7 +1400,9 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
     # of weak pips alone, which is read as no face at all (a glyph, a smear)
     faces_possible = [h for h in groups if any(p.snr >= MIN_SNR for p in h)]
     # _is_side_face, with the shape decided once per pair: the pairs it decides give the frame's direction
-    by_shape = {(id(g), id(h)): _side_face_by_shape(g, h) for g in groups for h in faces_possible if h is not g}
+    may_be_beside = _within_side_reach(groups, faces_possible)
+    by_shape = {(id(g), id(h)): _side_face_by_shape(g, h) if may_be_beside[i, j] else False
+                for i, g in enumerate(groups) for j, h in enumerate(faces_possible) if h is not g}
     toward = _toward_camera([(g, h) for g in groups for h in faces_possible if h is not g and by_shape[id(g), id(h)]])
     side_of = [[h for h in faces_possible if h is not g and (
         _lies_toward(g, h, toward) if by_shape[id(g), id(h)] is None else bool(by_shape[id(g), id(h)]))]
@@ -1394,8 +1421,9 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
     lone_tops = [h[0] for h, side in zip(groups, sides) if len(h) == 1 and not side]
     twin_side = {id(h[0]) for g, side, of in zip(groups, sides, side_of) if side and len(g) == 1
                  for h in of if len(h) == 1 and _twins(g[0], h[0])}
+    discs = _pip_discs(pips)
     twin_side |= {id(k) for g, side in zip(groups, sides) if side and len(g) == 1 for k in lone_tops
-                  if _twins(g[0], k) and _segment_clear(g[0], k, response, thr, pips)}
+                  if _twins(g[0], k) and _segment_clear(g[0], k, response, thr, discs)}
     parts = _pair_far_pips([part for part, side in zip(parts, sides) if not side], pips, gray, polarity, response, thr)
     # a mark on a face that is not its pip (a numeral's stroke beside two others read as a 2, a speck):
     # the face's count is in doubt, and so is the mark read as a 1 of its own
@@ -1506,11 +1534,12 @@ def _doubt_twin_taken(faces: list[PipFace], pips: list[Pip], response: np.ndarra
     in a side face of several pips is a side face's pip (a 1 seen obliquely shows them) and doubts nothing; a
     lone pip taken for a side face is weighed by read_faces (twin_side)."""
     taken = {id(p) for f in faces if len(f.pips) > 1 and f.confidence < UNSURE_BELOW for p in f.pips}
+    discs = _pip_discs(pips)
     for f in faces:
         if len(f.pips) != 1 or f.confidence <= AMBIGUOUS_CAP:
             continue
         a = f.pips[0]
-        if any(id(q) in taken and _twins(a, q) and _segment_clear(a, q, response, thr, pips) for q in pips):
+        if any(id(q) in taken and _twins(a, q) and _segment_clear(a, q, response, thr, discs) for q in pips):
             f.confidence = AMBIGUOUS_CAP
 
 
@@ -1521,14 +1550,15 @@ def stray_marks(group: list[Pip], pips: list[Pip]) -> list[Pip]:
     it (any size: a pip of a fuller face, or a numeral of a die that is no d6, whose other strokes were
     taken for a 2's pips) puts the count in doubt."""
     cx, cy = _centre(group)
-    marks, edges = [], []
+    marks: list[Pip] = []
+    edges: list[tuple[float, float]] = []
     for q in pips:
         if any(q is p for p in group):
             continue
         d = math.hypot(q.x - cx, q.y - cy)
         step = min(q.diameter / 2.0, d) / max(d, 1e-9)  # to the mark's edge nearest the face's centre
         marks.append(q)
-        edges.append(Pip(q.x + (cx - q.x) * step, q.y + (cy - q.y) * step, q.area, q.roundness, q.angle, q.contrast))
+        edges.append((q.x + (cx - q.x) * step, q.y + (cy - q.y) * step))
     return [q for q, reach in zip(marks, _face_reaches(group, edges)) if reach <= 1.0 + FACE_MARGIN]
 
 
@@ -1637,10 +1667,11 @@ def _pair_far_pips(parts: list[tuple[list[Pip], bool]], pips: list[Pip], gray: n
     ambiguous) of the top faces; pips: every pip found in gray (HxW uint8, pips of polarity "dark" or
     "light") with response and thr. Returns parts with such pairs joined."""
     lone = [i for i, (g, _) in enumerate(parts) if len(g) == 1]
+    discs = _pip_discs(pips)
     pairs = []
     for i, j in itertools.combinations(lone, 2):
         a, b = parts[i][0][0], parts[j][0][0]
-        if not _twins(a, b) or not _segment_clear(a, b, response, thr, pips):
+        if not _twins(a, b) or not _segment_clear(a, b, response, thr, discs):
             continue
         d = math.hypot(a.x - b.x, a.y - b.y)
         mx, my = (a.x + b.x) / 2, (a.y + b.y) / 2
