@@ -3,11 +3,9 @@
 import importlib
 import sys
 
-from dicetower import keep_freed_memory, short_thread_switches, single_threaded_blas
+from dicetower import set_up_process
 
-single_threaded_blas()  # before the parts import numpy, as the `dicetower` command does
-keep_freed_memory()
-short_thread_switches()
+set_up_process()  # before the parts import numpy, as the `dicetower` command does
 
 PARTS = ["bench.vision", "dicetower.vision.faces_eval", "bench.audit"]
 

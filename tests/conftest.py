@@ -8,8 +8,6 @@ conftest is the first module pytest loads from tests/, so they hold for the whol
 memory is kept for the next allocations (dicetower.keep_freed_memory), and a thread running Python hands
 the interpreter's lock on after 1 ms (dicetower.short_thread_switches), as under the `dicetower` command."""
 
-from dicetower import keep_freed_memory, short_thread_switches, single_threaded_blas
+from dicetower import set_up_process
 
-single_threaded_blas()
-keep_freed_memory()
-short_thread_switches()
+set_up_process()

@@ -27,7 +27,7 @@ def single_threaded_blas() -> None:
     BLAS worker threads only spin against them. Measured on this 2-core machine: a calibrated fickett
     d12 read 16 ms per die with the default threads, 6-9 ms with one; tests/calibration 172 s wall
     with them, 66 s without. Counts only when called before numpy is first imported: the command
-    line (cli.py), `make bench` and the tests call it first thing."""
+    line (cli.py), `make bench` and the tests call it first thing (set_up_process)."""
     for name in BLAS_THREAD_VARIABLES:
         os.environ.setdefault(name, "1")
 
@@ -50,7 +50,7 @@ def keep_freed_memory() -> bool:
     (`make bench`'s path, both threads' CPU) 85.9 -> 79.5 ms median; readings unchanged. The memory kept
     is what one frame needs again. Returns True when set; False (nothing done) without glibc's mallopt
     (macOS, Windows, musl, whose mallopt sets nothing). The command line (cli.py), `make bench` and the
-    tests call it first thing."""
+    tests call it first thing (set_up_process)."""
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError, TypeError):  # no C library to ask (Windows), or no mallopt in it (macOS)
@@ -73,5 +73,13 @@ def short_thread_switches() -> None:
     interleaved image by image (median ms, 5 ms -> 1 ms): realdice 39.4 -> 37.0, lurig 44.0 -> 42.3,
     matteop65 (every 4th photo) 31.3 -> 29.0; 0.5 and 0.2 ms moved them by under 1 ms more either
     way. Readings cannot change: the reader keeps a first reading only when reading afterwards gives
-    the same. The command line (cli.py), `make bench` and the tests call it first thing."""
+    the same. The command line (cli.py), `make bench` and the tests call it first thing (set_up_process)."""
     sys.setswitchinterval(THREAD_SWITCH_S)
+
+
+def set_up_process() -> None:
+    """The process-wide settings the `dicetower` command (cli.py), `make bench` and the tests start with,
+    before anything imports numpy: single_threaded_blas, keep_freed_memory, short_thread_switches."""
+    single_threaded_blas()
+    keep_freed_memory()
+    short_thread_switches()

@@ -7,11 +7,9 @@ import importlib
 
 import click
 
-from dicetower import keep_freed_memory, short_thread_switches, single_threaded_blas
+from dicetower import set_up_process
 
-single_threaded_blas()  # before any subcommand imports numpy
-keep_freed_memory()
-short_thread_switches()
+set_up_process()  # before any subcommand imports numpy
 
 # command name -> "module:attribute" of a click command
 COMMANDS = {
