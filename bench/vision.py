@@ -32,6 +32,7 @@ from dicetower.vision.colour import HUE_NAMES, colour_mask
 from dicetower.vision.faces_eval import remove_overlay
 from dicetower.vision.cli import read_image_file
 from dicetower.vision.reader import DiceReader
+from dicetower.vision.second_core import SECOND_PROCESS
 from dicetower.vision.scoring import DIE_OF_PIP_BOX, close_up, load_labels, match
 
 #: Sources and whether they need the numbered-dice classifier (faces.py with `make models`).
@@ -39,6 +40,9 @@ SOURCES = [("matteop65_table_d6", False), ("realdice_d20", True), ("lurig_dietyp
            ("fickett_poly_tiles", True)]
 #: Sources whose photos are montages of one-die tiles (labels.csv boxes are the tiles).
 TILED = {"fickett_poly_tiles"}
+
+#: How long (s) the bench waits for the reader's second process to load before timing.
+SECOND_PROCESS_LOAD_S = 60.0
 
 
 def labelled_images(folder: Path, tiles_dir: Path | None, only: str = "") -> Iterator[tuple[str, list[dict[str, str]]]]:
@@ -126,6 +130,10 @@ def main() -> int:
         print(f"no datasets at {datasets}: set DICETOWER_SHARED or put the shared folder beside the repo")
         return 0
     reader = DiceReader()
+    # timed as the tower service reads, a long-running process: its second process started and loaded
+    # (a reader starts it at its second frame and reads alone until it is ready, about a second)
+    if not SECOND_PROCESS.wait_ready(SECOND_PROCESS_LOAD_S):
+        print("the reader's second process did not start: every frame read in one process (slower)")
     print("source                    imgs  dice  recall  precis  val_acc  per_die  unsure  sure_acc  ms_med  ms_p95  tight")
     rows = [(name, numbered, "") for name, numbered in SOURCES]
     rows.insert(1, ("matteop65_table_d6", False, "/Valid/"))  # the upstream validation split alone

@@ -5,8 +5,7 @@ hundred rows, and on this 2-core machine shared by several jobs OpenBLAS's worke
 against each other (measured: tests/calibration 172 s wall and 66 s CPU with the default threads,
 66 s and 20 s with one). The variables count only when set before numpy is first imported: this
 conftest is the first module pytest loads from tests/, so they hold for the whole suite. Freed
-memory is kept for the next allocations (dicetower.keep_freed_memory), and a thread running Python hands
-the interpreter's lock on after 1 ms (dicetower.short_thread_switches), as under the `dicetower` command."""
+memory is kept for the next allocations (dicetower.keep_freed_memory), as under the `dicetower` command."""
 
 from dicetower import set_up_process
 

@@ -23,7 +23,8 @@ def single_threaded_blas() -> None:
     """Run numpy's BLAS on one thread unless the user set its variables (BLAS_THREAD_VARIABLES).
 
     Our matrix products are small (calibration's few-shot scores: a few hundred rows), and the reader
-    already keeps both cores of the tower's host busy (the die-body search runs beside the pip search):
+    already keeps both cores of the tower's host busy (the die-body search runs beside the pip search,
+    vision.second_core):
     BLAS worker threads only spin against them. Measured on this 2-core machine: a calibrated fickett
     d12 read 16 ms per die with the default threads, 6-9 ms with one; tests/calibration 172 s wall
     with them, 66 s without. Counts only when called before numpy is first imported: the command
@@ -58,28 +59,9 @@ def keep_freed_memory() -> bool:
     return bool(mallopt(_M_MMAP_THRESHOLD, HEAP_BLOCK_MAX)) and bool(mallopt(_M_TRIM_THRESHOLD, KEPT_FREE_MAX))
 
 
-#: How long (s) a thread running Python code holds the interpreter's lock before another may take it
-#: (sys.setswitchinterval; Python's default 5 ms).
-THREAD_SWITCH_S = 0.001
-
-
-def short_thread_switches() -> None:
-    """Have a thread running Python code hand the interpreter's lock on after THREAD_SWITCH_S, not 5 ms.
-
-    The reader runs its pip search beside the die-body search and first readings (reader._SECOND_CORE):
-    both are thousands of short OpenCV calls, which let the lock go, between Python lines, which need
-    it. Each time an OpenCV call returns, its thread waits for the other to give the lock up, up to the
-    switch interval: with 5 ms, most of a frame's calls wait. Measured on this 2-core machine, reads
-    interleaved image by image (median ms, 5 ms -> 1 ms): realdice 39.4 -> 37.0, lurig 44.0 -> 42.3,
-    matteop65 (every 4th photo) 31.3 -> 29.0; 0.5 and 0.2 ms moved them by under 1 ms more either
-    way. Readings cannot change: the reader keeps a first reading only when reading afterwards gives
-    the same. The command line (cli.py), `make bench` and the tests call it first thing (set_up_process)."""
-    sys.setswitchinterval(THREAD_SWITCH_S)
-
-
 def set_up_process() -> None:
     """The process-wide settings the `dicetower` command (cli.py), `make bench` and the tests start with,
-    before anything imports numpy: single_threaded_blas, keep_freed_memory, short_thread_switches."""
+    before anything imports numpy, and the reader's second process (vision.second_core) too:
+    single_threaded_blas, keep_freed_memory."""
     single_threaded_blas()
     keep_freed_memory()
-    short_thread_switches()

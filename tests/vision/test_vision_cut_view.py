@@ -45,7 +45,7 @@ def test_a_cut_body_does_not_make_an_oblique_scene_top_down(dome_die, monkeypatc
         views.append(view)
         return FaceResult("d20", 1, 0.9)
 
-    reader = DiceReader()
+    reader = DiceReader(second_process=False)  # its parts are replaced here: all in this process
     monkeypatch.setattr(reader, "die_set", "spy")
     monkeypatch.setattr(reader, "classify", spy)
     monkeypatch.setattr(reader_module, "find_die_bodies", lambda image, reference=None: [die, cut])
@@ -69,7 +69,7 @@ def test_a_cut_blob_of_the_grounds_colour_is_no_die_to_a_die_set(dome_die, monke
     def spy(crop, die_set=None, mask=None, view=None):
         return FaceResult("d20", 1, 0.9)
 
-    reader = DiceReader()
+    reader = DiceReader(second_process=False)  # its parts are replaced here: all in this process
     monkeypatch.setattr(reader, "die_set", "spy")
     monkeypatch.setattr(reader, "classify", spy)
     monkeypatch.setattr(reader_module, "find_die_bodies", lambda image, reference=None: [die, cut_die, ground])

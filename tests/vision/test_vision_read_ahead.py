@@ -1,12 +1,15 @@
-"""The reader's work ahead on the second core (reader.DiceReader._guesses) and the view's two steps
-(view.floor_outlines, then FloorOutlines.view once the dice are known): neither may change a reading.
+"""The reader's work ahead in its second process (second_core: the worker's loop run here in a thread
+over a socket pair, and the real worker process) and the view's two steps (view.floor_outlines, then
+FloorOutlines.view once the dice are known): neither may change a reading, and a worker that fails or
+dies loses no frame.
 Real photos from ../shared/datasets (realdice_d20: a dice dome seen obliquely; lurig_dietype: close-ups
 of one die, seen from above); skipped when the shared folder is absent."""
 
+import logging
+import socket
 import threading
-import time
-from concurrent.futures import Future
 from dataclasses import replace
+from multiprocessing.connection import Connection
 
 import numpy as np
 import pytest
@@ -15,7 +18,8 @@ from dicetower import paths
 from dicetower.vision.camera import load_image
 from dicetower.vision.detect import find_die_bodies
 from dicetower.vision import reader as reader_module
-from dicetower.vision.reader import DiceReader, is_die_like
+from dicetower.vision import second_core
+from dicetower.vision.reader import DiceReader, bodies_to_read_ahead, is_die_like
 from dicetower.vision.scoring import load_labels
 from dicetower.vision.view import TOP_DOWN, FloorOutlines, ViewEstimate, floor_outlines, view_of_scene
 
@@ -32,7 +36,7 @@ def photos(source: str, n: int) -> list[np.ndarray]:
 
 @pytest.fixture(scope="module")
 def reader():
-    reader = DiceReader()
+    reader = DiceReader(second_process=False)  # the readings to compare with: all in this process
     if not reader.reads_numbered:
         pytest.skip("needs the numbered-dice models (`make models`)")
     return reader
@@ -43,10 +47,43 @@ def scenes():
     return photos("realdice_d20", 2) + photos("lurig_dietype", 2)
 
 
-def done(value) -> Future:
-    future: Future = Future()
-    future.set_result(value)
-    return future
+def worker_messages(image, read_all=False, read_first=True, monkeypatch=None) -> list[tuple]:
+    """The messages second_core.serve (the worker's loop, run here in a thread) sends for one frame, up to
+    its "done". With monkeypatch, the pips are said found while the worker finds the bodies (its body
+    search ends only once the stop is sent)."""
+    ours, theirs = socket.socketpair()
+    main, worker = Connection(ours.detach()), Connection(theirs.detach())
+    stop_sent = threading.Event()
+    if monkeypatch is not None:
+        from dicetower.vision import detect
+        find = detect.find_die_bodies
+
+        def found_after_the_stop(image, reference=None):
+            assert stop_sent.wait(60)
+            return find(image, reference)
+
+        monkeypatch.setattr(detect, "find_die_bodies", found_after_the_stop)
+    thread = threading.Thread(target=second_core.serve, args=(worker,))
+    thread.start()
+    messages = [main.recv()]
+    assert messages[0] == ("ready",)
+    main.send(("frame", 1, image, None, read_all, read_first))
+    if monkeypatch is not None:
+        main.send(("stop", 1))
+        stop_sent.set()
+    while messages[-1][0] != "done":
+        messages.append(main.recv())
+    main.close()  # the worker's loop ends at the end of file
+    thread.join(60)
+    assert not thread.is_alive()
+    worker.close()
+    return messages[1:]
+
+
+@pytest.fixture(scope="module")
+def worker_ready():
+    if not second_core.SECOND_PROCESS.wait_ready(120):
+        pytest.skip("the reader's second process did not start here (see the warning logged)")
 
 
 def test_floor_outlines_give_the_view_of_scene_for_any_dice(scenes):
@@ -75,104 +112,127 @@ def test_a_frame_too_small_for_a_scene_has_no_floor_and_bad_frames_are_refused()
 
 
 def test_first_readings_are_what_reading_afterwards_gives(reader, scenes):
+    read_ahead = 0
     for image in scenes:
+        messages = worker_messages(image)
+        kind, seq, bodies = messages[0]
         found = find_die_bodies(image)
-        may_read = [b for b in found if is_die_like(image, b)]
-        outlines, first = reader._guesses(image, done(found), threading.Event())
-        assert set(first) == {id(b) for b in may_read}
+        assert kind == "bodies" and seq == 1
+        assert [(b.box, b.cut, b.ground_share) for b in bodies] == [(b.box, b.cut, b.ground_share) for b in found]
+        assert all(np.array_equal(b.mask, f.mask) for b, f in zip(bodies, found))
+        may_read = bodies_to_read_ahead(image, found, read_all=False)
+        assert may_read == [i for i, b in enumerate(found) if is_die_like(image, b)]
+        readings = [m for m in messages if m[0] == "reading"]
+        assert [m[2] for m in readings] == may_read  # nothing said stop: every body that may be read is
+        outlines = messages[-1][2]
         if not may_read:
+            assert outlines is None and messages[-1] == ("done", 1, None)
             continue
-        view = view_of_scene(image, [b.box for b in may_read])
-        assert outlines is not None and outlines.view([b.box for b in may_read]) == view
-        for body in may_read:
-            assert first[id(body)] == (view, reader._classified(image, body, view))
+        view = view_of_scene(image, [found[i].box for i in may_read])
+        assert outlines is not None and outlines.view([found[i].box for i in may_read]) == view
+        for _, _, i, their_view, reading in readings:
+            assert their_view == view and reading == reader._classified(image, found[i], view)
+            read_ahead += 1
+    assert read_ahead, "no body was read ahead in these photos: the test shows nothing"
 
 
-def test_nothing_is_read_ahead_once_the_pips_are_found(reader, scenes):
-    found = find_die_bodies(scenes[0])
-    assert found
-    pips_done = threading.Event()
-    pips_done.set()
-    assert reader._guesses(scenes[0], done(found), pips_done) == (None, {})
+def test_nothing_is_read_ahead_once_the_pips_are_found(scenes, monkeypatch):
+    messages = worker_messages(scenes[0], monkeypatch=monkeypatch)
+    assert [m[0] for m in messages] == ["bodies", "done"] and messages[0][2]  # bodies found, none read
+    assert messages[1] == ("done", 1, None)
 
 
-def test_a_first_reading_counts_only_under_the_view_the_die_is_read_under(reader, scenes, monkeypatch):
+def test_a_worker_whose_body_search_fails_says_so_and_goes_on(scenes, monkeypatch):
+    from dicetower.vision import detect
+
+    def broken(image, reference=None):
+        raise RuntimeError("no bodies today")
+
+    monkeypatch.setattr(detect, "find_die_bodies", broken)
+    messages = worker_messages(scenes[0])
+    assert [m[0] for m in messages] == ["failed", "done"] and "no bodies today" in messages[0][2]
+
+
+def test_a_first_reading_counts_only_under_the_view_the_die_is_read_under(worker_ready, scenes, monkeypatch):
     # a planted first reading (value 99) under the scene's own view is the reading given; under another
     # view it is dropped and the die read again, as when nothing was read ahead
-    own_guesses = DiceReader._guesses
-    plain = {}
-    planted = {}
-    for k, image in enumerate(scenes):
-        monkeypatch.setattr(DiceReader, "_guesses", lambda self, image, found_soon, pips_done: (None, {}))
-        plain[k] = reader.read(image)
-        for tilt in (0.0, 30.0):
-            def plant(self, image, found_soon, pips_done, tilt=tilt):
-                outlines, first = own_guesses(self, image, found_soon, threading.Event())
-                moved = {key: (view if not tilt else replace(view, elevation=view.elevation - tilt),
-                               replace(reading, value=99)) for key, (view, reading) in first.items()}
-                return outlines, moved
-            monkeypatch.setattr(DiceReader, "_guesses", plant)
-            planted[k, tilt] = reader.read(image)
+    alone = DiceReader(second_process=False)
+    reader = DiceReader()
+    reader.read(scenes[0])  # the worker reads from a reader's second frame on
+    finish = second_core.WorkAhead.finish
     planted_read = 0
-    for k in plain:
-        assert planted[k, 30.0] == plain[k]
-        assert len(planted[k, 0.0]) == len(plain[k])
-        for mine, own in zip(planted[k, 0.0], plain[k]):
-            assert mine == own or mine == replace(own, value=99)
-            planted_read += mine.value == 99
+    for image in scenes:
+        plain = alone.read(image)
+        for tilt in (0.0, 30.0):
+            def plant(self, tilt=tilt):
+                outlines, first = finish(self)
+                return outlines, {i: (view if not tilt else replace(view, elevation=view.elevation - tilt),
+                                      replace(reading, value=99)) for i, (view, reading) in first.items()}
+            monkeypatch.setattr(second_core.WorkAhead, "finish", plant)
+            planted = reader.read(image)
+            if tilt:
+                assert planted == plain
+            else:
+                assert len(planted) == len(plain)
+                for mine, own in zip(planted, plain):
+                    assert mine == own or mine == replace(own, value=99)
+                    planted_read += mine.value == 99
     assert planted_read, "no first reading was kept on these photos: the test shows nothing"
 
 
-def test_reading_ahead_changes_no_reading(reader, scenes, monkeypatch):
-    ahead = [reader.read(image) for image in scenes]
-    monkeypatch.setattr(DiceReader, "_guesses", lambda self, image, found_soon, pips_done: (None, {}))
-    assert [reader.read(image) for image in scenes] == ahead
+def _counting_work_ahead(monkeypatch) -> list[int]:
+    """Count the frames the worker took (WorkAhead.finish calls)."""
+    taken = []
+    finish = second_core.WorkAhead.finish
+
+    def counted(self):
+        taken.append(1)
+        return finish(self)
+
+    monkeypatch.setattr(second_core.WorkAhead, "finish", counted)
+    return taken
 
 
-def _a_slow_first_reading(monkeypatch) -> list[float]:
-    """Make the second core's first reading take 0.3 s and the pip search end only once it began;
-    returns the list the first readings append their end time (time.monotonic) to."""
-    started, ended = threading.Event(), []
-    classified = DiceReader._classified
-
-    def slow(self, image, body, view):
-        started.set()
-        time.sleep(0.3)
-        out = classified(self, image, body, view)
-        ended.append(time.monotonic())
-        return out
-
-    def pips_after_a_first_reading_began(image, close_ups=True):
-        assert started.wait(60), "no first reading began"
-        return []
-
-    monkeypatch.setattr(DiceReader, "_classified", slow)
-    monkeypatch.setattr(reader_module, "find_pip_faces", pips_after_a_first_reading_began)
-    return ended
+def test_reading_ahead_changes_no_reading(worker_ready, scenes, monkeypatch):
+    taken = _counting_work_ahead(monkeypatch)
+    reader, alone = DiceReader(), DiceReader(second_process=False)
+    assert [reader.read(image) for image in scenes] == [alone.read(image) for image in scenes]
+    assert len(taken) == len(scenes) - 1  # the first frame alone, every other with the worker
 
 
-def test_nothing_of_a_frame_runs_on_after_read_returns(reader, scenes, monkeypatch):
-    # nothing of a frame is left running on the second core once read() returns: a first reading
-    # still running when the pips are found is waited for, even when no body is left to read
-    ended = _a_slow_first_reading(monkeypatch)
-    monkeypatch.setattr(DiceReader, "_numbered_bodies", lambda self, image, faces, found: (faces, []))
-    monkeypatch.setattr(reader_module, "find_close_up", lambda image: None)
-    assert reader.read(scenes[0]) == []
-    returned = time.monotonic()
-    assert ended and ended[-1] <= returned
-    assert len(ended) == 1  # the pips were found meanwhile: no second body read ahead
-
-
-def test_nothing_of_a_frame_runs_on_after_read_raises(reader, scenes, monkeypatch):
+def test_a_read_that_raises_leaves_the_worker_free_for_the_next(worker_ready, reader, scenes, monkeypatch):
     # an error after the pips are found (here in choosing the bodies to read) is raised only once the
-    # first reading running on the second core has ended
-    ended = _a_slow_first_reading(monkeypatch)
+    # worker has ended the frame: the next frame's messages are its own
+    taken = _counting_work_ahead(monkeypatch)
+    reading = DiceReader()
+    reading.read(scenes[1])
 
     def broken(self, image, faces, found):
         raise RuntimeError("choosing the bodies failed")
 
-    monkeypatch.setattr(DiceReader, "_numbered_bodies", broken)
-    with pytest.raises(RuntimeError, match="choosing the bodies failed"):
-        reader.read(scenes[0])
-    raised = time.monotonic()
-    assert ended and ended[-1] <= raised
+    with monkeypatch.context() as patch:
+        patch.setattr(DiceReader, "_numbered_bodies", broken)
+        with pytest.raises(RuntimeError, match="choosing the bodies failed"):
+            reading.read(scenes[0])
+    assert taken == [1]
+    assert [reading.read(image) for image in scenes] == [reader.read(image) for image in scenes]
+    assert len(taken) == 1 + len(scenes)
+
+
+def test_a_worker_that_dies_loses_no_frame(reader, scenes, monkeypatch, caplog):
+    # its own worker, killed between frames: the frame is read here alone, with the same readings, the
+    # worker is not used again, and the log says so
+    process = second_core.SecondProcess()
+    monkeypatch.setattr(reader_module, "SECOND_PROCESS", process)
+    if not process.wait_ready(120):
+        pytest.skip("the reader's second process did not start here")
+    taken = _counting_work_ahead(monkeypatch)
+    reading = DiceReader()
+    reading.read(scenes[0])
+    assert taken == [] and reading.read(scenes[1]) == reader.read(scenes[1]) and taken == [1]
+    process._proc.kill()
+    process._proc.wait()
+    with caplog.at_level(logging.WARNING, logger=second_core.__name__):
+        assert [reading.read(image) for image in scenes] == [reader.read(image) for image in scenes]
+    assert "reading on in one process" in caplog.text
+    assert process.ahead(scenes[0], None, False, True) is None  # given up

@@ -5,8 +5,6 @@ face classifier of faces.py (`classify_crop`)."""
 from __future__ import annotations
 
 import importlib
-import threading
-from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from typing import Any, Callable
 
@@ -18,23 +16,16 @@ from dicetower.readings import UNSURE_BELOW, DieReading
 from .boxes import grown, holds, meets
 from .pips import crosswise_pips, layout_in_frame
 from .colour import channel_medians, colour_name
-from .view import FloorOutlines, ViewEstimate, floor_outlines
+from .second_core import SECOND_PROCESS, WorkAhead
+from .view import ViewEstimate, floor_outlines
 from .detect import (DieBody, PipFace, analysis_scale, close_up_regions, find_close_up, find_die_bodies,
                      find_pip_faces, large_pip_faces)
 
 Classifier = Callable[..., Any]
-#: What the second core found out ahead (DiceReader._guesses): the frame's floor outlines or None, and
-#: first readings {id(body): (view they were read under, reading)}.
-Guesses = tuple[FloorOutlines | None, dict[int, tuple[ViewEstimate, DieReading]]]
-
 #: Frames are read on a copy whose long side is at most this many px (a 12 MP photo is downscaled once;
 #: pips are found at 640 px or less, bodies at 320, and a die a tenth of the frame still gives the face
 #: classifier a 128 px crop); readings' boxes are given back in the frame's own px.
 READ_LONG_SIDE = 1280
-#: One worker: while the pip search (mostly Python) runs on the first core, the second core finds a
-#: frame's die bodies (mostly OpenCV, which releases the GIL), then, when some may be dice, the floor's
-#: outlines and a first reading of those bodies (DiceReader._guesses) until the pip search is done.
-_SECOND_CORE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="die-bodies")
 
 
 def _face_classifier(die_set: str | None) -> Classifier | None:
@@ -99,12 +90,18 @@ class DiceReader:
     (CUT_CONFIDENCE_MAX), or not at all when it is of the ground's colour (_cut_ground). A pip face
     whose layout's places reach past the border is read unsure too (pips.layout_in_frame). Frames
     longer than READ_LONG_SIDE px are read on a downscaled copy.
+    second_process: from the reader's second frame on, find the die bodies and first readings in a
+               second process (second_core) while the pips are looked for in this one; False reads
+               every frame in this process alone (same readings, slower)
     Raises faces.DieSetError for an unknown die set, ValueError when no face classifier is installed.
     """
 
-    def __init__(self, die_set: str | None = None, reference: np.ndarray | None = None):
+    def __init__(self, die_set: str | None = None, reference: np.ndarray | None = None,
+                 second_process: bool = True):
         self.die_set = die_set
         self.reference = reference
+        self.second_process = second_process
+        self._frames = 0
         self.classify = _face_classifier(die_set)
         # OpenCV builds its colour-conversion tables on first use (~90 ms for Lab): once, here, so that
         # the first frame is read as fast as the others
@@ -135,85 +132,79 @@ class DiceReader:
     def _read(self, image: np.ndarray, reference: np.ndarray | None) -> list[DieReading]:
         """read() on a frame at most READ_LONG_SIDE px long (reference: the empty tray at that size).
         The die bodies, the floor's outlines and a first reading of the bodies that may be dice come
-        from the second core while the pips are looked for here (find_die_bodies, _guesses); a first
-        reading is kept only for a body that is still to be read once the pip faces are known, under
-        the same view, so the readings are those of reading every body afterwards. Pips too large for
-        the pip filter (a close-up) are read where their size tells (detect.large_pip_faces): the bodies
-        that are their pips, and the faces that are parts of their die, go."""
-        bodies: list[DieBody] = []
-        guesses: Future[Guesses] | None = None
+        from the second process while the pips are looked for here (second_core; from a reader's
+        second frame on, once the worker is ready); a first reading is kept only for a body that is
+        still to be read once the pip faces are known, under the same view, so the readings are
+        those of reading every body afterwards, here. Pips too large for the pip filter (a close-up)
+        are read where their size tells (detect.large_pip_faces): the bodies that are their pips,
+        and the faces that are parts of their die, go."""
         if self.classify is None:
             faces = find_pip_faces(image)
+            bodies: list[DieBody] = []
         else:
-            # the smaller pip scales wait for the bodies, to look only where a die may need them
-            pips_done = threading.Event()
-            found_soon = _SECOND_CORE.submit(find_die_bodies, image, reference)
-            guesses = _SECOND_CORE.submit(self._guesses, image, found_soon, pips_done)
+            ahead = self._work_ahead(image, reference)
             try:
-                faces = find_pip_faces(image, lambda: close_up_regions(image.shape, found_soon.result()))
-                pips_done.set()
-                found = found_soon.result()
-                faces, found = large_pip_faces(image, found, faces)  # a close-up's pips, found as bodies
-                if self.die_set is not None:
-                    # the set reads every die: a sure pip face is a die the body search may miss (white
-                    # dice on a light table), read by the set; an unsure one (a glint, a speck) is no die to it
-                    faces = [f for f in faces if f.confidence >= UNSURE_BELOW]
-                faces, bodies = self._numbered_bodies(image, faces, found)
-                if self.die_set is not None:
-                    bodies += [pip_die_body(image, f) for f in faces]
-                    faces = []
-                if not faces and not bodies and reference is None:
-                    close_up = find_close_up(image)  # one die filling the frame: no table around it to see
-                    bodies = [] if close_up is None else [close_up]
-            except BaseException:
-                pips_done.set()
-                wait([guesses])  # nothing of this frame runs on after read() returns or raises
-                raise
+                found_ahead: list[list[DieBody]] = []
+
+                def found() -> list[DieBody]:
+                    if not found_ahead:
+                        bodies = ahead.bodies() if ahead is not None else None
+                        found_ahead.append(find_die_bodies(image, reference) if bodies is None else bodies)
+                    return found_ahead[0]
+
+                # the smaller pip scales wait for the bodies, to look only where a die may need them
+                faces = find_pip_faces(image, lambda: close_up_regions(image.shape, found()))
+                if ahead is not None:
+                    ahead.pips_found()
+                faces, bodies = self._bodies_to_read(image, faces, found(), reference)
+            finally:
+                # waited for even when no body is to be read: nothing of this frame runs on after read()
+                # returns or raises, and the worker is free for the next frame
+                outlines, first = ahead.finish() if ahead is not None else (None, {})
+                if ahead is not None:
+                    SECOND_PROCESS.release()
         readings = [DieReading("d6", face.value, clip_box(face.box, image.shape),
                                face.confidence if layout_in_frame(face, image.shape) else min(face.confidence, CUT_CONFIDENCE_MAX),
                                colour=colour_name(body_pixels(image, face)), cocked=face.cocked)
                     for face in faces]
-        if guesses is None:
-            return readings  # no face classifier: pip d6 only, no body read
-        # waited for even when no body is to be read: nothing of this frame runs on after read() returns,
-        # to hold the second core from the next frame or the caller's own work (numerals' one shared
-        # cv2.dnn.Net is safe either way: its forward passes are serialised by numerals._LOCK)
-        outlines, first = guesses.result()
         if not bodies:
             return readings
         view = (outlines or floor_outlines(image)).view(whole_boxes(bodies))
+        read_ahead = {id(found_ahead[0][i]): guess for i, guess in first.items()}
         for body in bodies:
-            guess = first.get(id(body))
+            guess = read_ahead.get(id(body))
             readings.append(guess[1] if guess is not None and guess[0] == view else self._classified(image, body, view))
         return readings
 
-    def _guesses(self, image: np.ndarray, found_soon: Future[list[DieBody]], pips_done: threading.Event) -> Guesses:
-        """The floor's outlines (view.floor_outlines) and first readings, made on the second core while
-        the pips are looked for, of the bodies found (found_soon: find_die_bodies' result) that may be
-        read: without a die set or reference, only those is_die_like without pip dice beside them (with
-        pip dice found, is_die_like asks more, never less). Each is read (_classified) under the view
-        those bodies give, until pips_done is set; nothing is done (None, {}) when no body may be read
-        or the pips were found first. Returns (outlines or None, {id(body): (view, reading)}); the
-        reader keeps a first reading only when its body is still to be read and the view of the
-        bodies to read is the same."""
-        found = found_soon.result()
-        if self.die_set is not None or self.reference is not None:
-            may_read = [b for b in found if not _cut_ground(b)]
-        else:
-            may_read = [b for b in found if is_die_like(image, b)]
-        if not may_read or pips_done.is_set():
-            return None, {}
-        outlines = floor_outlines(image)
-        view = outlines.view(whole_boxes(may_read))
-        first: dict[int, tuple[ViewEstimate, DieReading]] = {}
-        for body in may_read:
-            if pips_done.is_set():
-                break
-            try:
-                first[id(body)] = (view, self._classified(image, body, view))
-            except Exception:  # noqa: BLE001 - this body is read again if it is to be read, and raises there
-                break
-        return outlines, first
+    def _work_ahead(self, image: np.ndarray, reference: np.ndarray | None) -> WorkAhead | None:
+        """Hand the frame to the second process (second_core.SECOND_PROCESS), started at this reader's
+        second frame (a single photo is read in this process alone); None when it is off for this
+        reader (second_process=False), not ready yet, or busy with another reader's frame."""
+        if not self.second_process:
+            return None
+        self._frames += 1
+        if self._frames < 2:
+            return None
+        return SECOND_PROCESS.ahead(image, reference, read_all=self.die_set is not None or reference is not None,
+                                    read_first=self.die_set is None)
+
+    def _bodies_to_read(self, image: np.ndarray, faces: list[PipFace], found: list[DieBody],
+                        reference: np.ndarray | None) -> tuple[list[PipFace], list[DieBody]]:
+        """The pip faces to report and the bodies to read with the face classifier, once both searches
+        are done (faces: find_pip_faces'; found: find_die_bodies')."""
+        faces, found = large_pip_faces(image, found, faces)  # a close-up's pips, found as bodies
+        if self.die_set is not None:
+            # the set reads every die: a sure pip face is a die the body search may miss (white
+            # dice on a light table), read by the set; an unsure one (a glint, a speck) is no die to it
+            faces = [f for f in faces if f.confidence >= UNSURE_BELOW]
+        faces, bodies = self._numbered_bodies(image, faces, found)
+        if self.die_set is not None:
+            bodies += [pip_die_body(image, f) for f in faces]
+            faces = []
+        if not faces and not bodies and reference is None:
+            close_up = find_close_up(image)  # one die filling the frame: no table around it to see
+            bodies = [] if close_up is None else [close_up]
+        return faces, bodies
 
     def _numbered_bodies(self, image: np.ndarray, faces: list[PipFace],
                          bodies: list[DieBody]) -> tuple[list[PipFace], list[DieBody]]:
@@ -307,6 +298,14 @@ def whole_boxes(bodies: list[DieBody]) -> list[tuple[int, int, int, int]]:
     and taking it would make an oblique scene top-down (realdice with a calibrated set: 20 of 40
     photos had such a body at the left edge)."""
     return [b.box for b in bodies if not b.cut]
+
+
+def bodies_to_read_ahead(image: np.ndarray, found: list[DieBody], read_all: bool) -> list[int]:
+    """The indices into found (find_die_bodies' bodies of image, HxWx3 uint8 BGR) of the bodies the second
+    process reads ahead: read_all (a die set or a reference frame: every body not of the ground's
+    colour, _cut_ground) or those is_die_like without pip dice beside them (with pip dice found,
+    is_die_like asks more, never less)."""
+    return [i for i, b in enumerate(found) if (not _cut_ground(b) if read_all else is_die_like(image, b))]
 
 
 def _cut_ground(body: DieBody) -> bool:
