@@ -11,7 +11,6 @@ Subpackages, one job each:
 
 import ctypes
 import os
-import sys
 
 __version__ = "0.1.0"
 
