@@ -6,7 +6,10 @@ Real photos from ../shared/datasets (realdice_d20: a dice dome seen obliquely; l
 of one die, seen from above); skipped when the shared folder is absent."""
 
 import logging
+import os
 import socket
+import subprocess
+import sys
 import threading
 from dataclasses import replace
 from multiprocessing.connection import Connection
@@ -236,3 +239,21 @@ def test_a_worker_that_dies_loses_no_frame(reader, scenes, monkeypatch, caplog):
         assert [reading.read(image) for image in scenes] == [reader.read(image) for image in scenes]
     assert "reading on in one process" in caplog.text
     assert process.ahead(scenes[0], None, False, True) is None  # given up
+
+
+def test_a_process_that_ends_before_its_worker_is_ready_ends_it_quietly():
+    # `dicetower run --rolls 2` read two frames and exited while its worker still loaded: the worker is
+    # killed and waited for at exit, and says nothing (it printed a broken pipe's traceback before)
+    program = ("import numpy as np\n"
+               "from dicetower.vision.reader import DiceReader\n"
+               "from dicetower.vision.second_core import SECOND_PROCESS\n"
+               "reader, frame = DiceReader(), np.full((480, 640, 3), 128, np.uint8)\n"
+               "reader.read(frame); reader.read(frame)\n"
+               "print(SECOND_PROCESS._proc.pid, SECOND_PROCESS._ready)\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    pid, ready = done.stdout.split()
+    assert ready == "False"  # it was still loading: the case under test
+    assert "Traceback" not in done.stderr and "Error" not in done.stderr, done.stderr
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid), 0)  # ended and reaped, not left running

@@ -208,11 +208,14 @@ class SecondProcess:
         self.stop()
 
     def stop(self) -> None:
-        """End the worker: close its socket (it exits on end of file), wait EXIT_WAIT_S, then kill it."""
+        """End the worker: close its socket (between frames it exits at the end of file: waited for up to
+        EXIT_WAIT_S, then killed); one still loading is killed at once."""
         if self._conn is not None:
             self._conn.close()
             self._conn = None
         if self._proc is not None:
+            if not self._ready:
+                self._proc.kill()
             try:
                 self._proc.wait(EXIT_WAIT_S)
             except subprocess.TimeoutExpired:
@@ -226,8 +229,16 @@ SECOND_PROCESS = SecondProcess()
 
 
 def serve(conn: Connection) -> None:
-    """The worker's loop (in the worker process): take frames until the socket closes. See the module's
+    """The worker's loop (in the worker process): take frames until the socket closes, or ends (the main
+    process exited, maybe before the worker was ready: nothing to say then). See the module's
     docstring for the messages."""
+    try:
+        _serve(conn)
+    except (EOFError, OSError):
+        return
+
+
+def _serve(conn: Connection) -> None:
     from dicetower.vision.detect import find_die_bodies
     from dicetower.vision.reader import DiceReader, bodies_to_read_ahead, whole_boxes
     from dicetower.vision.view import floor_outlines
@@ -235,10 +246,7 @@ def serve(conn: Connection) -> None:
     reader = DiceReader(second_process=False)
     conn.send(("ready",))
     while True:
-        try:
-            message = conn.recv()
-        except EOFError:
-            return
+        message = conn.recv()
         if message[0] != "frame":
             continue  # the stop of a frame already done
         _, seq, image, reference, read_all, read_first = message
