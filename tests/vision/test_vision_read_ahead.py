@@ -19,7 +19,7 @@ import pytest
 
 from dicetower import paths
 from dicetower.vision.camera import load_image
-from dicetower.vision.detect import find_die_bodies
+from dicetower.vision.detect import analysis_light_faces, find_die_bodies, find_pip_faces
 from dicetower.vision import reader as reader_module
 from dicetower.vision import second_core
 from dicetower.vision.reader import DiceReader, bodies_to_read_ahead, is_die_like
@@ -50,12 +50,19 @@ def scenes():
     return photos("realdice_d20", 2) + photos("lurig_dietype", 2)
 
 
-def worker_messages(image, read_all=False, read_first=True, monkeypatch=None) -> list[tuple]:
+def worker_messages(image, read_all=False, read_first=True, monkeypatch=None, light="") -> list[tuple]:
     """The messages second_core.serve (the worker's loop, run here in a thread) sends for one frame, up to
     its "done". With monkeypatch, the pips are said found while the worker finds the bodies (its body
-    search ends only once the stop is sent)."""
+    search ends only once the stop is sent). light: "" no light read asked; "worker": the light-read
+    token is left for the worker; "main": asked, but the token is taken here first."""
     ours, theirs = socket.socketpair()
     main, worker = Connection(ours.detach()), Connection(theirs.detach())
+    token_read, token_write = os.pipe()
+    os.set_blocking(token_read, False)
+    if light:
+        os.write(token_write, b"t")
+    if light == "main":
+        assert second_core._claim(token_read)
     stop_sent = threading.Event()
     if monkeypatch is not None:
         from dicetower.vision import detect
@@ -66,11 +73,11 @@ def worker_messages(image, read_all=False, read_first=True, monkeypatch=None) ->
             return find(image, reference)
 
         monkeypatch.setattr(detect, "find_die_bodies", found_after_the_stop)
-    thread = threading.Thread(target=second_core.serve, args=(worker,))
+    thread = threading.Thread(target=second_core.serve, args=(worker, token_read))
     thread.start()
     messages = [main.recv()]
     assert messages[0] == ("ready",)
-    main.send(("frame", 1, image, None, read_all, read_first))
+    main.send(("frame", 1, image, None, read_all, read_first, bool(light)))
     if monkeypatch is not None:
         main.send(("stop", 1))
         stop_sent.set()
@@ -80,6 +87,9 @@ def worker_messages(image, read_all=False, read_first=True, monkeypatch=None) ->
     thread.join(60)
     assert not thread.is_alive()
     worker.close()
+    assert not second_core._claim(token_read)  # the token was taken, by one side
+    os.close(token_read)
+    os.close(token_write)
     return messages[1:]
 
 
@@ -145,6 +155,30 @@ def test_nothing_is_read_ahead_once_the_pips_are_found(scenes, monkeypatch):
     assert messages[1] == ("done", 1, None)
 
 
+@pytest.fixture(scope="module")
+def light_pips():
+    """Photos with light pips on dark dice: matteop65's white dice with black pips, inverted."""
+    if not (DATASETS / "matteop65_table_d6").is_dir():
+        pytest.skip(f"needs matteop65_table_d6 in {DATASETS}")
+    return [255 - image for image in photos("matteop65_table_d6", 2)]
+
+
+def test_the_worker_reads_the_light_pips_when_it_takes_the_token_first(scenes, light_pips):
+    read_here = 0
+    for image in scenes + light_pips:
+        messages = worker_messages(image, light="worker")
+        lights = [m for m in messages if m[0] == "light"]
+        assert len(lights) == 1 and [m[0] for m in messages[-2:]] == ["light", "done"]  # once done with the rest
+        faces = lights[0][2]
+        assert faces == analysis_light_faces(image)
+        given = []
+        assert find_pip_faces(image, light_read=lambda: given.append(1) or faces) == find_pip_faces(image)
+        assert given == [1]
+        read_here += len(faces) > 0
+        assert "light" not in [m[0] for m in worker_messages(image, light="main")]  # taken here first
+    assert read_here, "no light pips in these photos: the test shows nothing"
+
+
 def test_a_worker_whose_body_search_fails_says_so_and_goes_on(scenes, monkeypatch):
     from dicetower.vision import detect
 
@@ -203,6 +237,31 @@ def test_reading_ahead_changes_no_reading(worker_ready, scenes, monkeypatch):
     assert len(taken) == len(scenes) - 1  # the first frame alone, every other with the worker
 
 
+def test_light_pips_the_worker_read_give_the_readings_read_here(worker_ready, scenes, light_pips, monkeypatch):
+    # the pip search waits, before it begins, for the worker's light read: the worker takes the token
+    # every frame, and the readings are those read in one process
+    find, used = reader_module.find_pip_faces, []
+
+    def after_the_workers_light_read(image, close_ups=True, light_read=None):
+        if light_read is None:  # the reader alone
+            return find(image, close_ups)
+        light_read.__self__._take("light", "failed")
+
+        def light():
+            used.append(light_read())
+            return used[-1]
+
+        return find(image, close_ups, light)
+
+    reader, alone = DiceReader(), DiceReader(second_process=False)
+    reader.read(scenes[0])
+    monkeypatch.setattr(reader_module, "find_pip_faces", after_the_workers_light_read)
+    frames = scenes + light_pips
+    assert [reader.read(image) for image in frames] == [alone.read(image) for image in frames]
+    assert len(used) == len(frames) and all(faces is not None for faces in used)
+    assert any(used), "no light pips in these photos: the test shows nothing"
+
+
 def test_a_read_that_raises_leaves_the_worker_free_for_the_next(worker_ready, reader, scenes, monkeypatch):
     # an error after the pips are found (here in choosing the bodies to read) is raised only once the
     # worker has ended the frame: the next frame's messages are its own
@@ -238,7 +297,7 @@ def test_a_worker_that_dies_loses_no_frame(reader, scenes, monkeypatch, caplog):
     with caplog.at_level(logging.WARNING, logger=second_core.__name__):
         assert [reading.read(image) for image in scenes] == [reader.read(image) for image in scenes]
     assert "reading on in one process" in caplog.text
-    assert process.ahead(scenes[0], None, False, True) is None  # given up
+    assert process.ahead(scenes[0], None, False, True, True) is None  # given up
 
 
 def test_a_process_that_ends_before_its_worker_is_ready_ends_it_quietly():

@@ -85,7 +85,8 @@ PIP_OF_DIE = 0.25
 
 
 def find_pip_faces(image: np.ndarray,
-                   close_ups: bool | Callable[[], list[tuple[int, int, int, int]]] = True) -> list[PipFace]:
+                   close_ups: bool | Callable[[], list[tuple[int, int, int, int]]] = True,
+                   light_read: Callable[[], list[PipFace] | None] | None = None) -> list[PipFace]:
     """Top faces of the pip dice in a frame. image: HxWx3 uint8 BGR, any size. Boxes and pips in frame
     px. Dark and light pips are both looked for; where both readings claim one die, the more confident
     stays. Faces whose pips are near the pip filter's limit at the analysis scale (small dice) are read
@@ -98,13 +99,15 @@ def find_pip_faces(image: np.ndarray,
     elsewhere the analysis scale's filter already spans any pip, and no box means no smaller scale.
     The pip search is most of a numbered scene's time. A frame no longer than a smaller scale is read
     once: scales it is not larger than read the same pixels and would find the same nothing (a 90 px
-    tile: one scale, not three)."""
+    tile: one scale, not three). light_read, when given, is called after the analysis scale's dark
+    read for its light read (analysis_light_faces(image), made elsewhere meanwhile: the reader's second
+    process); when it returns None, the light read is made here."""
     gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     factors = {analysis_scale(gray_full.shape, long_side) for long_side in (ANALYSIS_SCALES if close_ups else ANALYSIS_SCALES[:1])}
     regions: list[tuple[int, int, int, int]] | None = None  # close_ups() once called
     previous: float | None = None  # the finer scale read before a close-up scale (nothing found there)
     for s in sorted(factors, reverse=True):
-        gray = gray_full if s == 1.0 else cv2.resize(gray_full, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+        gray = _scaled(gray_full, s)
         within = None
         if callable(close_ups) and s < max(factors):
             if regions is None:
@@ -115,7 +118,11 @@ def find_pip_faces(image: np.ndarray,
                       for x, y, w, h in regions]
         k = KERNEL_PX
         finer = None if previous is None else previous / s
-        faces = _plausible_polarity(read_faces(gray, "dark", k, within, finer), read_faces(gray, "light", k, within, finer))
+        dark = read_faces(gray, "dark", k, within, finer)
+        light = light_read() if light_read is not None and previous is None else None
+        if light is None:
+            light = read_faces(gray, "light", k, within, finer)
+        faces = _plausible_polarity(dark, light)
         if within is not None:  # a close-up scale in the bodies' boxes (the whole frame, no body, when none was found)
             bodies = [b for b in within if b[2] < gray.shape[1] or b[3] < gray.shape[0]]
             faces = [_spanning(f, bodies) for f in faces]
@@ -126,6 +133,19 @@ def find_pip_faces(image: np.ndarray,
             return [_moved_face(f, 1.0 / s, (0.0, 0.0)) for f in kept]
         previous = s
     return []
+
+
+def analysis_light_faces(image: np.ndarray) -> list[PipFace]:
+    """The light pip faces find_pip_faces reads at the analysis scale (the first it reads, and the same
+    whatever its close_ups), in analysis px: for a second process to read while find_pip_faces reads
+    the dark ones (its light_read). image: HxWx3 uint8 BGR."""
+    gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    return read_faces(_scaled(gray_full, analysis_scale(gray_full.shape, ANALYSIS_SCALES[0])), "light", KERNEL_PX)
+
+
+def _scaled(gray_full: np.ndarray, s: float) -> np.ndarray:
+    """gray_full (HxW uint8) at scale s (<= 1; INTER_AREA), itself at 1.0."""
+    return gray_full if s == 1.0 else cv2.resize(gray_full, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
 
 
 #: A face whose pips' median area at the analysis scale is under this (px^2: about 4.5 px across) has pips
@@ -931,5 +951,5 @@ def _split_touching(comp: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
     return pieces if min(sides) * 2 >= max(sides) else whole
 
 
-__all__ = ["DieBody", "Pip", "PipFace", "analysis_scale", "close_up_regions", "find_close_up", "find_die_bodies",
+__all__ = ["DieBody", "Pip", "PipFace", "analysis_light_faces", "analysis_scale", "close_up_regions", "find_close_up", "find_die_bodies",
            "find_pip_faces", "large_pip_faces"]

@@ -4,13 +4,20 @@ floor's outlines (view.floor_outlines) and first readings of the bodies that may
 pips are found. A process, not a thread: both halves hold Python's interpreter lock for much of their
 time, so a thread beside the pip search ran little faster than reading after it.
 
-The worker is started with `python -m dicetower.vision.second_core FD`, FD one end of a socket pair;
-messages are pickled (multiprocessing.connection.Connection). Main -> worker: ("frame", seq, image,
-reference, read_all, read_first), ("stop", seq). Worker -> main: ("ready",) once it has loaded the
-reader, then per frame ("bodies", seq, bodies) or ("failed", seq, why), any number of ("reading", seq,
-index into bodies, view, reading), and ("done", seq, outlines or None). Nothing the worker sends is needed:
-when it is not ready, fails or dies, the reader does that frame's work itself (slower, same readings).
-POSIX only (socket pair, file descriptor passing); elsewhere the reader reads in one process."""
+Once it has nothing else to do, the worker also reads the analysis scale's light pips
+(detect.analysis_light_faces) if the pip search has not come to them yet: which of the two reads them
+is settled by a token, one byte the main process puts in a pipe both can read (non-blocking), taken
+by whichever asks first (claim_light). Wood grain costs the light read 100 ms and more on some close-up
+photos, while the worker has done its part in 25.
+
+The worker is started with `python -m dicetower.vision.second_core FD TOKEN_FD`, FD one end of a socket
+pair, TOKEN_FD the token pipe's read end; messages are pickled (multiprocessing.connection.Connection).
+Main -> worker: ("frame", seq, image, reference, read_all, read_first, read_light), ("stop", seq).
+Worker -> main: ("ready",) once it has loaded the reader, then per frame ("bodies", seq, bodies) or
+("failed", seq, why), any number of ("reading", seq, index into bodies, view, reading), ("light", seq,
+faces or None) when it took the token, and ("done", seq, outlines or None). Nothing the worker sends is
+needed: when it is not ready, fails or dies, the reader does that frame's work itself (slower, same
+readings). POSIX only (socket pair, file descriptor passing); elsewhere the reader reads in one process."""
 
 from __future__ import annotations
 
@@ -40,56 +47,65 @@ EXIT_WAIT_S = 2.0
 
 class WorkAhead:
     """One frame's work on the worker, as DiceReader takes it: bodies() when the pip search needs them,
-    finish() once the pips are found. Any failure of the worker or its socket gives None / (None, {})
-    (the reader does that part itself) and stops the worker for the rest of the process."""
+    light() for the analysis scale's light pips, finish() once the pips are found. The worker's
+    messages are filed as they come (_take), in whichever order they are asked for. Any failure of the
+    worker or its socket gives None / (None, {}) (the reader does that part itself) and stops the
+    worker for the rest of the process."""
 
     def __init__(self, process: SecondProcess, seq: int):
         self._process = process
         self._seq = seq
-        self._bodies: list | None = None
-        self._failed = False
+        self._got: dict[str, Any] = {}  # kind -> what came: bodies, failed, light, done
+        self._first: dict[int, tuple[Any, Any]] = {}
+        self._lost = False  # the worker failed or ended: nothing more comes
         self._stopped = False
         self._finished = False
+
+    def _take(self, *kinds: str) -> None:
+        """File the worker's messages of this frame until one of kinds (or "done") has come."""
+        while not self._lost and not any(k in self._got for k in kinds + ("done",)):
+            message = self._process.receive(self._seq)
+            if message is None:
+                self._lost = True
+            elif message[0] == "reading":
+                self._first[message[2]] = (message[3], message[4])
+            else:
+                self._got[message[0]] = message[2]
 
     def bodies(self) -> list | None:
         """The frame's die bodies (list of detect.DieBody, as find_die_bodies gives them), waiting for the
         worker; None when it failed (the reader finds them itself, and meets the error there)."""
-        if self._bodies is None and not self._failed:
-            message = self._process.receive(self._seq, ("bodies", "failed"))
-            if message is None or message[0] == "failed":
-                self._failed = True
-            else:
-                self._bodies = message[2]
-        return self._bodies
+        self._take("bodies", "failed")
+        return self._got.get("bodies")
+
+    def light(self) -> list | None:
+        """The analysis scale's light pip faces (detect.analysis_light_faces) when the worker took them
+        (waited for; None if it failed), else None, and the token taken: read them here."""
+        if self._process.claim_light():
+            return None
+        self._take("light", "failed")
+        return self._got.get("light")
 
     def pips_found(self) -> None:
         """Tell the worker the pips are found: it reads no further body ahead (returns at once)."""
         if not self._stopped:
             self._stopped = True
-            self._process.send(("stop", self._seq))
+            if not self._process.send(("stop", self._seq)):
+                self._lost = True
 
     def finish(self) -> tuple[Any, dict[int, tuple[Any, Any]]]:
         """Take what the worker did, waiting for it to end the frame (pips_found() is sent first if it was
         not): (view.FloorOutlines or None, {index into bodies(): (view.ViewEstimate read under,
-        readings.DieReading)}). The worker is idle again once this returns, whether or not bodies() was
-        asked. Call once, also when the reading raised."""
+        readings.DieReading)}). The worker is idle again once this returns, whatever was asked of it
+        before. Call once, also when the reading raised."""
         assert not self._finished, "finish() called twice"
         self._finished = True
         self.pips_found()
-        first: dict[int, tuple[Any, Any]] = {}
-        while True:
-            message = self._process.receive(self._seq, ("bodies", "failed", "reading", "done"))
-            if message is None:
-                return None, {}
-            kind = message[0]
-            if kind == "bodies" and self._bodies is None and not self._failed:
-                self._bodies = message[2]
-            elif kind == "failed":
-                self._failed = True
-            elif kind == "reading":
-                first[message[2]] = (message[3], message[4])
-            elif kind == "done":
-                return (message[2], first) if not self._failed else (None, {})
+        self._take("done")
+        self._process.claim_light()  # a token no one took (the read raised first): none left for the next frame
+        if self._lost or "bodies" not in self._got:
+            return None, {}
+        return self._got["done"], self._first
 
 
 class SecondProcess:
@@ -104,6 +120,7 @@ class SecondProcess:
         self._broken = os.name != "posix"
         self._seq = 0
         self._lock = threading.Lock()
+        self._token_read, self._token_write = -1, -1
 
     def _start(self) -> None:
         """Start the worker if it is not running (returns at once; it loads for about a second). Called
@@ -111,11 +128,14 @@ class SecondProcess:
         if self._proc is not None or self._broken:
             return
         ours, theirs = socket.socketpair()
+        self._token_read, self._token_write = os.pipe()
+        os.set_blocking(self._token_read, False)  # one open file: non-blocking in the worker too
         package_root = str(Path(dicetower.__file__).resolve().parents[1])
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([package_root, os.environ.get("PYTHONPATH", "")]))
         try:
-            self._proc = subprocess.Popen([sys.executable, "-m", __name__, str(theirs.fileno())],
-                                          pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env=env)
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", __name__, str(theirs.fileno()), str(self._token_read)],
+                pass_fds=(theirs.fileno(), self._token_read), stdin=subprocess.DEVNULL, env=env)
         except OSError as exc:
             ours.close()
             self._give_up(f"could not start it ({exc})")
@@ -135,13 +155,14 @@ class SecondProcess:
             return self._ready
 
     def ahead(self, image: np.ndarray, reference: np.ndarray | None, read_all: bool,
-              read_first: bool) -> WorkAhead | None:
+              read_first: bool, read_light: bool) -> WorkAhead | None:
         """Hand the worker a frame (image: HxWx3 uint8 BGR; reference: the empty tray or None), starting
         the worker if it is not running, and return its WorkAhead; None when the worker is not ready,
         has stopped, or is busy with another reader's frame. read_all: every body not of the ground's
         colour may be read (a die set or a reference; else those reader.is_die_like); read_first: read
-        them with the standard set meanwhile (False: bodies and outlines only). The caller must call
-        finish() on it, also when it raises, and release() after."""
+        them with the standard set meanwhile (False: bodies and outlines only); read_light: the worker
+        may read the analysis scale's light pips (WorkAhead.light), once done with the rest. The caller
+        must call finish() on it, also when it raises, and release() after."""
         if self._broken or not self._lock.acquire(blocking=False):
             return None
         self._start()
@@ -149,10 +170,16 @@ class SecondProcess:
             self._lock.release()
             return None
         self._seq += 1
-        if not self.send(("frame", self._seq, image, reference, read_all, read_first)):
+        if read_light:
+            os.write(self._token_write, b"t")
+        if not self.send(("frame", self._seq, image, reference, read_all, read_first, read_light)):
             self._lock.release()
             return None
         return WorkAhead(self, self._seq)
+
+    def claim_light(self) -> bool:
+        """Take the frame's light-read token: True when it was there (the worker has not taken it)."""
+        return _claim(self._token_read)
 
     def release(self) -> None:
         """The frame's work is finished (WorkAhead.finish): the worker may take another frame."""
@@ -169,9 +196,9 @@ class SecondProcess:
             self._give_up(f"its socket failed ({exc})")
             return False
 
-    def receive(self, seq: int, kinds: tuple[str, ...]) -> tuple | None:
-        """The worker's next message of frame seq with one of kinds (older frames' are dropped), waiting
-        for it; None (and the worker given up) when the worker ended or sent something unknown."""
+    def receive(self, seq: int) -> tuple | None:
+        """The worker's next message of frame seq (older frames' are dropped), waiting for it; None (and
+        the worker given up) when the worker ended or sent something unknown."""
         while self._conn is not None:
             try:
                 message = self._conn.recv()
@@ -181,11 +208,12 @@ class SecondProcess:
             except Exception as exc:  # noqa: BLE001 - an unpicklable message: the worker is not ours to trust
                 self._give_up(f"it sent an unreadable message ({exc})")
                 return None
-            if len(message) > 1 and message[1] == seq and message[0] in kinds:
-                return message
-            if len(message) < 2 or not isinstance(message[1], int) or message[1] > seq:
-                self._give_up(f"it sent {message[0]!r} out of turn")
+            if (not isinstance(message, tuple) or len(message) < 2 or message[0] not in _FROM_WORKER
+                    or not isinstance(message[1], int) or message[1] > seq):
+                self._give_up(f"it sent {message!r:.60} out of turn")
                 return None
+            if message[1] == seq:
+                return message
         return None
 
     def _is_ready(self) -> bool:
@@ -213,6 +241,10 @@ class SecondProcess:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+        for fd in (self._token_read, self._token_write):
+            if fd >= 0:
+                os.close(fd)
+        self._token_read = self._token_write = -1
         if self._proc is not None:
             if not self._ready:
                 self._proc.kill()
@@ -224,22 +256,25 @@ class SecondProcess:
             self._proc = None
 
 
+#: The kinds of message the worker sends for a frame.
+_FROM_WORKER = ("bodies", "failed", "light", "reading", "done")
+
 #: The main process's worker, shared by its readers.
 SECOND_PROCESS = SecondProcess()
 
 
-def serve(conn: Connection) -> None:
+def serve(conn: Connection, token: int) -> None:
     """The worker's loop (in the worker process): take frames until the socket closes, or ends (the main
     process exited, maybe before the worker was ready: nothing to say then). See the module's
     docstring for the messages."""
     try:
-        _serve(conn)
+        _serve(conn, token)
     except (EOFError, OSError):
         return
 
 
-def _serve(conn: Connection) -> None:
-    from dicetower.vision.detect import find_die_bodies
+def _serve(conn: Connection, token: int) -> None:
+    from dicetower.vision.detect import analysis_light_faces, find_die_bodies
     from dicetower.vision.reader import DiceReader, bodies_to_read_ahead, whole_boxes
     from dicetower.vision.view import floor_outlines
 
@@ -249,7 +284,7 @@ def _serve(conn: Connection) -> None:
         message = conn.recv()
         if message[0] != "frame":
             continue  # the stop of a frame already done
-        _, seq, image, reference, read_all, read_first = message
+        _, seq, image, reference, read_all, read_first, read_light = message
         try:
             found = find_die_bodies(image, reference)
         except Exception as exc:  # noqa: BLE001 - the main process finds the bodies itself and meets the error there
@@ -259,27 +294,41 @@ def _serve(conn: Connection) -> None:
         conn.send(("bodies", seq, found))
         outlines = None
         may_read = bodies_to_read_ahead(image, found, read_all)
-        if may_read and not _stopped(conn, seq):
+        stopped = _stopped(conn, seq)
+        if may_read and not stopped:
             outlines = floor_outlines(image)
             view = outlines.view(whole_boxes([found[i] for i in may_read]))
             for i in may_read if read_first and reader.reads_numbered else ():
-                if _stopped(conn, seq):
+                stopped = _stopped(conn, seq)
+                if stopped:
                     break
                 try:
                     conn.send(("reading", seq, i, view, reader._classified(image, found[i], view)))
                 except Exception:  # noqa: BLE001 - the main process reads this body again and meets the error there
                     break
+        if read_light and not stopped and not _stopped(conn, seq) and _claim(token):
+            try:
+                light = analysis_light_faces(image)
+            except Exception:  # noqa: BLE001 - the main process reads them itself and meets the error there
+                light = None
+            conn.send(("light", seq, light))
         conn.send(("done", seq, outlines))
+
+
+def _claim(token: int) -> bool:
+    """Take the light-read token from its pipe (token: its read end, non-blocking): True when this
+    process got it, False when the pipe was empty (the other took it) or is closed."""
+    try:
+        return os.read(token, 1) == b"t"
+    except (BlockingIOError, OSError):
+        return False
 
 
 def _stopped(conn: Connection, seq: int) -> bool:
     """Whether the main process has said frame seq's pips are found (a ("stop", seq) waiting)."""
-    if not conn.poll():
-        return False
-    message = conn.recv()
-    return message == ("stop", seq)
+    return conn.poll() and conn.recv() == ("stop", seq)
 
 
 if __name__ == "__main__":
     dicetower.set_up_process()
-    serve(Connection(int(sys.argv[1])))
+    serve(Connection(int(sys.argv[1])), int(sys.argv[2]))
