@@ -316,3 +316,18 @@ def test_a_process_that_ends_before_its_worker_is_ready_ends_it_quietly():
     assert "Traceback" not in done.stderr and "Error" not in done.stderr, done.stderr
     with pytest.raises(ProcessLookupError):
         os.kill(int(pid), 0)  # ended and reaped, not left running
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs Linux's /proc to see the worker's files")
+def test_the_worker_writes_nothing_to_the_callers_standard_output():
+    # `dicetower read --json` writes its readings to standard output: the worker's is /dev/null (its
+    # errors still go to standard error)
+    process = second_core.SecondProcess()
+    try:
+        if not process.wait_ready(120):
+            pytest.skip("the reader's second process did not start here")
+        fds = f"/proc/{process._proc.pid}/fd"
+        assert os.readlink(f"{fds}/1") == os.devnull
+        assert os.readlink(f"{fds}/2") == os.readlink("/proc/self/fd/2")
+    finally:
+        process.stop()

@@ -135,7 +135,8 @@ class SecondProcess:
         try:
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", __name__, str(theirs.fileno()), str(self._token_read)],
-                pass_fds=(theirs.fileno(), self._token_read), stdin=subprocess.DEVNULL, env=env)
+                pass_fds=(theirs.fileno(), self._token_read), stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, env=env)  # stdout is the caller's (`dicetower read --json`); stderr stays
         except OSError as exc:
             ours.close()
             self._give_up(f"could not start it ({exc})")
