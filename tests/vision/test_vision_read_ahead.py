@@ -331,3 +331,46 @@ def test_the_worker_writes_nothing_to_the_callers_standard_output():
         assert os.readlink(f"{fds}/2") == os.readlink("/proc/self/fd/2")
     finally:
         process.stop()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_reads_with_its_own_worker_and_leaves_the_parents_alone(worker_ready, reader, scenes):
+    # a child forked after the worker started must not talk to the parent's worker (the two would
+    # interleave their frames on one socket): it starts its own; the parent's goes on as before
+    taken = []
+    finish = second_core.WorkAhead.finish
+
+    def counted(self):
+        taken.append(1)
+        return finish(self)
+
+    second_core.WorkAhead.finish = counted
+    try:
+        reading = DiceReader()
+        reading.read(scenes[0])
+        parent_worker = second_core.SECOND_PROCESS._proc.pid
+        assert reading.read(scenes[1]) == reader.read(scenes[1]) and taken == [1]
+        out_read, out_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: report, then leave without running pytest's exit
+            code = 1
+            try:
+                fresh = second_core.SECOND_PROCESS._proc is None
+                ready = second_core.SECOND_PROCESS.wait_ready(120)
+                own = second_core.SECOND_PROCESS._proc.pid != parent_worker
+                same = reading.read(scenes[2]) == reader.read(scenes[2])
+                os.write(out_write, f"{fresh} {ready} {own} {same} {len(taken)}".encode())
+                second_core.SECOND_PROCESS.stop()
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(out_write)
+        _, status = os.waitpid(pid, 0)
+        report = os.read(out_read, 200).decode().split()
+        os.close(out_read)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert report == ["True", "True", "True", "True", "2"]  # fresh, its own worker used, same readings
+        assert second_core.SECOND_PROCESS._proc.pid == parent_worker
+        assert reading.read(scenes[3]) == reader.read(scenes[3]) and taken == [1, 1]  # the parent's still works
+    finally:
+        second_core.WorkAhead.finish = finish

@@ -121,6 +121,20 @@ class SecondProcess:
         self._seq = 0
         self._lock = threading.Lock()
         self._token_read, self._token_write = -1, -1
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        """In a child forked from this process: the worker, its socket and its token are the parent's,
+        not the child's to use or end; the child starts its own worker if it reads frames."""
+        self._conn = None
+        self._proc = None
+        self._ready = False
+        self._lock = threading.Lock()
+        for fd in (self._token_read, self._token_write):
+            if fd >= 0:
+                os.close(fd)  # the child's copies: the parent's stay open
+        self._token_read = self._token_write = -1
 
     def _start(self) -> None:
         """Start the worker if it is not running (returns at once; it loads for about a second). Called
