@@ -14,12 +14,13 @@ import threading
 from dataclasses import replace
 from multiprocessing.connection import Connection
 
+import cv2
 import numpy as np
 import pytest
 
 from dicetower import paths
 from dicetower.vision.camera import load_image
-from dicetower.vision.detect import analysis_light_faces, find_die_bodies, find_pip_faces
+from dicetower.vision.detect import analysis_light_faces, find_die_bodies, find_pip_faces, whole_fine_faces
 from dicetower.vision import reader as reader_module
 from dicetower.vision import second_core
 from dicetower.vision.reader import DiceReader, bodies_to_read_ahead, is_die_like
@@ -50,11 +51,12 @@ def scenes():
     return photos("realdice_d20", 2) + photos("lurig_dietype", 2)
 
 
-def worker_messages(image, read_all=False, read_first=True, monkeypatch=None, light="") -> list[tuple]:
+def worker_messages(image, read_all=False, read_first=True, monkeypatch=None, light="", fine=None) -> list[tuple]:
     """The messages second_core.serve (the worker's loop, run here in a thread) sends for one frame, up to
     its "done". With monkeypatch, the pips are said found while the worker finds the bodies (its body
     search ends only once the stop is sent). light: "" no light read asked; "worker": the light-read
-    token is left for the worker; "main": asked, but the token is taken here first."""
+    token is left for the worker; "main": asked, but the token is taken here first. fine: polarities
+    of a whole-frame finer read asked once the frame is done (its answer is the last message)."""
     ours, theirs = socket.socketpair()
     main, worker = Connection(ours.detach()), Connection(theirs.detach())
     token_read, token_write = os.pipe()
@@ -83,6 +85,9 @@ def worker_messages(image, read_all=False, read_first=True, monkeypatch=None, li
         stop_sent.set()
     while messages[-1][0] != "done":
         messages.append(main.recv())
+    if fine is not None:
+        main.send(("fine", 1, fine))
+        messages.append(main.recv())
     main.close()  # the worker's loop ends at the end of file
     thread.join(60)
     assert not thread.is_alive()
@@ -91,6 +96,16 @@ def worker_messages(image, read_all=False, read_first=True, monkeypatch=None, li
     os.close(token_read)
     os.close(token_write)
     return messages[1:]
+
+
+class LightGiven:
+    """detect.ReadsElsewhere giving the analysis scale's light read from light(), the rest read here."""
+
+    def __init__(self, light):
+        self.light = light
+
+    def whole_fine(self, polarities):
+        return None
 
 
 @pytest.fixture(scope="module")
@@ -172,11 +187,46 @@ def test_the_worker_reads_the_light_pips_when_it_takes_the_token_first(scenes, l
         faces = lights[0][2]
         assert faces == analysis_light_faces(image)
         given = []
-        assert find_pip_faces(image, light_read=lambda: given.append(1) or faces) == find_pip_faces(image)
+        assert find_pip_faces(image, elsewhere=LightGiven(lambda: given.append(1) or faces)) == find_pip_faces(image)
         assert given == [1]
         read_here += len(faces) > 0
         assert "light" not in [m[0] for m in worker_messages(image, light="main")]  # taken here first
     assert read_here, "no light pips in these photos: the test shows nothing"
+
+
+@pytest.fixture(scope="module")
+def small_dice():
+    """Frames of small pip dice: four matteop65 photos at half size to a 640x480 frame."""
+    if not (DATASETS / "matteop65_table_d6").is_dir():
+        pytest.skip(f"needs matteop65_table_d6 in {DATASETS}")
+    shots = [cv2.resize(p, (320, 240), interpolation=cv2.INTER_AREA) for p in photos("matteop65_table_d6", 8)]
+    return [np.vstack([np.hstack(shots[k:k + 2]), np.hstack(shots[k + 2:k + 4])]) for k in (0, 4)]
+
+
+class FineGiven(LightGiven):
+    """detect.ReadsElsewhere giving the whole-frame finer read from fine(polarities), the rest read here."""
+
+    def __init__(self, fine):
+        super().__init__(lambda: None)
+        self.fine, self.asked = fine, []
+
+    def whole_fine(self, polarities):
+        self.asked.append(polarities)
+        return lambda: self.fine(polarities)
+
+
+def test_the_worker_reads_the_whole_frame_finer_once_its_part_is_done(small_dice):
+    asked = 0
+    for image in small_dice:
+        messages = worker_messages(image, fine=["dark"])
+        assert messages[-2][0] == "done" and messages[-1][:2] == ("fine", 1)
+        faces = messages[-1][2]
+        assert faces and faces == whole_fine_faces(image, ["dark"])
+        given = FineGiven(lambda polarities: faces)
+        assert find_pip_faces(image, elsewhere=given) == find_pip_faces(image)
+        assert given.asked in ([], [["dark"]])  # asked at most once, for the small dice's dark pips
+        asked += len(given.asked)
+    assert asked, "no frame held sure small pip faces: the test shows nothing"
 
 
 def test_a_worker_whose_body_search_fails_says_so_and_goes_on(scenes, monkeypatch):
@@ -242,16 +292,16 @@ def test_light_pips_the_worker_read_give_the_readings_read_here(worker_ready, sc
     # every frame, and the readings are those read in one process
     find, used = reader_module.find_pip_faces, []
 
-    def after_the_workers_light_read(image, close_ups=True, light_read=None):
-        if light_read is None:  # the reader alone
+    def after_the_workers_light_read(image, close_ups=True, elsewhere=None):
+        if elsewhere is None:  # the reader alone
             return find(image, close_ups)
-        light_read.__self__._take("light", "failed")
+        elsewhere._take("light", "failed")
 
         def light():
-            used.append(light_read())
+            used.append(elsewhere.light())
             return used[-1]
 
-        return find(image, close_ups, light)
+        return find(image, close_ups, LightGiven(light))
 
     reader, alone = DiceReader(), DiceReader(second_process=False)
     reader.read(scenes[0])
@@ -260,6 +310,29 @@ def test_light_pips_the_worker_read_give_the_readings_read_here(worker_ready, sc
     assert [reader.read(image) for image in frames] == [alone.read(image) for image in frames]
     assert len(used) == len(frames) and all(faces is not None for faces in used)
     assert any(used), "no light pips in these photos: the test shows nothing"
+
+
+def test_a_whole_frame_read_the_worker_made_gives_the_readings_read_here(worker_ready, small_dice, monkeypatch):
+    # the reader asks for the worker's whole-frame read only once the worker is done with the frame:
+    # here it waits for that, so the worker reads it every frame; the readings are those read alone
+    whole_fine, used = second_core.WorkAhead.whole_fine, []
+
+    def once_done(self, polarities):
+        self._take("done")
+        take = whole_fine(self, polarities)
+        assert take is not None
+
+        def taken():
+            used.append(take())
+            return used[-1]
+
+        return taken
+
+    reader, alone = DiceReader(), DiceReader(second_process=False)
+    reader.read(small_dice[0])
+    monkeypatch.setattr(second_core.WorkAhead, "whole_fine", once_done)
+    assert [reader.read(image) for image in small_dice] == [alone.read(image) for image in small_dice]
+    assert used and all(used), "no whole-frame read was made by the worker: the test shows nothing"
 
 
 def test_a_read_that_raises_leaves_the_worker_free_for_the_next(worker_ready, reader, scenes, monkeypatch):

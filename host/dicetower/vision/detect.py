@@ -23,7 +23,7 @@ import functools
 import math
 import statistics
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Callable, Protocol
 
 import cv2
 import numpy as np
@@ -84,9 +84,21 @@ def _plausible_polarity(dark: list[PipFace], light: list[PipFace]) -> list[PipFa
 PIP_OF_DIE = 0.25
 
 
+class ReadsElsewhere(Protocol):
+    """Reads of find_pip_faces that another process may make meanwhile (the reader's second process,
+    second_core.WorkAhead): each gives None when they are to be made here."""
+
+    def light(self) -> list[PipFace] | None:
+        """analysis_light_faces(image), asked once the analysis scale's dark read is done."""
+
+    def whole_fine(self, polarities: list[str]) -> Callable[[], list[PipFace] | None] | None:
+        """Begin whole_fine_faces(image, polarities) elsewhere, returning how to take its faces once the
+        finer region reads are done; None: read it here."""
+
+
 def find_pip_faces(image: np.ndarray,
                    close_ups: bool | Callable[[], list[tuple[int, int, int, int]]] = True,
-                   light_read: Callable[[], list[PipFace] | None] | None = None) -> list[PipFace]:
+                   elsewhere: ReadsElsewhere | None = None) -> list[PipFace]:
     """Top faces of the pip dice in a frame. image: HxWx3 uint8 BGR, any size. Boxes and pips in frame
     px. Dark and light pips are both looked for; where both readings claim one die, the more confident
     stays. Faces whose pips are near the pip filter's limit at the analysis scale (small dice) are read
@@ -99,9 +111,9 @@ def find_pip_faces(image: np.ndarray,
     elsewhere the analysis scale's filter already spans any pip, and no box means no smaller scale.
     The pip search is most of a numbered scene's time. A frame no longer than a smaller scale is read
     once: scales it is not larger than read the same pixels and would find the same nothing (a 90 px
-    tile: one scale, not three). light_read, when given, is called after the analysis scale's dark
-    read for its light read (analysis_light_faces(image), made elsewhere meanwhile: the reader's second
-    process); when it returns None, the light read is made here."""
+    tile: one scale, not three). elsewhere, when given, may make the analysis scale's light read and
+    _finer_faces' whole-frame read (ReadsElsewhere: the reader's second process) while this process
+    makes the others; the faces are the same."""
     gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     factors = {analysis_scale(gray_full.shape, long_side) for long_side in (ANALYSIS_SCALES if close_ups else ANALYSIS_SCALES[:1])}
     regions: list[tuple[int, int, int, int]] | None = None  # close_ups() once called
@@ -119,7 +131,7 @@ def find_pip_faces(image: np.ndarray,
         k = KERNEL_PX
         finer = None if previous is None else previous / s
         dark = read_faces(gray, "dark", k, within, finer)
-        light = light_read() if light_read is not None and previous is None else None
+        light = elsewhere.light() if elsewhere is not None and previous is None else None
         if light is None:
             light = read_faces(gray, "light", k, within, finer)
         faces = _plausible_polarity(dark, light)
@@ -129,7 +141,7 @@ def find_pip_faces(image: np.ndarray,
         kept = _one_per_die(faces)
         if kept:
             if previous is None:  # the analysis scale: its small pips are read again finer
-                kept = _finer_faces(gray_full, s, kept)
+                kept = _finer_faces(gray_full, s, kept, elsewhere)
             return [_moved_face(f, 1.0 / s, (0.0, 0.0)) for f in kept]
         previous = s
     return []
@@ -138,7 +150,7 @@ def find_pip_faces(image: np.ndarray,
 def analysis_light_faces(image: np.ndarray) -> list[PipFace]:
     """The light pip faces find_pip_faces reads at the analysis scale (the first it reads, and the same
     whatever its close_ups), in analysis px: for a second process to read while find_pip_faces reads
-    the dark ones (its light_read). image: HxWx3 uint8 BGR."""
+    the dark ones (ReadsElsewhere.light). image: HxWx3 uint8 BGR."""
     gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     return read_faces(_scaled(gray_full, analysis_scale(gray_full.shape, ANALYSIS_SCALES[0])), "light", KERNEL_PX)
 
@@ -158,7 +170,24 @@ SMALL_PIP_AREA = 16.0
 FINE_FACTOR = 2.0
 
 
-def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace]) -> list[PipFace]:
+def whole_fine_faces(image: np.ndarray, polarities: list[str]) -> list[PipFace]:
+    """The faces _finer_faces reads over the whole frame at FINE_FACTOR x the analysis scale, for the
+    pip polarities given, in analysis px: for a second process to read while _finer_faces reads the
+    small faces' regions (ReadsElsewhere.whole_fine). image: HxWx3 uint8 BGR."""
+    gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    return _whole_fine(gray_full, analysis_scale(gray_full.shape, ANALYSIS_SCALES[0]), polarities)
+
+
+def _whole_fine(gray_full: np.ndarray, s: float, polarities: list[str]) -> list[PipFace]:
+    """gray_full (HxW uint8) read at FINE_FACTOR x s for each polarity; faces in s's px."""
+    fs = FINE_FACTOR * s
+    frame = cv2.resize(gray_full, None, fx=fs, fy=fs, interpolation=cv2.INTER_CUBIC if fs > 1 else cv2.INTER_AREA)
+    return [_moved_face(f, 1.0 / FINE_FACTOR, (0.0, 0.0)) for polarity in polarities
+            for f in read_faces(frame, polarity, KERNEL_PX)]
+
+
+def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
+                 elsewhere: ReadsElsewhere | None = None) -> list[PipFace]:
     """faces (read at analysis scale s, in its px) with each small-pip face (median pip area under
     SMALL_PIP_AREA) read again at FINE_FACTOR x s.
     Its box grown by its side on every side (the whole die, with the pips lost at scale s; regions that
@@ -177,10 +206,15 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace]) -> list[
     (matteop65 photos four to a 640x480 frame: 0.955 -> 0.989 of the dice found, unsure 2.9 -> 6.3 %;
     taken with their own confidence, one 6 was read as a sure 4; the region reads are kept for the small
     faces: the whole frame's one threshold read that 6 as a sure 4 in place of its small face too).
+    The whole-frame read may be made elsewhere meanwhile (ReadsElsewhere.whole_fine).
     Returns faces in s's px, one per die (_one_per_die)."""
     small = [f for f in faces if statistics.median(p.area for p in f.pips) < SMALL_PIP_AREA]
     if not small:
         return faces
+    # sure small faces: the frame holds small dice, some of whose faces the analysis scale may have missed
+    # whole (five_44 at half size: 3 of 5 dice, their pips' response under the frame's pip threshold there)
+    sure_polarities = sorted({f.polarity for f in small if f.confidence >= UNSURE_BELOW})
+    whole = elsewhere.whole_fine(sure_polarities) if sure_polarities and elsewhere is not None else None
     h, w = gray_full.shape[:2]
     fs = FINE_FACTOR * s
     finer: list[PipFace] = []
@@ -196,13 +230,10 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace]) -> list[
         finer += [_moved_face(f, 1.0 / FINE_FACTOR, (x0 * s, y0 * s))
                   for polarity in polarities for f in read_faces(crop, polarity, KERNEL_PX, edges=edges)]
     out = [f for f in faces if all(f is not g for g in small)]
-    # sure small faces: the frame holds small dice, some of whose faces the analysis scale may have missed
-    # whole (five_44 at half size: 3 of 5 dice, their pips' response under the frame's pip threshold there)
-    polarities = sorted({f.polarity for f in small if f.confidence >= UNSURE_BELOW})
-    if polarities:
-        frame = cv2.resize(gray_full, None, fx=fs, fy=fs, interpolation=cv2.INTER_CUBIC if fs > 1 else cv2.INTER_AREA)
-        found = [_moved_face(f, 1.0 / FINE_FACTOR, (0.0, 0.0)) for polarity in polarities
-                 for f in read_faces(frame, polarity, KERNEL_PX)]
+    if sure_polarities:
+        found = whole() if whole is not None else None
+        if found is None:
+            found = _whole_fine(gray_full, s, sure_polarities)
         out += [replace(g, confidence=min(g.confidence, AMBIGUOUS_CAP)) for g in found
                 if all(overlap(g.box, f.box) < 0.3 for f in faces)]
     for f in small:
@@ -951,5 +982,5 @@ def _split_touching(comp: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
     return pieces if min(sides) * 2 >= max(sides) else whole
 
 
-__all__ = ["DieBody", "Pip", "PipFace", "analysis_light_faces", "analysis_scale", "close_up_regions", "find_close_up", "find_die_bodies",
-           "find_pip_faces", "large_pip_faces"]
+__all__ = ["DieBody", "Pip", "PipFace", "ReadsElsewhere", "analysis_light_faces", "analysis_scale", "close_up_regions", "find_close_up", "find_die_bodies",
+           "find_pip_faces", "large_pip_faces", "whole_fine_faces"]

@@ -133,8 +133,9 @@ class DiceReader:
         """read() on a frame at most READ_LONG_SIDE px long (reference: the empty tray at that size).
         The die bodies, the floor's outlines and a first reading of the bodies that may be dice come
         from the second process while the pips are looked for here (second_core; from a reader's
-        second frame on, once the worker is ready), and the analysis scale's light pips too when it is
-        done before the pip search comes to them; a first reading is kept only for a body that is
+        second frame on, once the worker is ready), and the analysis scale's light pips and the
+        whole-frame finer read of small dice too when it is done before the pip search comes to them
+        (detect.ReadsElsewhere); a first reading is kept only for a body that is
         still to be read once the pip faces are known, under the same view, so the readings are
         those of reading every body afterwards, here. Pips too large for the pip filter (a close-up)
         are read where their size tells (detect.large_pip_faces): the bodies that are their pips,
@@ -154,8 +155,7 @@ class DiceReader:
                     return found_ahead[0]
 
                 # the smaller pip scales wait for the bodies, to look only where a die may need them
-                faces = find_pip_faces(image, lambda: close_up_regions(image.shape, found()),
-                                       ahead.light if ahead is not None else None)
+                faces = find_pip_faces(image, lambda: close_up_regions(image.shape, found()), ahead)
                 if ahead is not None:
                     ahead.pips_found()
                 faces, bodies = self._bodies_to_read(image, faces, found(), reference)

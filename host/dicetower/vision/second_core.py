@@ -13,6 +13,9 @@ photos, while the worker has done its part in 25.
 The worker is started with `python -m dicetower.vision.second_core FD TOKEN_FD`, FD one end of a socket
 pair, TOKEN_FD the token pipe's read end; messages are pickled (multiprocessing.connection.Connection).
 Main -> worker: ("frame", seq, image, reference, read_all, read_first, read_light), ("stop", seq).
+Once its part of the frame is done, the reader may also send ("fine", seq, polarities): the worker reads
+the whole frame finer (detect.whole_fine_faces, small dice) while the reader reads the small faces'
+regions, and answers ("fine", seq, faces or None).
 Worker -> main: ("ready",) once it has loaded the reader, then per frame ("bodies", seq, bodies) or
 ("failed", seq, why), any number of ("reading", seq, index into bodies, view, reading), ("light", seq,
 faces or None) when it took the token, and ("done", seq, outlines or None). Nothing the worker sends is
@@ -31,7 +34,7 @@ import threading
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import dicetower
 
@@ -61,16 +64,18 @@ class WorkAhead:
         self._stopped = False
         self._finished = False
 
-    def _take(self, *kinds: str) -> None:
-        """File the worker's messages of this frame until one of kinds (or "done") has come."""
-        while not self._lost and not any(k in self._got for k in kinds + ("done",)):
-            message = self._process.receive(self._seq)
-            if message is None:
-                self._lost = True
-            elif message[0] == "reading":
-                self._first[message[2]] = (message[3], message[4])
-            else:
-                self._got[message[0]] = message[2]
+    def _take(self, *kinds: str, until_done: bool = True) -> None:
+        """File the worker's messages of this frame until one of kinds (or, until_done, "done") has come."""
+        while not self._lost and not any(k in self._got for k in kinds + (("done",) if until_done else ())):
+            self._file(self._process.receive(self._seq))
+
+    def _file(self, message: tuple | None) -> None:
+        if message is None:
+            self._lost = True
+        elif message[0] == "reading":
+            self._first[message[2]] = (message[3], message[4])
+        else:
+            self._got[message[0]] = message[2]
 
     def bodies(self) -> list | None:
         """The frame's die bodies (list of detect.DieBody, as find_die_bodies gives them), waiting for the
@@ -85,6 +90,23 @@ class WorkAhead:
             return None
         self._take("light", "failed")
         return self._got.get("light")
+
+    def whole_fine(self, polarities: list[str]) -> Callable[[], list | None] | None:
+        """Have the worker read the whole frame finer (detect.whole_fine_faces) when it is idle, its own
+        part of the frame done; returns how to take its faces (waited for; None if it failed), or None
+        when it is still busy: read it here."""
+        while not self._lost and "done" not in self._got and self._process.waiting():
+            self._file(self._process.receive(self._seq))
+        if self._lost or "done" not in self._got:
+            return None
+        if not self._process.send(("fine", self._seq, polarities)):
+            self._lost = True
+            return None
+        return self._fine
+
+    def _fine(self) -> list | None:
+        self._take("fine", until_done=False)
+        return self._got.get("fine")
 
     def pips_found(self) -> None:
         """Tell the worker the pips are found: it reads no further body ahead (returns at once)."""
@@ -192,6 +214,13 @@ class SecondProcess:
             return None
         return WorkAhead(self, self._seq)
 
+    def waiting(self) -> bool:
+        """Whether a message from the worker has come and is not read yet."""
+        try:
+            return self._conn is not None and self._conn.poll()
+        except (EOFError, OSError):
+            return True  # receive() meets the end and gives the worker up
+
     def claim_light(self) -> bool:
         """Take the frame's light-read token: True when it was there (the worker has not taken it)."""
         return _claim(self._token_read)
@@ -272,7 +301,7 @@ class SecondProcess:
 
 
 #: The kinds of message the worker sends for a frame.
-_FROM_WORKER = ("bodies", "failed", "light", "reading", "done")
+_FROM_WORKER = ("bodies", "failed", "light", "reading", "done", "fine")
 
 #: The main process's worker, shared by its readers.
 SECOND_PROCESS = SecondProcess()
@@ -289,14 +318,22 @@ def serve(conn: Connection, token: int) -> None:
 
 
 def _serve(conn: Connection, token: int) -> None:
-    from dicetower.vision.detect import analysis_light_faces, find_die_bodies
+    from dicetower.vision.detect import analysis_light_faces, find_die_bodies, whole_fine_faces
     from dicetower.vision.reader import DiceReader, bodies_to_read_ahead, whole_boxes
     from dicetower.vision.view import floor_outlines
 
     reader = DiceReader(second_process=False)
     conn.send(("ready",))
+    seq, image = 0, None
     while True:
         message = conn.recv()
+        if message[0] == "fine" and message[1] == seq and image is not None:  # the frame done: its finer read
+            try:
+                fine = whole_fine_faces(image, message[2])
+            except Exception:  # noqa: BLE001 - the main process reads it itself and meets the error there
+                fine = None
+            conn.send(("fine", seq, fine))
+            continue
         if message[0] != "frame":
             continue  # the stop of a frame already done
         _, seq, image, reference, read_all, read_first, read_light = message
