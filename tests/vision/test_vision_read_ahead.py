@@ -54,7 +54,7 @@ def scenes():
 def worker_messages(image, read_all=False, read_first=True, monkeypatch=None, light="", fine=None) -> list[tuple]:
     """The messages second_core.serve (the worker's loop, run here in a thread) sends for one frame, up to
     its "done". With monkeypatch, the pips are said found while the worker finds the bodies (its body
-    search ends only once the stop is sent). light: "" no light read asked; "worker": the light-read
+    search ends only once the stop is sent). light: "" no token in the pipe (no light read asked); "worker": the light-read
     token is left for the worker; "main": asked, but the token is taken here first. fine: polarities
     of a whole-frame finer read asked once the frame is done (its answer is the last message)."""
     ours, theirs = socket.socketpair()
@@ -79,7 +79,7 @@ def worker_messages(image, read_all=False, read_first=True, monkeypatch=None, li
     thread.start()
     messages = [main.recv()]
     assert messages[0] == ("ready",)
-    main.send(("frame", 1, image, None, read_all, read_first, bool(light)))
+    main.send(("frame", 1, image, None, read_all, read_first))
     if monkeypatch is not None:
         main.send(("stop", 1))
         stop_sent.set()
@@ -370,7 +370,7 @@ def test_a_worker_that_dies_loses_no_frame(reader, scenes, monkeypatch, caplog):
     with caplog.at_level(logging.WARNING, logger=second_core.__name__):
         assert [reading.read(image) for image in scenes] == [reader.read(image) for image in scenes]
     assert "reading on in one process" in caplog.text
-    assert process.ahead(scenes[0], None, False, True, True) is None  # given up
+    assert process.ahead(scenes[0], None, False, True) is None  # given up
 
 
 def test_a_process_that_ends_before_its_worker_is_ready_ends_it_quietly():

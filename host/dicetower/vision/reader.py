@@ -163,8 +163,6 @@ class DiceReader:
                 # waited for even when no body is to be read: nothing of this frame runs on after read()
                 # returns or raises, and the worker is free for the next frame
                 outlines, first = ahead.finish() if ahead is not None else (None, {})
-                if ahead is not None:
-                    SECOND_PROCESS.release()
         readings = [DieReading("d6", face.value, clip_box(face.box, image.shape),
                                face.confidence if layout_in_frame(face, image.shape) else min(face.confidence, CUT_CONFIDENCE_MAX),
                                colour=colour_name(body_pixels(image, face)), cocked=face.cocked)
@@ -188,7 +186,7 @@ class DiceReader:
         if self._frames < 2:
             return None
         return SECOND_PROCESS.ahead(image, reference, read_all=self.die_set is not None or reference is not None,
-                                    read_first=self.die_set is None, read_light=True)
+                                    read_first=self.die_set is None)
 
     def _bodies_to_read(self, image: np.ndarray, faces: list[PipFace], found: list[DieBody],
                         reference: np.ndarray | None) -> tuple[list[PipFace], list[DieBody]]:

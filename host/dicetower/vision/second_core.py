@@ -12,7 +12,7 @@ photos, while the worker has done its part in 25.
 
 The worker is started with `python -m dicetower.vision.second_core FD TOKEN_FD`, FD one end of a socket
 pair, TOKEN_FD the token pipe's read end; messages are pickled (multiprocessing.connection.Connection).
-Main -> worker: ("frame", seq, image, reference, read_all, read_first, read_light), ("stop", seq).
+Main -> worker: ("frame", seq, image, reference, read_all, read_first), ("stop", seq).
 Once its part of the frame is done, the reader may also send ("fine", seq, polarities): the worker reads
 the whole frame finer (detect.whole_fine_faces, small dice) while the reader reads the small faces'
 regions, and answers ("fine", seq, faces or None).
@@ -49,8 +49,9 @@ EXIT_WAIT_S = 2.0
 
 
 class WorkAhead:
-    """One frame's work on the worker, as DiceReader takes it: bodies() when the pip search needs them,
-    light() for the analysis scale's light pips, finish() once the pips are found. The worker's
+    """One frame's work on the worker, as DiceReader takes it (detect.ReadsElsewhere): bodies() when the
+    pip search needs them, light() for the analysis scale's light pips, whole_fine() for small dice's
+    whole frame read finer, finish() once the pips are found. The worker's
     messages are filed as they come (_take), in whichever order they are asked for. Any failure of the
     worker or its socket gives None / (None, {}) (the reader does that part itself) and stops the
     worker for the rest of the process."""
@@ -58,10 +59,11 @@ class WorkAhead:
     def __init__(self, process: SecondProcess, seq: int):
         self._process = process
         self._seq = seq
-        self._got: dict[str, Any] = {}  # kind -> what came: bodies, failed, light, done
+        self._got: dict[str, Any] = {}  # kind -> what came: bodies, failed, light, done, fine
         self._first: dict[int, tuple[Any, Any]] = {}
         self._lost = False  # the worker failed or ended: nothing more comes
         self._stopped = False
+        self._fine_asked = False
         self._finished = False
 
     def _take(self, *kinds: str, until_done: bool = True) -> None:
@@ -102,6 +104,7 @@ class WorkAhead:
         if not self._process.send(("fine", self._seq, polarities)):
             self._lost = True
             return None
+        self._fine_asked = True
         return self._fine
 
     def _fine(self) -> list | None:
@@ -119,12 +122,18 @@ class WorkAhead:
         """Take what the worker did, waiting for it to end the frame (pips_found() is sent first if it was
         not): (view.FloorOutlines or None, {index into bodies(): (view.ViewEstimate read under,
         readings.DieReading)}). The worker is idle again once this returns, whatever was asked of it
-        before. Call once, also when the reading raised."""
+        before (a whole-frame read asked and not taken, the reading having raised, is waited for), and
+        free for the next frame (SecondProcess.release). Call once, also when the reading raised."""
         assert not self._finished, "finish() called twice"
         self._finished = True
-        self.pips_found()
-        self._take("done")
-        self._process.claim_light()  # a token no one took (the read raised first): none left for the next frame
+        try:
+            self.pips_found()
+            self._take("done")
+            if self._fine_asked:
+                self._take("fine", until_done=False)
+            self._process.claim_light()  # a token no one took (the read raised first): none left for the next frame
+        finally:
+            self._process.release()
         if self._lost or "bodies" not in self._got:
             return None, {}
         return self._got["done"], self._first
@@ -192,14 +201,14 @@ class SecondProcess:
             return self._ready
 
     def ahead(self, image: np.ndarray, reference: np.ndarray | None, read_all: bool,
-              read_first: bool, read_light: bool) -> WorkAhead | None:
+              read_first: bool) -> WorkAhead | None:
         """Hand the worker a frame (image: HxWx3 uint8 BGR; reference: the empty tray or None), starting
         the worker if it is not running, and return its WorkAhead; None when the worker is not ready,
         has stopped, or is busy with another reader's frame. read_all: every body not of the ground's
         colour may be read (a die set or a reference; else those reader.is_die_like); read_first: read
-        them with the standard set meanwhile (False: bodies and outlines only); read_light: the worker
-        may read the analysis scale's light pips (WorkAhead.light), once done with the rest. The caller
-        must call finish() on it, also when it raises, and release() after."""
+        them with the standard set meanwhile (False: bodies and outlines only). The frame's light-read
+        token is put in its pipe (WorkAhead.light). The caller must call finish() on it, also when it
+        raises."""
         if self._broken or not self._lock.acquire(blocking=False):
             return None
         self._start()
@@ -207,9 +216,8 @@ class SecondProcess:
             self._lock.release()
             return None
         self._seq += 1
-        if read_light:
-            os.write(self._token_write, b"t")
-        if not self.send(("frame", self._seq, image, reference, read_all, read_first, read_light)):
+        os.write(self._token_write, b"t")
+        if not self.send(("frame", self._seq, image, reference, read_all, read_first)):
             self._lock.release()
             return None
         return WorkAhead(self, self._seq)
@@ -226,7 +234,7 @@ class SecondProcess:
         return _claim(self._token_read)
 
     def release(self) -> None:
-        """The frame's work is finished (WorkAhead.finish): the worker may take another frame."""
+        """The frame's work is finished (called by WorkAhead.finish): the worker may take another frame."""
         self._lock.release()
 
     def send(self, message: tuple) -> bool:
@@ -336,7 +344,7 @@ def _serve(conn: Connection, token: int) -> None:
             continue
         if message[0] != "frame":
             continue  # the stop of a frame already done
-        _, seq, image, reference, read_all, read_first, read_light = message
+        _, seq, image, reference, read_all, read_first = message
         try:
             found = find_die_bodies(image, reference)
         except Exception as exc:  # noqa: BLE001 - the main process finds the bodies itself and meets the error there
@@ -358,7 +366,7 @@ def _serve(conn: Connection, token: int) -> None:
                     conn.send(("reading", seq, i, view, reader._classified(image, found[i], view)))
                 except Exception:  # noqa: BLE001 - the main process reads this body again and meets the error there
                     break
-        if read_light and not stopped and not _stopped(conn, seq) and _claim(token):
+        if not stopped and not _stopped(conn, seq) and _claim(token):  # no token: no light read asked
             try:
                 light = analysis_light_faces(image)
             except Exception:  # noqa: BLE001 - the main process reads them itself and meets the error there
