@@ -25,9 +25,10 @@ def test_lurig_heldout_photos():
     assert len(results) == 25
     right = [r.die_type == t for r, t in results]
     sure_right = [r.die_type == t for r, t in results if not r.unsure]
-    # measured 22 (0.88) with half the training renders speckled (shape.speckled); 20 before (21 with the
-    # all-feature expert alone)
-    assert sum(right) >= 21, f"{sum(right)}/25 right"
+    # measured 23 (0.92) with the numeral net's view among the features (shape.NET_NAMES); 22 (0.88) before,
+    # with half the training renders speckled (shape.speckled); 20 before that (21 with the all-feature
+    # expert alone)
+    assert sum(right) >= 22, f"{sum(right)}/25 right"
     assert all(sure_right), f"{sum(sure_right)}/{len(sure_right)} sure right"
 
 
@@ -55,8 +56,8 @@ def fickett_sample(die_type: str, step: int) -> list:
 
 def test_fickett_tiles_types():
     # measured on this sample (d4, d6 every 40th tile; the look-alikes d8, d12, d20 every 10th), the tile
-    # segmented here (no detector mask): d4 11/11, d6 6/6, d8 26/28, d12 40/41, d20 57/68, 13 sure, all
-    # right. With the speckled renders (shape.speckled) d20 fell from 64/68 on this path, while through the
+    # segmented here (no detector mask): d4 11/11, d6 6/6, d8 27/28, d12 40/41, d20 61/68, 13 sure, all
+    # right, with the numeral net's view among the features (shape.NET_NAMES); before it d8 26/28, d20 57/68. With the speckled renders (shape.speckled) d20 fell from 64/68 on this path, while through the
     # reader (the detector's mask, trimmed) all 2219 tiles' types rose 0.908 -> 0.936 (d20 0.961 -> 0.927):
     # the floors follow this path's figures. Before them: d20 64/68 (before half the renders were swirled and
     # ridged, shape.training_spec: d12 36/41, d20 63/68; before the inside-only expert of
@@ -72,6 +73,6 @@ def test_fickett_tiles_types():
         sure_right += sum(not r.unsure and r.die_type == t for r in results)
         assert not any(r.die_type in LOOKALIKES and not r.unsure for r in results), t
     assert right["d4"] >= 0.9 * n["d4"] and right["d6"] >= n["d6"] - 1, (right, n)
-    assert right["d8"] >= n["d8"] - 3 and right["d12"] >= n["d12"] - 2 and right["d20"] >= n["d20"] - 13, (right, n)
-    assert sum(right.values()) >= 0.89 * sum(n.values()), (right, n)  # measured 140/154 (0.909; 147 before)
+    assert right["d8"] >= n["d8"] - 2 and right["d12"] >= n["d12"] - 2 and right["d20"] >= n["d20"] - 10, (right, n)
+    assert sum(right.values()) >= 0.92 * sum(n.values()), (right, n)  # measured 145/154 (0.942; 140 before)
     assert sure_right == sure, (sure_right, sure)  # no sure wrong type

@@ -778,18 +778,19 @@ NET_SHRINK = 0.5
 EMBED_NODE = "/embed/embed.1/Relu"
 
 
-def net_embedding(patches: list[np.ndarray]) -> np.ndarray:
+def net_embedding(patches: list[np.ndarray], directory: Path | None = None) -> np.ndarray:
     """N x E float32 descriptors of N up-face patches (PATCH x PATCH uint8, numerals.face_patch): the
     numeral net's embedding (EMBED_NODE) averaged over the patch's four quarter turns (as
     numerals.numeral_proba averages its probabilities: any rotation reads alike), L2-normalised and
     matched by cosine similarity like the HOG vectors. What the net sees of a face before it is
     squeezed into its classes: a blurred bold 16 the classes call "10: 0.6, 16: 0.3" keeps its own
     direction here (calibration_eval: righter than the class log-probabilities on realdice and fickett).
-    Raises ValueError for no patches or a patch of the wrong shape, FileNotFoundError when the numeral
-    net is not built (`make models`)."""
+    directory: the numeral net's folder (numerals.load_net; None: models/standard). Raises ValueError for
+    no patches or a patch of the wrong shape, FileNotFoundError when the numeral net is not built
+    (`make models`)."""
     from dicetower.vision import numerals
 
-    e = numerals.net_outputs(patches, EMBED_NODE)
+    e = numerals.net_outputs(patches, EMBED_NODE, directory)
     e = e.reshape(len(patches), 4, -1).mean(axis=1)
     return e / (np.linalg.norm(e, axis=1, keepdims=True) + 1e-9)
 

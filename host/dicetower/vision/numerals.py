@@ -335,13 +335,14 @@ def _cut(grey: np.ndarray, centre: tuple[float, float], k: float, ky: float,
     return (out.clip(0, 1) * 255).astype(np.uint8), light
 
 
-def net_outputs(patches: list[np.ndarray], node: str = "logits") -> np.ndarray:
+def net_outputs(patches: list[np.ndarray], node: str = "logits", directory: Path | None = None) -> np.ndarray:
     """The output of the numeral net's ONNX node `node` (its name in the ONNX graph: "logits", the
     graph's output, or an inner node's, e.g. fewshot.EMBED_NODE) for N face patches (PATCH x PATCH
     uint8, face_patch), each turned by 0, 90, 180 and 270 degrees: a 4N x D float32 array, row 4i + j
-    patch i turned j quarter turns. Raises ValueError for an empty list, a patch of the wrong shape or
-    a node the net does not have, FileNotFoundError when the model is not built (`make models`)."""
-    nn = load_net()
+    patch i turned j quarter turns. directory: the net's folder (load_net; None: models/standard).
+    Raises ValueError for an empty list, a patch of the wrong shape or a node the net does not have,
+    FileNotFoundError when the model is not built (`make models`)."""
+    nn = load_net(directory)
     if node not in nn.layers:
         raise ValueError(f"the numeral net {nn.path / ONNX_FILE} has no node {node!r}; it has {sorted(nn.layers)}")
     if not len(patches):

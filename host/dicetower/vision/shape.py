@@ -38,6 +38,10 @@ How it works:
    pentagon): per ring, the gradient energy, its share across the radius and its 3-, 5- and 6-fold
    angular harmonics, the numerals' ink; the central numeral's extent; straight edges binned by
    their distance from the centre.
+   Last, the numeral net's embedding of the die's middle (NET_NAMES: numerals.face_patch of the
+   view, as if seen from above): the net learned numerals on renders of every die type, with the
+   edges and neighbouring numerals round the up face, and its view of that face tells d8 from d20
+   on real tiles where the edge counts do not.
 4. Two multinomial logistic regressions on the standardised features (numpy at run time), their
    logits averaged, give the probabilities: one on every feature, one on the features of the die's
    inside only (INSIDE_FEATURES: face edges and numerals, not the outline). The outline of a real
@@ -98,7 +102,8 @@ import cv2
 import numpy as np
 
 from dicetower.paths import models_dir
-from dicetower.vision.numerals import marks_are_light
+from dicetower.vision.fewshot import net_embedding
+from dicetower.vision.numerals import face_patch, marks_are_light
 from dicetower.vision.view import TOP_DOWN, TOP_DOWN_FROM, check_elevation
 from dicetower.readings import UNSURE_BELOW
 
@@ -108,7 +113,7 @@ if TYPE_CHECKING:
 #: The die types told apart, in the model's class order.
 DIE_TYPES = ("d4", "d6", "d8", "d10", "d12", "d20")
 MODEL_PATH_PARTS = ("standard", "shape.npz")
-FEATURE_VERSION = 3
+FEATURE_VERSION = 4
 
 SIDE = 128  # px: the die is described on a SIDE x SIDE square
 MIN_SIDE = 12  # px: a crop with a shorter side gets confidence 0 (too small to see a shape)
@@ -499,6 +504,21 @@ FACE_STRUCTURE_NAMES: tuple[str, ...] = (
     + ("ink_central_extent", "ink_central_area", "ink_blobs")
     + tuple(f"edge_distance_{a}_{b}" for a, b in EDGE_DISTANCE_BINS)
 )
+#: the numeral net's view of the die's middle: its embedding (fewshot.net_embedding: 128 values, the net's
+#: layer before its classes, averaged over quarter turns, unit length) of numerals.face_patch cut from the die
+#: view as if seen from above. The net learned numerals on renders of every die type with their neighbouring
+#: faces' edges and numerals round the up face, so its view holds the up face's outline and size, which the
+#: hand-made features measure only through line and edge counts. Measured in session 19, the models built
+#: without / with it (same renders, seeds and lurig photos):
+#: - shape alone, tests/shape's fickett sample 140 -> 145 of 154 (d8 26 -> 27 of 28, d20 57 -> 61 of 68), lurig's
+#:   held-out quarter 22 -> 23 of 25, the top-down model's held-out renders 0.840 -> 0.866, lurig cross-validated
+#:   0.773 -> 0.787, the oblique model's held-out renders (with their masks) 0.783 -> 0.819;
+#: - the standard set (shape x numerals, faces_eval): fickett d8 0.879 -> 0.890, d12 0.904 -> 0.912, d20 0.604 ->
+#:   0.621, d4 and d6 unchanged, lurig's types 0.90 -> 0.95, realdice_d20 0.780 unchanged, no sure wrong reading;
+#: - cost: about 2.6 ms more per numbered die (the net run on 4 turns of one more patch); pip dice are not typed.
+#: A first try, a logistic regression on the raw crop's embedding alone, read fickett's types 0.72 and lurig's
+#: 0.44: the net's view helps beside the hand-made features, not in their place.
+NET_NAMES: tuple[str, ...] = tuple(f"net_{k}" for k in range(128))
 OUTLINE_NAMES: tuple[str, ...] = (
     tuple(f"outline_h{k}" for k in range(1, HARMONICS + 1))
     + tuple(f"dp_vertices_{e}" for e in DP_EPS)
@@ -514,15 +534,19 @@ FEATURE_NAMES: tuple[str, ...] = (
     + tuple(f"grad_orient_h{k}" for k in range(1, ORIENT_HARMONICS + 1))
     + ("edges_r0", "edges_r1", "edges_r2", "edges_r3")
     + FACE_STRUCTURE_NAMES
+    + NET_NAMES
 )
 #: columns of FEATURE_NAMES that describe the die's inside (face edges, numerals, and whether the
 #: silhouette touches the frame), not its outline: the inside-only expert's (ShapeModel)
 INSIDE_FEATURES = np.array([i for i, n in enumerate(FEATURE_NAMES) if n not in OUTLINE_NAMES])
 
 
-def features(view: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Shape features (len(FEATURE_NAMES),) float32 of a die view (die_view's image and mask).
-    Raises ValueError when the mask holds no die-sized region (under 2 % of the view)."""
+def features(view: np.ndarray, mask: np.ndarray, net_dir: Path | None = None) -> np.ndarray:
+    """Shape features (len(FEATURE_NAMES),) float32 of a die view (die_view's image and mask), the
+    numeral net's embedding of its middle (NET_NAMES) last. net_dir: the numeral net's folder
+    (numerals.load_net; None: models/standard, the net the shipped model was built with).
+    Raises ValueError when the mask holds no die-sized region (under 2 % of the view),
+    FileNotFoundError when the numeral net is not built (`make models`)."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours or max(cv2.contourArea(c) for c in contours) < 0.02 * mask.size:
         raise ValueError("no die-sized silhouette in the crop")
@@ -595,7 +619,7 @@ def features(view: np.ndarray, mask: np.ndarray) -> np.ndarray:
     out = np.concatenate([outline, np.array(dp, np.float32) / 10, np.array(silhouette, np.float32),
                           np.array(outline_extra, np.float32),
                           np.array(lines, np.float32), lines_orient, grad_orient, np.array(rings, np.float32),
-                          structure])
+                          structure, net_embedding([face_patch(view, mask)], net_dir)[0]])
     return out.astype(np.float32)
 
 
@@ -693,13 +717,14 @@ def face_structure(grey: np.ndarray, gx: np.ndarray, gy: np.ndarray, die: np.nda
     return np.concatenate([rings, ink_h, central, [len(blobs) / 10], dist_len / 3]).astype(np.float32)
 
 
-def describe(crop: np.ndarray, mask: np.ndarray | None = None, trim: bool = False) -> np.ndarray:
+def describe(crop: np.ndarray, mask: np.ndarray | None = None, trim: bool = False,
+             net_dir: Path | None = None) -> np.ndarray:
     """Shape features (len(FEATURE_NAMES),) float32 of one die crop: die_view then features.
     crop: HxWx3 uint8 BGR; mask: HxW (nonzero = die) or None to segment; trim: the mask cut back to
-    the die (trimmed_to_die), as the top-down model reads it. Raises ValueError on a bad crop or
-    mask, or when no die stands out in it."""
+    the die (trimmed_to_die), as the top-down model reads it; net_dir: as features. Raises ValueError
+    on a bad crop or mask, or when no die stands out in it."""
     view, m = die_view(crop, mask, trim)
-    return features(view, m)
+    return features(view, m, net_dir)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -861,7 +886,8 @@ def die_type_by_shape(crop_bgr: np.ndarray, mask: np.ndarray | None = None,
     A crop under MIN_SIDE px gets confidence 0; one where no die stands out of the tray gets
     confidence 0 and a uniform proba (die_type then means nothing: the die is unsure).
     Raises ValueError for a crop that is not HxWx3 uint8, a mask of another size or an elevation
-    outside (0, 90], ShapeModelError when the models have not been built (`make models`)."""
+    outside (0, 90], ShapeModelError when the models have not been built (`make models`),
+    FileNotFoundError when the numeral net, whose view of the die is among the features, is not."""
     models = model or load_model()
     chosen = models.for_elevation(elevation)
     view, m = die_view(crop_bgr, mask, trim=chosen is models.top_down)
@@ -1054,13 +1080,14 @@ def speckled(crop: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np
 
 
 def render_training_set(per_type: int, seed: int, real_look_share: float = REAL_LOOK_SHARE,
-                        speckle_share: float = SPECKLE_SHARE) -> tuple[np.ndarray, np.ndarray]:
+                        speckle_share: float = SPECKLE_SHARE, net_dir: Path | None = None
+                        ) -> tuple[np.ndarray, np.ndarray]:
     """Features (N x F) and labels (N,) of per_type synthetic renders of every die type
     (synth.render_shape_crop: random die, face, colours, tray; the die drawn by
     training_spec(real_look_share); camera tilted up to 10 or 45 degrees; crops of 80-160 px),
     speckle_share of them speckled (speckled, from a generator seeded seed + SPECKLE_SEED_OFFSET),
     every CLOSE_UP_EVERY-th round of them cut as close-ups (close_up). Renders whose die cannot be
-    separated from the tray are skipped."""
+    separated from the tray are skipped. net_dir: the numeral net's folder (features)."""
     from dicetower.vision import synth
 
     rng = np.random.default_rng(seed)
@@ -1076,7 +1103,7 @@ def render_training_set(per_type: int, seed: int, real_look_share: float = REAL_
             if i % CLOSE_UP_EVERY == 0:
                 crop = close_up(crop, mask, rng)
             try:
-                xs.append(describe(crop))
+                xs.append(describe(crop, net_dir=net_dir))
             except ValueError:
                 continue
             ys.append(k)
@@ -1150,14 +1177,15 @@ def _boxed(crop: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return crop[y:y + h, x:x + w], mask[y:y + h, x:x + w]
 
 
-def render_oblique_set(per_type: int, seed: int, far_share: float = FAR_SHARE
+def render_oblique_set(per_type: int, seed: int, far_share: float = FAR_SHARE, net_dir: Path | None = None
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Features of per_type oblique renders of every die type (render_oblique_crop: crop side drawn from
     OBLIQUE_SIZE, elevation from OBLIQUE_ELEVATION, corners rounded by ROUNDING on half of them), a
     far_share (0..1) of them seen far (seen_far, from a generator seeded seed + FAR_SEED_OFFSET), each
     described without its mask (segmented here) and with it (the detector's mask, the crop cut to its
     box, as the reader passes them). Returns (features without mask N x F, with mask N x F, labels (N,),
-    elevations (N,) degrees); renders whose die cannot be separated from the tray are skipped.
+    elevations (N,) degrees); renders whose die cannot be separated from the tray are skipped. net_dir:
+    the numeral net's folder (features).
 
     Why seen_far (session 11): the reader typed 7 of realdice_d20's 160 d20s (a dice dome, evaluation
     only) d12: the oblique model gave them d12 0.39-0.43 against d20 0.31-0.37 and the joint reading
@@ -1193,7 +1221,7 @@ def render_oblique_set(per_type: int, seed: int, far_share: float = FAR_SHARE
             if far_rng.random() < far_share:
                 crop, mask = seen_far(crop, mask, far_rng)
             try:
-                xs = describe(crop), describe(*_boxed(crop, mask))
+                xs = describe(crop, net_dir=net_dir), describe(*_boxed(crop, mask), net_dir=net_dir)
             except ValueError:
                 continue
             plain.append(xs[0])
@@ -1261,8 +1289,11 @@ def fit_calibrated(x: np.ndarray, y: np.ndarray, weights: np.ndarray, fold: np.n
 
 
 def build_model(per_type: int = 600, out: Path | None = None, seed: int = SEED,
-                data: Path | None = None, folds: int = 5, oblique_per_type: int = OBLIQUE_PER_TYPE) -> ShapeModels:
-    """Build the shipped shape models and save them to out (default model_path()).
+                data: Path | None = None, folds: int = 5, oblique_per_type: int = OBLIQUE_PER_TYPE,
+                net_dir: Path | None = None) -> ShapeModels:
+    """Build the shipped shape models and save them to out (default model_path()), their features
+    holding the embedding of the numeral net in net_dir (default models/standard: build that net
+    first, train_models does).
 
     Top-down model: per_type synthetic renders of each die type (render_training_set, seed; SPECKLE_SHARE
     of them speckled) and, when
@@ -1278,11 +1309,12 @@ def build_model(per_type: int = 600, out: Path | None = None, seed: int = SEED,
     Same inputs, same models. Returns the models."""
     from dicetower.paths import shared_dir
 
-    x_syn, y_syn = render_training_set(per_type, seed)
-    x_plain, y_plain = render_training_set(OBLIQUE_PLAIN_PER_TYPE, seed, real_look_share=0.0, speckle_share=0.0)
+    x_syn, y_syn = render_training_set(per_type, seed, net_dir=net_dir)
+    x_plain, y_plain = render_training_set(OBLIQUE_PLAIN_PER_TYPE, seed, real_look_share=0.0, speckle_share=0.0,
+                                           net_dir=net_dir)
     data = data or shared_dir() / "datasets"
     photos = lurig_photos(data / LURIG) if (data / LURIG / "labels.csv").is_file() else []
-    x_ph = np.array([describe(img) for _, img, _ in photos], np.float32).reshape(-1, x_syn.shape[1])
+    x_ph = np.array([describe(img, net_dir=net_dir) for _, img, _ in photos], np.float32).reshape(-1, x_syn.shape[1])
     y_ph = np.array([k for _, _, k in photos], np.int64)
     held = lurig_split([n for n, _, _ in photos], y_ph) if photos else np.zeros(0, bool)
     x_tr = np.vstack([x_syn, x_ph[~held]])
@@ -1290,15 +1322,15 @@ def build_model(per_type: int = 600, out: Path | None = None, seed: int = SEED,
     w_tr = np.concatenate([np.ones(len(y_syn)), np.full(int((~held).sum()), LURIG_WEIGHT)])
     is_photo = np.concatenate([np.zeros(len(y_syn), bool), np.ones(int((~held).sum()), bool)])
     top_down, oof = fit_calibrated(x_tr, y_tr, w_tr, np.arange(len(y_tr)) % folds, [is_photo, ~is_photo])
-    x_syn_held, y_syn_held = render_training_set(max(20, per_type // 3), seed + 1)
-    x_obl_plain, x_obl_masked, y_obl, _ = render_oblique_set(oblique_per_type, seed + 10)
+    x_syn_held, y_syn_held = render_training_set(max(20, per_type // 3), seed + 1, net_dir=net_dir)
+    x_obl_plain, x_obl_masked, y_obl, _ = render_oblique_set(oblique_per_type, seed + 10, net_dir=net_dir)
     rows = np.arange(len(y_obl)) % folds  # a render's two descriptions fall in one fold
     oblique, _ = fit_calibrated(np.vstack([x_obl_plain, x_obl_masked, x_plain]),
                                 np.concatenate([y_obl, y_obl, y_plain]),
                                 np.ones(2 * len(y_obl) + len(y_plain)),
                                 np.concatenate([rows, rows, np.arange(len(y_plain)) % folds]),
                                 [np.ones(2 * len(y_obl) + len(y_plain), bool)])
-    h_plain, h_masked, y_h, _ = render_oblique_set(max(20, oblique_per_type // 3), seed + 11)
+    h_plain, h_masked, y_h, _ = render_oblique_set(max(20, oblique_per_type // 3), seed + 11, net_dir=net_dir)
     top_down.meta.update({
         "trained_on": f"{len(y_syn)} synthetic renders (synth.render_shape_crop, seed {seed}; "
                       f"{SPECKLE_SHARE:.0%} speckled)"
@@ -1328,16 +1360,18 @@ def build_model(per_type: int = 600, out: Path | None = None, seed: int = SEED,
 
 
 def main() -> None:
-    """`python -m dicetower.vision.shape [--per-type N] [--out FILE]`: build and save the models (top-down
-    and oblique), print their figures."""
+    """`python -m dicetower.vision.shape [--per-type N] [--out FILE] [--net-dir DIR]`: build and save the
+    models (top-down and oblique), print their figures."""
     import argparse
     import json
 
     ap = argparse.ArgumentParser(description="Build the die-type-by-shape models (models/standard/shape.npz).")
     ap.add_argument("--per-type", type=int, default=600, help="synthetic renders per die type (default 600)")
     ap.add_argument("--out", type=Path, default=None, help="output file (default models/standard/shape.npz)")
+    ap.add_argument("--net-dir", type=Path, default=None,
+                    help="the numeral net whose embedding the features hold (default models/standard)")
     args = ap.parse_args()
-    models = build_model(args.per_type, args.out)
+    models = build_model(args.per_type, args.out, net_dir=args.net_dir)
     path = args.out or model_path()
     print(f"shape models: {path} ({path.stat().st_size / 1e3:.0f} kB)")
     for view, model in (("top-down", models.top_down), ("oblique", models.oblique)):
