@@ -26,6 +26,11 @@ Classifier = Callable[..., Any]
 #: pips are found at 640 px or less, bodies at 320, and a die a tenth of the frame still gives the face
 #: classifier a 128 px crop); readings' boxes are given back in the frame's own px.
 READ_LONG_SIDE = 1280
+#: px: a body with a shorter side is not handed to a calibrated set or read against a reference frame (which
+#: skip is_die_like): the face classifier gives such a crop confidence 0 (faces.MIN_SIDE, which this module
+#: may not import), and in a photo of one die filling the frame such specks (a numeral's hole, a glint) were
+#: all that was read, while the die, found by find_close_up when no body is left, was not
+MIN_BODY_SIDE = 12
 
 
 def _face_classifier(die_set: str | None) -> Classifier | None:
@@ -234,8 +239,13 @@ class DiceReader:
         for body in bodies:
             if any(meets(body.box, grown(f.box, 0.5)) for f in pip_dice):
                 continue  # part of a pip die (its sides, its shadow) already read by its pips
-            if self.die_set is None and self.reference is None and not is_die_like(image, body, beside):
-                continue
+            if self.die_set is None and self.reference is None:
+                if not is_die_like(image, body, beside):
+                    continue
+            elif min(body.box[2:]) < MIN_BODY_SIDE or (self.reference is None and body.ground_share > GROUND_SHARE_MAX):
+                continue  # too small to read (MIN_BODY_SIDE), or, with no reference frame, of a colour found all
+                #           over the frame (the numerals and facets of a die that fills it: there the die is
+                #           find_close_up's)
             if _cut_ground(body):
                 continue  # read with a set or a reference, yet no die: see _cut_ground
             kept.append(body)
