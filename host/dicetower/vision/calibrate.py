@@ -28,6 +28,10 @@ and the two readers' error rates on the labelled photos multiply to at most 0.1 
 the few-shot's counted over the readings its two descriptions agree on, described_alike;
 fewshot.FewShotModel.corroborated). Then the model is learned from every photo and saved.
 
+From play (read_log, `dicetower calibrate --from-log rolls.sqlite`): the dice players confirmed or corrected
+in the tower's roll log, each from the crop of the frame the service logged with it, once every face has a
+few of them.
+
 Guided, with the tower's camera: guided_calibration() tells the player which face to set in the
 tray, takes the frame, finds the die, shows progress and stops when every face has its shots
 (answers at the keyboard); calibrate_panel.panel_calibration() does it on the tower's panel.
@@ -230,6 +234,71 @@ def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool
     if not out:
         raise CalibrationError(f"{labels_csv}: no labelled dice (after filtering)")
     return out
+
+
+#: the least crops of every face that `dicetower calibrate --from-log` learns from (its --shots): the guided
+#: calibration's default photos per face
+LOG_MIN_SHOTS = 3
+
+
+@dataclass
+class LogCrops:
+    """What a roll log gives calibration (read_log): the labelled crops, and the confirmed dice left out
+    because their crop is gone or unreadable ("roll R die D: path")."""
+
+    samples: list[LabelledCrop]
+    unreadable: list[str]
+
+
+def read_log(log_path: Path, min_shots: int = LOG_MIN_SHOTS) -> LogCrops:
+    """Labelled crops from a roll log (audit.rolllog.RollLog, the service's SQLite file, opened read-only):
+    every die a player confirmed, labelled with the face the audit counts (the value read, or the one it was
+    corrected to) and cut from its frame as the service logged it (service.roll.die_crops). The log keeps
+    values, not symbols: a set of symbol or logo faces is learned with --from-labels or guided. Dice of one
+    roll share a photo (their fold in cross-validation). Sure readings nobody confirmed are not learned: no
+    person vouched for them. Every face of each die type among the confirmed dice needs min_shots crops: a
+    set that never saw a face would read it as another. Raises CalibrationError for no log at log_path or
+    one that cannot be read, no confirmed die with a crop, or faces short of crops (each named with how
+    many it has), saying how to get them."""
+    from dicetower.audit.rolllog import LogError, RollLog, die_sides
+
+    log_path = Path(log_path)
+    try:
+        with RollLog(log_path, readonly=True) as log:
+            rolls = log.rolls()
+    except LogError as exc:
+        raise CalibrationError(str(exc)) from exc
+    samples: list[LabelledCrop] = []
+    unreadable: list[str] = []
+    for roll in rolls:
+        for die in roll["dice"]:
+            if not die["confirmed"] or die["face"] is None or not die["crop_path"]:
+                continue
+            where = f"roll {roll['roll_id']} die {die['die_index']}: {log_path.parent / die['crop_path']}"
+            crop = cv2.imread(str(log_path.parent / die["crop_path"]), cv2.IMREAD_COLOR)
+            if crop is None or min(crop.shape[:2]) < 8:
+                unreadable.append(where)
+                continue
+            samples.append(LabelledCrop(crop, FaceClass(die["die_type"], int(die["face"])), f"roll {roll['roll_id']}"))
+    if not samples:
+        raise CalibrationError(f"{log_path} holds no confirmed die with its crop"
+                               + (f" ({len(unreadable)} crops unreadable)" if unreadable else "")
+                               + ": roll with the tower service (which logs each die's crop) and confirm readings "
+                               "on the panel, or calibrate with --from-labels or guided (--camera)")
+    short = []
+    for die_type in sorted({s.face.die_type for s in samples}):
+        counts = {v: 0 for v in range(1, die_sides(die_type) + 1)}
+        for s in samples:
+            if s.face.die_type == die_type:
+                counts[int(s.face.value or 0)] += 1
+        short += [f"{die_type} face {v}: {n}" for v, n in counts.items() if n < min_shots]
+    if short:
+        raise CalibrationError(f"{log_path}: every face needs {min_shots} confirmed dice with their crops; short: "
+                               + ", ".join(short)
+                               + (f" ({len(unreadable)} crops unreadable)" if unreadable else "")
+                               + ". Roll on and confirm those faces, or learn them with --from-labels or guided "
+                               "(--camera)")
+    return LogCrops(samples, unreadable)
 
 
 @dataclass

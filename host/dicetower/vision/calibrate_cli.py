@@ -1,5 +1,5 @@
-"""`dicetower calibrate`: learn a dice set's faces, offline from labelled photos or guided with the
-tower's camera (issue 4 item 5). The learned set is then used by `dicetower read --die-set NAME`
+"""`dicetower calibrate`: learn a dice set's faces, offline from labelled photos or from the readings players
+confirmed in the roll log, or guided with the tower's camera (issue 4 item 5). The learned set is then used by `dicetower read --die-set NAME`
 and by the service, through faces.classify_crop."""
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ def _faces_option(die_type: str, faces: str | None, colours: str | None):
 @click.option("--die-set", "die_set", required=True, help="Name of the dice set to learn (e.g. alkemy_red).")
 @click.option("--from-labels", "labels", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="labels.csv (image,die_type,value,x,y,w,h,colour): calibrate offline from labelled photos.")
+@click.option("--from-log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The tower's roll log (rolls.sqlite): learn the dice players confirmed or corrected, from the "
+              "crops the service logged; every face needs --shots of them.")
 @click.option("--images-root", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder the labels' image paths are relative to (default: the labels file's folder).")
 @click.option("--store", type=click.Choice(["user", "models"]), default="user", show_default=True,
@@ -50,29 +53,42 @@ def _faces_option(die_type: str, faces: str | None, colours: str | None):
 @click.option("--faces", default=None, help='Guided mode: faces to learn, comma-separated values/symbols, '
               'e.g. "1,2,3,4,5,logo" (default: 1..N of the die type).')
 @click.option("--colours", default=None, help="Guided mode: face colours, comma-separated, one per face.")
-@click.option("--shots", type=int, default=3, show_default=True, help="Guided mode: photos per face.")
+@click.option("--shots", type=int, default=3, show_default=True,
+              help="Guided mode: photos per face; --from-log: the least confirmed dice per face.")
 @click.option("--camera", "camera_index", type=int, default=None, help="Guided mode: live camera index.")
 @click.option("--tower", "tower_url", metavar="URL", default=None,
               help="Guided mode on the tower's panel: serial port of the tower (/dev/ttyUSB0, socket://HOST:PORT); "
               "the OLED says which face to set, then the player rolls and confirms each reading with OK/NO.")
 @click.option("--replay", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Guided mode: image files served as camera frames, in order (repeatable).")
-def calibrate(die_set: str, labels: Path | None, images_root: Path | None, store: str, confusion: Path | None,
+def calibrate(die_set: str, labels: Path | None, log_path: Path | None, images_root: Path | None, store: str,
+              confusion: Path | None,
               augment: int, die_type: str, faces: str | None, colours: str | None, shots: int,
               camera_index: int | None, tower_url: str | None, replay: tuple[Path, ...]) -> None:
     """Learn the faces of a dice set (custom symbols, logos, face colours) so it can be read.
 
     Offline: dicetower calibrate --from-labels labels.csv --images-root DIR --die-set NAME.
+    From play: dicetower calibrate --from-log rolls.sqlite --die-set NAME (the dice players confirmed).
     Guided: dicetower calibrate --die-set NAME --die-type d6 --faces 1,2,3,4,5,logo --camera 0
     (or --replay FILES...): the CLI says which face to set in the tray and stops when all are learned;
     with --tower PORT the tower's panel guides instead (OLED questions, ROLL and OK/NO buttons).
     Prints the cross-validated accuracy and the confusion matrix (also saved as PNG)."""
-    from dicetower.vision.calibrate import CalibrationError, calibrate as run, read_labels, save_confusion_png
+    from dicetower.vision.calibrate import CalibrationError, calibrate as run, read_labels, read_log, save_confusion_png
     from dicetower.vision.camera import FrameError
 
     out = _store_dir(die_set, store)
     try:
-        if labels is not None:
+        if labels is not None and log_path is not None:
+            raise CalibrationError("give --from-labels or --from-log, not both")
+        if log_path is not None:
+            if shots < 2:
+                raise CalibrationError(f"--shots must be at least 2 (calibration cross-validates each face), got {shots}")
+            logged = read_log(log_path, shots)
+            for where in logged.unreadable:
+                click.echo(f"left out, crop missing or unreadable: {where}", err=True)
+            click.echo(f"{len(logged.samples)} confirmed dice from {log_path}; training {die_set!r} ...")
+            ds, report = run(logged.samples, die_set, out_dir=out, n_aug=augment)
+        elif labels is not None:
             samples = read_labels(labels, images_root or labels.parent)
             click.echo(f"{len(samples)} labelled dice from {labels}; training {die_set!r} ...")
             ds, report = run(samples, die_set, out_dir=out, n_aug=augment)

@@ -1,0 +1,145 @@
+"""`dicetower calibrate --from-log`: a dice set learned from the readings players confirmed (or corrected) in
+the tower's roll log, from the crops the service logged with them (service.roll.die_crops); a real SQLite
+roll log, synthetic tray photos, fresh photos read back with the stored set."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from dicetower.audit.rolllog import RollLog
+from dicetower.readings import DieReading
+from dicetower.service.plan import RollPlan
+from dicetower.service.roll import RollPipeline, die_crops, frame_sha256
+from dicetower.vision import synth
+from dicetower.vision.calibrate import CalibrationError, read_log
+from dicetower.vision.calibrate_cli import calibrate as calibrate_cmd
+from dicetower.vision.cli import read as read_cmd
+from dicetower.vision.faces import forget_die_set, load_die_set
+
+SPEC = synth.alkemy_spec("white")
+
+
+@pytest.fixture
+def user_data(tmp_path, monkeypatch):
+    """A private user data directory (XDG_DATA_HOME) so calibrated sets do not touch the user's."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    from dicetower.paths import user_data_dir
+
+    return user_data_dir()
+
+
+class Unused:
+    def read(self, image):  # the pipeline is handed its readings
+        raise AssertionError("not called")
+
+
+def _played_log(path, values, rng, misread=(), unconfirmed=()):
+    """A roll log of tray photos of two SPEC dice each (faces `values`, in pairs), each roll logged through the
+    service's pipeline (its crops with it) as read unsure, then confirmed; die k of the whole list is logged
+    read as 1 + value % 6 and corrected when k is in misread, and left unconfirmed when k is in unconfirmed.
+    Returns the log's path."""
+    pipeline = RollPipeline(Unused(), RollLog(path), RollPlan())
+    k = 0
+    for i in range(0, len(values), 2):
+        frame, truths = synth.render_scene([(SPEC, v) for v in values[i:i + 2]], rng, size=(400, 300),
+                                           die_px=(90, 110))
+        readings, truth = [], []
+        for t in truths:
+            read = 1 + t["value"] % 6 if k + len(readings) in misread else t["value"]
+            readings.append(DieReading("d6", read, tuple(t["box"]), 0.3))
+            truth.append(t["value"])
+        result = pipeline.resolve_and_log(frame, f"tray_{i}", readings, rejected=False)
+        for j, value in enumerate(truth):
+            if k + j in unconfirmed:
+                continue
+            pipeline.log.mark_confirmed(result.roll_id, j, value if k + j in misread else None)
+        k += len(truth)
+    pipeline.log.close()
+    return path
+
+
+def test_the_service_logs_each_dies_crop_of_the_frame(tmp_path):
+    rng = np.random.default_rng(3)
+    frame, truths = synth.render_scene([(SPEC, 2), (SPEC, 5)], rng, size=(400, 300), die_px=(90, 110))
+    readings = [DieReading("d6", t["value"], tuple(t["box"]), 0.95) for t in truths]
+    with RollLog(tmp_path / "rolls.sqlite") as log:
+        RollPipeline(Unused(), log, RollPlan()).resolve_and_log(frame, "tray", readings)
+        dice = log.rolls()[0]["dice"]
+        assert log.verify().ok
+    for die, reading in zip(dice, readings):
+        crop = cv2.imread(str(tmp_path / die["crop_path"]))
+        x, y, w, h = reading.box
+        assert crop is not None and np.array_equal(crop, frame[y:y + h, x:x + w])  # PNG: the pixels as read
+    # a box reaching past the frame is cut to it; one wholly outside gives the whole frame
+    odd = [DieReading("d6", 1, (380, 290, 40, 40), 0.5), DieReading("d6", 1, (500, 500, 10, 10), 0.5)]
+    clipped, whole = (cv2.imdecode(np.frombuffer(b, np.uint8), cv2.IMREAD_COLOR) for b in die_crops(frame, odd))
+    assert np.array_equal(clipped, frame[290:300, 380:400]) and np.array_equal(whole, frame)
+    assert frame_sha256(frame) != ""
+
+
+def test_calibrate_from_the_log_then_read_with_the_stored_set(tmp_path, user_data):
+    rng = np.random.default_rng(21)
+    values = [v for v in range(1, 7) for _ in range(4)]
+    rng.shuffle(values)
+    log = _played_log(tmp_path / "rolls.sqlite", values, rng, misread={0, 7}, unconfirmed={3})
+    logged = read_log(log)
+    assert len(logged.samples) == len(values) - 1 and not logged.unreadable  # the unconfirmed die is left out
+    assert [s.face.value for s in logged.samples[:3]] == values[:3]  # die 0: read wrong, learned as corrected
+    assert len({s.group for s in logged.samples}) == len(values) // 2  # one photo per roll
+    result = CliRunner().invoke(calibrate_cmd, ["--from-log", str(log), "--die-set", "played"])
+    assert result.exit_code == 0, result.output
+    assert f"{len(values) - 1} confirmed dice from" in result.output and "cross-validated accuracy" in result.output
+    forget_die_set("played")
+    assert {c.key for c in load_die_set("played").classes} == {f"d6:{v}" for v in range(1, 7)}
+    fresh = np.random.default_rng(98)
+    images, truth = [], {}
+    for i, v in enumerate([6, 2, 5, 3, 1, 4, 6, 2]):
+        frame, _ = synth.render_scene([(SPEC, v)], fresh, size=(400, 300), die_px=(90, 110))
+        path = tmp_path / f"fresh_{i}.png"
+        cv2.imwrite(str(path), frame)
+        images.append(str(path))
+        truth[str(path)] = v
+    out = CliRunner().invoke(read_cmd, ["--json", "--die-set", "played", *images])
+    assert out.exit_code == 0, out.output
+    lines = [json.loads(line) for line in out.output.splitlines() if line.startswith("{")]
+    right = sure_wrong = 0
+    for res in lines:
+        best = max(res["dice"], key=lambda d: d["confidence"])
+        right += best["value"] == truth[res["image"]]
+        sure_wrong += best["value"] != truth[res["image"]] and not best["unsure"]
+    assert len(lines) == 8 and right >= 6 and sure_wrong == 0, lines
+
+
+def test_a_face_short_of_confirmed_dice_is_named(tmp_path):
+    rng = np.random.default_rng(22)
+    values = [1, 2, 3, 4, 5, 6] * 2 + [1, 2, 3, 4, 5, 1]  # four 1s, three of 2..5, two 6s
+    log = _played_log(tmp_path / "rolls.sqlite", values, rng)
+    with pytest.raises(CalibrationError, match=r"every face needs 3 confirmed dice .* short: d6 face 6: 2\b"):
+        read_log(log)
+    assert len(read_log(log, min_shots=2).samples) == len(values)
+    # a crop gone from the disk (roll 1's first die, a 1) is left out and named, not guessed
+    crops = sorted((tmp_path / "rolls.sqlite.crops").iterdir())
+    crops[0].unlink()
+    logged = read_log(log, min_shots=1)
+    assert len(logged.samples) == len(values) - 1 and logged.unreadable and "roll 1 die 0" in logged.unreadable[0]
+    result = CliRunner().invoke(calibrate_cmd, ["--from-log", str(log), "--die-set", "short"])
+    assert result.exit_code != 0 and "short: d6 face 6: 2 (1 crops unreadable)" in result.output
+
+
+def test_no_log_no_confirmed_dice_and_both_sources_are_refused(tmp_path):
+    with pytest.raises(CalibrationError, match="there is no roll log at"):
+        read_log(tmp_path / "missing.sqlite")
+    rng = np.random.default_rng(23)
+    log = _played_log(tmp_path / "rolls.sqlite", [1, 2], rng, unconfirmed={0, 1})
+    with pytest.raises(CalibrationError, match="holds no confirmed die with its crop"):
+        read_log(log)
+    result = CliRunner().invoke(calibrate_cmd, ["--from-log", str(log), "--from-labels", str(tmp_path / "l.csv"),
+                                                "--die-set", "x"])
+    assert result.exit_code != 0 and "not both" in result.output
+    result = CliRunner().invoke(calibrate_cmd, ["--from-log", str(log), "--shots", "1", "--die-set", "x"])
+    assert result.exit_code != 0 and "--shots must be at least 2" in result.output
