@@ -276,7 +276,7 @@ def read_log(log_path: Path, min_shots: int = LOG_MIN_SHOTS) -> LogCrops:
                 continue
             where = f"roll {roll['roll_id']} die {die['die_index']}: {log_path.parent / die['crop_path']}"
             crop = cv2.imread(str(log_path.parent / die["crop_path"]), cv2.IMREAD_COLOR)
-            if crop is None or min(crop.shape[:2]) < 8:
+            if crop is None or min(crop.shape[:2]) < 8:  # as read_labels refuses a box under 8 px
                 unreadable.append(where)
                 continue
             samples.append(LabelledCrop(crop, FaceClass(die["die_type"], int(die["face"])), f"roll {roll['roll_id']}"))

@@ -1,6 +1,6 @@
 """`dicetower calibrate`: learn a dice set's faces, offline from labelled photos or from the readings players
-confirmed in the roll log, or guided with the tower's camera (issue 4 item 5). The learned set is then used by `dicetower read --die-set NAME`
-and by the service, through faces.classify_crop."""
+confirmed in the roll log, or guided with the tower's camera (issue 4 item 5). The learned set is then used
+by `dicetower read --die-set NAME` and by the service, through faces.classify_crop."""
 
 from __future__ import annotations
 
@@ -62,8 +62,7 @@ def _faces_option(die_type: str, faces: str | None, colours: str | None):
 @click.option("--replay", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Guided mode: image files served as camera frames, in order (repeatable).")
 def calibrate(die_set: str, labels: Path | None, log_path: Path | None, images_root: Path | None, store: str,
-              confusion: Path | None,
-              augment: int, die_type: str, faces: str | None, colours: str | None, shots: int,
+              confusion: Path | None, augment: int, die_type: str, faces: str | None, colours: str | None, shots: int,
               camera_index: int | None, tower_url: str | None, replay: tuple[Path, ...]) -> None:
     """Learn the faces of a dice set (custom symbols, logos, face colours) so it can be read.
 

@@ -223,7 +223,10 @@ class DiceReader:
         marks on that die, not a pip die, and give way to it (a sure face stays: a d6 showing 1 has
         one pip far smaller than its body). Light pips the pip reader is unsure of with no die body
         around them are glints (specular highlights on a dice dome or a tray: bright, tiny, on no
-        die), no die; dark pips are never highlights and stay a die (flagged unsure)."""
+        die), no die; dark pips are never highlights and stay a die (flagged unsure). A body is read when it
+        is die-like (is_die_like); with a calibrated set or a reference frame, which may read dice the standard
+        reader would not take for dice, every body is read but one under MIN_BODY_SIDE px and, with no reference
+        frame, one of a colour found all over the frame (ground_share above GROUND_SHARE_MAX)."""
         marks = {id(b): [f for f in faces if f.confidence < UNSURE_BELOW and holds(b.box, f.centre)
                          and (max(f.box[2:]) < PIP_BOX_OF_DIE * max(b.box[2:]) or crosswise_pips(f.pips))]
                  for b in bodies}
