@@ -16,19 +16,9 @@ from click.testing import CliRunner
 from dicetower.vision import synth
 from dicetower.vision.calibrate import CalibrationError, read_labels
 from dicetower.vision.calibrate_cli import calibrate as calibrate_cmd
-from dicetower.vision.cli import read as read_cmd
 from dicetower.vision.faces import forget_die_set, load_die_set
 
 HEADER = ["image", "die_type", "value", "x", "y", "w", "h", "colour"]
-
-
-@pytest.fixture
-def user_data(tmp_path, monkeypatch):
-    """A private user data directory (XDG_DATA_HOME) so calibrated sets do not touch the user's."""
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    from dicetower.paths import user_data_dir
-
-    return user_data_dir()
 
 
 def _scenes(root, spec, values, photos, rng):
@@ -46,7 +36,7 @@ def _scenes(root, spec, values, photos, rng):
     return rows
 
 
-def test_calibrate_from_labels_then_read_with_the_stored_set(tmp_path, user_data):
+def test_calibrate_from_labels_then_read_with_the_stored_set(tmp_path, user_data, read_back):
     spec = synth.alkemy_spec("white", logo_six=True)
     rng = np.random.default_rng(17)
     photos = tmp_path / "photos"
@@ -65,26 +55,7 @@ def test_calibrate_from_labels_then_read_with_the_stored_set(tmp_path, user_data
     forget_die_set("logo_white")
     assert {c.key for c in load_die_set("logo_white").classes} == {f"d6:{v}@white" for v in range(1, 6)} | {"d6:6|axe@white"}
     # fresh photos (another seed), read by `dicetower read --die-set`
-    fresh = np.random.default_rng(99)
-    images, truth = [], {}
-    for i, v in enumerate([6, 2, 5, 3, 1, 4, 6, 2]):
-        frame, t = synth.render_scene([(spec, v)], fresh, size=(400, 300), die_px=(90, 110))
-        path = tmp_path / f"fresh_{i}.png"
-        cv2.imwrite(str(path), frame)
-        images.append(str(path))
-        truth[str(path)] = (v, t[0]["symbols"])
-    out = CliRunner().invoke(read_cmd, ["--json", "--die-set", "logo_white", *images])
-    assert out.exit_code == 0, out.output
-    lines = [json.loads(line) for line in out.output.splitlines() if line.startswith("{")]
-    assert len(lines) == len(images)
-    right = sure_wrong = 0
-    for res in lines:
-        dice = res["dice"]
-        assert dice, res  # the die is found and read (sure or flagged unsure), never dropped
-        best = max(dice, key=lambda d: d["confidence"])
-        ok = (best["value"], best.get("symbols", [])) == truth[res["image"]]
-        right += ok
-        sure_wrong += (not ok) and not best["unsure"]
+    right, sure_wrong, lines = read_back(spec, "logo_white", [6, 2, 5, 3, 1, 4, 6, 2], 99)
     assert right >= 6, lines  # of 8
     assert sure_wrong == 0, lines
 

@@ -4,8 +4,6 @@ roll log, synthetic tray photos, fresh photos read back with the stored set."""
 
 from __future__ import annotations
 
-import json
-
 import cv2
 import numpy as np
 import pytest
@@ -18,19 +16,9 @@ from dicetower.service.roll import RollPipeline, die_crops
 from dicetower.vision import synth
 from dicetower.vision.calibrate import CalibrationError, read_log
 from dicetower.vision.calibrate_cli import calibrate as calibrate_cmd
-from dicetower.vision.cli import read as read_cmd
 from dicetower.vision.faces import forget_die_set, load_die_set
 
 SPEC = synth.alkemy_spec("white")
-
-
-@pytest.fixture
-def user_data(tmp_path, monkeypatch):
-    """A private user data directory (XDG_DATA_HOME) so calibrated sets do not touch the user's."""
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    from dicetower.paths import user_data_dir
-
-    return user_data_dir()
 
 
 class Unused:
@@ -81,7 +69,7 @@ def test_the_service_logs_each_dies_crop_of_the_frame(tmp_path):
     assert np.array_equal(clipped, frame[290:300, 380:400]) and np.array_equal(whole, frame)
 
 
-def test_calibrate_from_the_log_then_read_with_the_stored_set(tmp_path, user_data):
+def test_calibrate_from_the_log_then_read_with_the_stored_set(tmp_path, user_data, read_back):
     rng = np.random.default_rng(21)
     values = [v for v in range(1, 7) for _ in range(4)]
     rng.shuffle(values)
@@ -95,23 +83,8 @@ def test_calibrate_from_the_log_then_read_with_the_stored_set(tmp_path, user_dat
     assert f"{len(values) - 1} confirmed dice from" in result.output and "cross-validated accuracy" in result.output
     forget_die_set("played")
     assert {c.key for c in load_die_set("played").classes} == {f"d6:{v}" for v in range(1, 7)}
-    fresh = np.random.default_rng(98)
-    images, truth = [], {}
-    for i, v in enumerate([6, 2, 5, 3, 1, 4, 6, 2]):
-        frame, _ = synth.render_scene([(SPEC, v)], fresh, size=(400, 300), die_px=(90, 110))
-        path = tmp_path / f"fresh_{i}.png"
-        cv2.imwrite(str(path), frame)
-        images.append(str(path))
-        truth[str(path)] = v
-    out = CliRunner().invoke(read_cmd, ["--json", "--die-set", "played", *images])
-    assert out.exit_code == 0, out.output
-    lines = [json.loads(line) for line in out.output.splitlines() if line.startswith("{")]
-    right = sure_wrong = 0
-    for res in lines:
-        best = max(res["dice"], key=lambda d: d["confidence"])
-        right += best["value"] == truth[res["image"]]
-        sure_wrong += best["value"] != truth[res["image"]] and not best["unsure"]
-    assert len(lines) == 8 and right >= 6 and sure_wrong == 0, lines
+    right, sure_wrong, lines = read_back(SPEC, "played", [6, 2, 5, 3, 1, 4, 6, 2], 98)
+    assert right >= 6 and sure_wrong == 0, lines  # of 8
 
 
 def test_a_face_short_of_confirmed_dice_is_named(tmp_path):
