@@ -688,7 +688,8 @@ def _with_chroma_bodies(bodies: list[DieBody], small: np.ndarray, f: float, min_
     die's spots); where a larger whole body was found, that body stays. Containers whose dice were
     found are not searched again (searched: their boxes in small's px): their floor and wall are no
     table. A blob's colour must be rare in the frame (ground share <= GROUND_SHARE_RARE, as in a
-    container: a knot in the wood is not, nor a bead on a cable, whose colour the cable shares). The caller drops what
+    container: a knot in the wood is not, nor a bead on a cable, whose colour the cable shares). A blob cut by the
+    frame's border or longer than any die is searched for a die with its shadow (_die_of_shadowed). The caller drops what
     this pass changed on a close-up (find_close_up): the die fills the frame, and its swirls and faces are no dice.
     The input list is left as it was."""
     dist8 = np.clip(_chromaticity_distance(small) * 1000, 0, 255).astype(np.uint8)
@@ -697,12 +698,19 @@ def _with_chroma_bodies(bodies: list[DieBody], small: np.ndarray, f: float, min_
     mask = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, se), cv2.MORPH_OPEN, se)
     H, W = small.shape[:2]
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+    blobs = []
     for i in range(1, n):
         x, y, w, h, area = stats[i]
-        if (not min_side <= max(w, h) <= max_side or x == 0 or y == 0 or x + w >= W or y + h >= H
-                or any(overlap((x, y, w, h), c) > 0.5 for c in searched)):
+        if max(w, h) < min_side or any(overlap((x, y, w, h), c) > 0.5 for c in searched):
             continue
-        comp = _filled((labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255)
+        comp = (labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255
+        if max(w, h) <= max_side and not _cut_in_small((x, y, w, h), W, H):
+            blobs.append((x, y, comp))
+        else:
+            blobs += _die_of_shadowed(dist8[y:y + h, x:x + w], comp, (x, y), min_side, max_side, W, H, se)
+    for x, y, blob in blobs:
+        h, w = blob.shape
+        comp = _filled(blob)
         pixels = small[y:y + h, x:x + w][comp > 0]
         if ground.share(_median_lab(pixels), len(pixels) * f * f) > GROUND_SHARE_RARE:
             continue  # a colour found all over the frame: the table's own (a knot), a cable's
@@ -712,6 +720,34 @@ def _with_chroma_bodies(bodies: list[DieBody], small: np.ndarray, f: float, min_
                 continue
             bodies = [b for b in bodies if not any(b is m for m in met)] + [new]
     return bodies
+
+
+def _cut_in_small(box: tuple[int, int, int, int], W: int, H: int) -> bool:
+    """Whether a box (x, y, w, h, analysed px) touches the border of a W x H analysed frame."""
+    x, y, w, h = box
+    return x == 0 or y == 0 or x + w >= W or y + h >= H
+
+
+def _die_of_shadowed(dist8: np.ndarray, comp: np.ndarray, corner: tuple[int, int], min_side: float,
+                     max_side: float, W: int, H: int, se: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
+    """The die in a chromaticity blob that no die is (cut by the frame's border, or longer than any die):
+    a die with its shadow. On wood a shadow is not the lit wood's colour darker: the light in it is the
+    room's, not the lamp's, so its chromaticity differs too, less than a die's (lurig's dice on wood, a dark
+    green and two pastel ones, merged with their shadows into blobs that ran to the border). The blob's
+    pixels are thresholded again (Otsu on their chromaticity distances, dist8: the blob's box of the
+    frame's, 0..255), opened, and the pieces whole in the frame and of a die's length are returned as
+    (x, y, piece mask) in the analysed frame's px (corner: the blob box's top-left there)."""
+    inside = comp > 0
+    t, _ = cv2.threshold(dist8[inside].reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    core = cv2.morphologyEx(((dist8 > t) & inside).astype(np.uint8) * 255, cv2.MORPH_OPEN, se)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(core)
+    out = []
+    for i in range(1, n):
+        x, y, w, h, _ = stats[i]
+        box = (corner[0] + x, corner[1] + y, w, h)
+        if min_side <= max(w, h) <= max_side and not _cut_in_small(box, W, H):
+            out.append((box[0], box[1], (labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255))
+    return out
 
 
 def _filled(comp: np.ndarray) -> np.ndarray:
