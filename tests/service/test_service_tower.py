@@ -95,6 +95,58 @@ def test_host_answer_typed_at_the_cli_counts_like_the_panel(tmp_path):
     log.close()
 
 
+def btn(name, press="short"):
+    return event("BTN", name=name, press=press)
+
+
+def test_unsure_die_corrected_on_the_panel_resolves_and_logs_the_corrected_face(tmp_path):
+    # hold OK: set the value from the 5 read; OK steps up (6, then round to 1), NO down (back to 6); hold OK keeps 6
+    presses = [btn("ok", "long"), btn("ok"), btn("ok"), btn("no"), btn("ok", "long")]
+    svc, link, log = service(tmp_path, [SURE, UNSURE], [event("ROLL"), *presses])
+    result = svc.poll(1.0)
+    assert result.outcome["successes"] == 4  # 6 and 6, not 6 and 5
+    assert [r.value for r in result.readings] == [6, 6]
+    assert [s[1] for s in link.screens[1:5]] == ["d6 is 5", "d6 is 6", "d6 is 1", "d6 is 6"]
+    die = log.rolls()[0]["dice"][1]
+    assert (die["value"], die["corrected_value"], die["face"], die["confirmed"]) == (5, 6, 6, True)
+    assert log.verify().ok
+    log.close()
+
+
+def test_held_no_goes_back_to_the_prompt_and_a_value_kept_as_read_is_no_correction(tmp_path):
+    presses = [btn("ok", "long"), btn("ok"), btn("no", "long"), btn("no")]
+    svc, link, log = service(tmp_path, [UNSURE], [event("ROLL"), *presses])
+    assert svc.poll(1.0).outcome["roll_status"] == "rethrow"
+    assert link.screens[3][0] == "UNSURE DIE 1"  # the prompt again, then NO dropped the dice
+    second = tmp_path / "kept"
+    second.mkdir()
+    svc2, _, log2 = service(second, [UNSURE], [event("ROLL"), btn("ok", "long"), btn("ok", "long")])
+    assert svc2.poll(1.0).outcome["successes"] == 1
+    die = log2.rolls()[0]["dice"][0]
+    assert (die["confirmed"], die["corrected_value"], die["face"]) == (True, None, 5)
+    log.close()
+    log2.close()
+
+
+def test_host_sets_a_value_and_a_value_no_face_of_the_die_is_ignored(tmp_path, caplog):
+    svc, link, log = service(tmp_path, [SURE, UNSURE], [event("ROLL")])
+    for answer in ("SET 9", "SET x", "SET 2"):  # a d6 has no 9
+        svc.answers.put(answer)
+    result = svc.poll(1.0)
+    assert result.outcome["successes"] == 2 and log.rolls()[0]["dice"][1]["corrected_value"] == 2
+    assert "'SET 9' ignored" in caplog.text and "from 1 to 6" in caplog.text
+    log.close()
+
+
+def test_a_die_with_no_value_to_set_is_kept_by_a_held_ok(tmp_path):
+    stone = DieReading("stone", None, (0, 0, 9, 9), 0.4, symbols=["sword"])
+    svc, link, log = service(tmp_path, [stone], [event("ROLL"), btn("ok", "long")])
+    svc.poll(1.0)
+    assert "hold OK = fix" not in link.screens[0]
+    assert log.rolls()[0]["dice"][0]["confirmed"] is True
+    log.close()
+
+
 def test_tower_restart_gets_the_idle_line_again(tmp_path):
     svc, link, log = service(tmp_path, [SURE], [event("BOOT", fw="0.1.0")], idle_line="Success 45.7%")
     assert svc.poll(1.0) is None

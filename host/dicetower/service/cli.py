@@ -163,12 +163,22 @@ def _cbreak():
 
 
 def _interactive(service, sim) -> None:  # type: ignore[no-untyped-def]
-    """Keys: r = press ROLL (simulated tower), y/n = answer an unsure reading, q = quit."""
+    """Keys: r = press ROLL (simulated tower), y/n = keep or drop again an unsure reading, digits then Enter =
+    correct it to that value, q = quit."""
     quit_flag = threading.Event()
 
     def keys() -> None:
+        typed = ""  # digits of a correction, sent on Enter
         while not quit_flag.is_set():
             key = sys.stdin.read(1)
+            if key.isdigit():
+                typed += key
+                click.echo(key, nl=False)
+                continue
+            if key in ("\n", "\r") and typed:
+                click.echo("")
+                service.answers.put(f"SET {typed}")
+            typed = ""
             if key in ("", "q", "\x04"):  # end of input, q, Ctrl-D
                 quit_flag.set()
             elif key == "r":
@@ -179,7 +189,8 @@ def _interactive(service, sim) -> None:  # type: ignore[no-untyped-def]
             elif key in ("y", "n"):
                 service.answers.put("OK" if key == "y" else "NO")
 
-    click.echo("r = ROLL, y/n = keep/re-throw an unsure die, q = quit" if sim else "press ROLL on the tower; q = quit")
+    unsure = "y/n = keep/re-throw an unsure die, its value + Enter = correct it"
+    click.echo(f"r = ROLL, {unsure}, q = quit" if sim else f"press ROLL on the tower; {unsure}; q = quit")
     with _cbreak():
         threading.Thread(target=keys, daemon=True).start()
         try:

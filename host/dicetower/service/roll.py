@@ -4,7 +4,7 @@ the same path serves the live service, the simulated tower and the tests."""
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -34,7 +34,7 @@ class RollResult:
     """What one roll produced.
 
     roll_id:   the roll log's id (the roll is logged before it is shown)
-    readings:  the dice read, in reading order
+    readings:  the dice read, in reading order, with the values a person corrected (as resolved)
     outcome:   the procedure's outcome (JSON-serialisable), or {"roll_status": "rethrow", "reason": ...} when the
                throw must be made again (wrong dice, unsure dice the player rejected)
     screen:    the OLED lines to show (at most 8 of at most 16 characters; at most 3 under `big`)
@@ -128,15 +128,22 @@ class RollPipeline:
         return self.reader.read(image)
 
     def resolve_and_log(self, image: np.ndarray, source: str, readings: list[DieReading],
-                        rejected: bool = False) -> RollResult:
+                        rejected: bool = False, confirmed: dict[int, int | None] | None = None) -> RollResult:
         """Resolve the plan's procedure on these readings, log the roll, and return the screen.
 
         The roll is logged (committed) BEFORE the screen is returned, so a shown result is always in
         the log. Readings the player rejected (unsure, GEN-D01) or dice the procedure refuses
         (GEN-D04, RulesError) are logged with an outcome {"roll_status": "rethrow", ...} and a screen that
         asks for the dice again; nothing is guessed. Each die's crop of the frame is logged with it
-        (die_crops). Raises the log's error when logging fails: the caller must then not show a result.
-        """
+        (die_crops). confirmed: {index into readings: the value a person corrected that die to, or None
+        when they kept it as read}; the procedure is resolved on the corrected values, the readings are
+        logged as read, and each confirmation (with its correction) is logged after the roll
+        (RollLog.mark_confirmed), so the audit counts the corrected face and keeps what was read.
+        Raises the log's error when logging fails (a correction that is no face of its die included:
+        LogError): the caller must then not show a result."""
+        confirmed = confirmed or {}
+        readings_as_read = readings
+        readings = [r if confirmed.get(i) is None else replace(r, value=confirmed[i]) for i, r in enumerate(readings)]
         sha = frame_sha256(image, source)
         big = None
         unsure = [i for i, r in enumerate(readings) if r.unsure]
@@ -153,8 +160,10 @@ class RollPipeline:
             except rules.RulesError as exc:
                 outcome = {"roll_status": "rethrow", "reason": str(exc)}
                 screen = refusal_screen("THROW AGAIN", str(exc))
-        record = self.log.record_roll(readings, outcome, system=self.plan.procedure.split(".")[0],
+        record = self.log.record_roll(readings_as_read, outcome, system=self.plan.procedure.split(".")[0],
                                       procedure=self.plan.procedure, frame_sha256=sha, frame_source=source,
-                                      crops=die_crops(image, readings))
+                                      crops=die_crops(image, readings_as_read))
+        for i, value in sorted(confirmed.items()):  # a person vouched for these readings: the audit may count them
+            self.log.mark_confirmed(record.roll_id, i, value)
         changes = self.table.apply(outcome) if self.table is not None and outcome["roll_status"] == "resolved" else []
         return RollResult(record.roll_id, readings, outcome, screen, sha, source, unsure, changes, big)

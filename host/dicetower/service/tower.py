@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import queue
 import time
 from typing import Any, Callable, Protocol
@@ -9,6 +10,8 @@ from typing import Any, Callable, Protocol
 from dicetower.readings import DieReading
 
 from .roll import RollPipeline, RollResult
+
+log = logging.getLogger(__name__)
 
 
 class Link(Protocol):
@@ -23,20 +26,39 @@ class Camera(Protocol):
 
 
 def confirm_screen(index: int, reading: DieReading) -> list[str]:
-    """OLED prompt for an unsure reading (GEN-D01): what was read and which button does what."""
+    """OLED prompt for an unsure reading (GEN-D01): what was read and which button does what (holding OK
+    sets the value, correctable() dice only)."""
     value = "?" if reading.value is None else str(reading.value)
     why = "cocked" if reading.cocked else f"conf {reading.confidence:.2f}"
-    return [f"UNSURE DIE {index + 1}", f"{reading.die_type} read {value}", why, "", "OK  = keep it", "NO  = drop again"]
+    lines = [f"UNSURE DIE {index + 1}", f"{reading.die_type} read {value}", why, "", "OK  = keep it", "NO  = drop again"]
+    return lines + ["hold OK = fix"] if correctable(reading) else lines
+
+
+def correct_screen(index: int, reading: DieReading, value: int) -> list[str]:
+    """OLED form while the player sets an unsure die's value on the panel: the value being set and the buttons."""
+    return [f"FIX DIE {index + 1}", f"{reading.die_type} is {value}", f"(read {reading.value})", "OK  = up",
+            "NO  = down", "hold OK = keep", "hold NO = back"]
+
+
+def correctable(reading: DieReading) -> int:
+    """The number of faces a person may set this reading's value to (a numbered or pip die: 1..sides), or 0
+    when it has no value to set (symbol faces, no value read, a die type the log does not know)."""
+    from dicetower.audit.rolllog import DIE_SIDES
+
+    if reading.value is None or reading.symbols:
+        return 0
+    return DIE_SIDES.get(reading.die_type, 0)
 
 
 class TowerService:
-    """Runs the tower: on each ROLL event reads a frame, has unsure dice confirmed, resolves, logs, shows.
+    """Runs the tower: on each ROLL event reads a frame, has unsure dice confirmed or corrected, resolves, logs,
+    shows.
 
     link:      TowerLink-like (next_event, show_screen, show_idle, set_light)
     camera:    ReplayCamera/LiveCamera-like (read() -> Frame(image, source))
     pipeline:  RollPipeline for the table's plan
-    confirm_timeout_s: how long to wait for OK/NO on an unsure die (s); no answer counts as NO,
-               so an unsure die is never resolved in silence
+    confirm_timeout_s: how long to wait for OK/NO on an unsure die (s), from the last press while the player
+               corrects its value; no answer counts as NO, so an unsure die is never resolved in silence
     on_result: called with each RollResult after it is logged and shown (printing, tests)
     settle:    wait for the dice to stop on a live camera (vision.settle.wait_settled) before reading;
                off for the replay camera, whose every frame is a different photo
@@ -121,24 +143,24 @@ class TowerService:
 
         frame = wait_settled(self.camera) if self.settle else self.camera.read()
         readings = self.pipeline.read(frame.image)
-        confirmed: list[int] = []
+        confirmed: dict[int, int | None] = {}
         rejected = False
         for i, reading in enumerate(readings):
             if reading.unsure:
-                if not self._confirm(i, reading):
+                kept, corrected = self._confirm(i, reading)
+                if not kept:
                     rejected = True
                     break
-                confirmed.append(i)
-        result = self.pipeline.resolve_and_log(frame.image, frame.source, readings, rejected=rejected)
-        for i in confirmed:  # a person vouched for these readings: the audit may count them
-            self.pipeline.log.mark_confirmed(result.roll_id, i, None)
+                confirmed[i] = corrected
+        result = self.pipeline.resolve_and_log(frame.image, frame.source, readings, rejected=rejected,
+                                               confirmed=confirmed)
         self.link.show_screen(result.screen, big=result.big)
         self.link.set_light("idle")
         self.results.append(result)
         if self.on_result:
             self.on_result(result)
         if self.watch is not None and not rejected:
-            self._watch(readings, confirmed)
+            self._watch(result.readings, list(confirmed))
         return result
 
     def _watch(self, readings: list[DieReading], confirmed: list[int]) -> None:
@@ -152,16 +174,52 @@ class TowerService:
             self.link.set_light("alarm")
             self._pending_alarm = (time.monotonic() + self.alarm_delay_s, alarms[0].screen())
 
-    def _confirm(self, index: int, reading: DieReading) -> bool:
+    def _confirm(self, index: int, reading: DieReading) -> tuple[bool, int | None]:
+        """Ask the player about an unsure reading: (kept, the value they corrected it to or None). On the
+        panel: OK keeps it, NO drops the dice again; holding OK sets the value (correctable dice): OK / NO
+        step it up / down through the die's faces, holding OK keeps the value set, holding NO goes back to
+        the prompt. At the host (answers): "OK", "NO", or "SET <value>". No answer within
+        confirm_timeout_s (from the last press) drops the dice again: never resolved in silence."""
+        sides = correctable(reading)
         self.link.set_light("unsure")
         self.link.show_screen(confirm_screen(index, reading))
+        value: int | None = None  # the value being set on the panel; None: the prompt is shown
         deadline = time.monotonic() + self.confirm_timeout_s
         while time.monotonic() < deadline:
             try:
-                return self.answers.get_nowait() == "OK"
+                answer = self._typed(self.answers.get_nowait(), reading, sides)
+                if answer is not None:
+                    return answer
             except queue.Empty:
                 pass
             event = self.link.next_event(0.1)
-            if event is not None and event.type == "BTN" and event.fields.get("name") in ("ok", "no"):
-                return event.fields["name"] == "ok"
-        return False
+            if event is None or event.type != "BTN" or event.fields.get("name") not in ("ok", "no"):
+                continue
+            ok, held = event.fields["name"] == "ok", event.fields.get("press") == "long"
+            if value is None and not (ok and held and sides):
+                return ok, None
+            deadline = time.monotonic() + self.confirm_timeout_s  # the player is setting the value
+            if value is None:
+                value = reading.value or 1
+            elif held and ok:
+                return True, None if value == reading.value else value
+            elif held:
+                value = None
+                self.link.show_screen(confirm_screen(index, reading))
+                continue
+            else:
+                value = value % sides + 1 if ok else (value - 2) % sides + 1
+            self.link.show_screen(correct_screen(index, reading, value))
+        return False, None
+
+    def _typed(self, answer: str, reading: DieReading, sides: int) -> tuple[bool, int | None] | None:
+        """A host answer ("OK", "NO", "SET <value>") as _confirm's answer; None, with a warning logged that
+        says what to type, for one that is none of those or sets no face of the die."""
+        words = answer.split()
+        if words in (["OK"], ["NO"]):
+            return words == ["OK"], None
+        if len(words) == 2 and words[0] == "SET" and words[1].isdigit() and 1 <= int(words[1]) <= sides:
+            return True, None if int(words[1]) == reading.value else int(words[1])
+        log.warning("answer %r ignored: %s", answer, f"type OK, NO or SET <value>, a value from 1 to {sides}" if sides
+                    else "type OK or NO (this die's value cannot be set)")
+        return None
