@@ -4,7 +4,9 @@ its socket URL, real OpenCV on a shipped real photo, a real SQLite roll log."""
 import hashlib
 import subprocess
 import sys
+import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -71,6 +73,53 @@ def test_roll_press_shows_host_result_on_oled_and_logs_it(tmp_path):
     assert len(rolls) == 1
     assert rolls[0]["frame_sha256"] == hashlib.sha256(photo.read_bytes()).hexdigest()
     assert sorted(d["value"] for d in rolls[0]["dice"]) == sorted(labelled)
+
+
+class FirstDieUnsure:
+    """The real reader, with its first reading's confidence lowered under UNSURE_BELOW: the service must ask."""
+
+    def __init__(self):
+        self.reader = DiceReader()
+
+    def read(self, image):
+        readings = self.reader.read(image)
+        return [replace(readings[0], confidence=0.3)] + readings[1:]
+
+
+def test_unsure_die_corrected_with_the_towers_buttons(tmp_path):
+    photo, labelled = known_photo()
+    with SimTower() as tower, RollLog(tmp_path / "rolls.sqlite", tower="sim") as log:
+        link = TowerLink(tower.serial_url)
+        try:
+            link.handshake()
+            service = TowerService(link, ReplayCamera([photo]), RollPipeline(FirstDieUnsure(), log, RollPlan()),
+                                   confirm_timeout_s=30.0)
+            service.start()
+            panel_done = []
+
+            def player() -> None:  # holds OK on the prompt, steps the value up once, holds OK to keep it
+                assert tower.wait_until(lambda: tower.oled_lines()[0] == "UNSURE DIE 1", 60.0), tower.oled_text_art()
+                tower.press("ok", ms=1500)
+                assert tower.wait_until(lambda: tower.oled_lines()[0] == "FIX DIE 1", 10.0), tower.oled_text_art()
+                shown = tower.oled_lines()[1]
+                time.sleep(0.5)  # the firmware counts the held press from when it read it: let it end first
+                tower.press("ok")
+                assert tower.wait_until(lambda: tower.oled_lines()[1] != shown, 10.0), tower.oled_text_art()
+                tower.press("ok", ms=1500)
+                panel_done.append(shown)
+
+            presses = threading.Thread(target=player)
+            presses.start()
+            tower.press("roll")
+            result = run_until_roll(service)
+            presses.join(30.0)
+        finally:
+            link.close()
+        assert panel_done, "the player's presses did not all reach the tower"
+        read = log.rolls()[0]["dice"][0]
+    assert read["value"] == int(panel_done[0].split()[-1])  # logged as read
+    assert read["corrected_value"] == read["value"] % 6 + 1 == read["face"] == result.readings[0].value
+    assert result.outcome["roll_status"] == "resolved"
 
 
 def test_make_run_rolls_three_times_and_logs_them(tmp_path):
