@@ -8,11 +8,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-import cv2
 import numpy as np
 
 from dicetower import rules
 from dicetower.readings import DieReading
+from dicetower.vision.crops import die_crops
 
 from .plan import RollPlan
 
@@ -60,25 +60,6 @@ def frame_sha256(image: np.ndarray, source: str | None = None) -> str:
         if path.is_file():
             return hashlib.sha256(path.read_bytes()).hexdigest()
     return hashlib.sha256(np.ascontiguousarray(image).tobytes()).hexdigest()
-
-
-def die_crops(image: np.ndarray, readings: list[DieReading]) -> list[bytes]:
-    """One PNG per reading (RollLog.record_roll's crops, saved beside the log): the frame cut to the die's
-    box (x, y, w, h px, clipped to the frame; the whole frame for a box wholly outside it, which the reader
-    never gives). Whoever audits the log sees what each reading was read from, and `dicetower calibrate
-    --from-log` learns a dice set from the readings the players confirmed. image: HxWx3 uint8 BGR. Raises
-    ValueError when a crop cannot be encoded (not an image)."""
-    h, w = image.shape[:2]
-    out = []
-    for r in readings:
-        x, y, bw, bh = r.box
-        x0, y0, x1, y1 = max(0, x), max(0, y), min(w, x + bw), min(h, y + bh)
-        crop = image[y0:y1, x0:x1] if x1 > x0 and y1 > y0 else image
-        ok, data = cv2.imencode(".png", np.ascontiguousarray(crop))
-        if not ok:
-            raise ValueError(f"could not encode the crop of die box {r.box} as PNG")
-        out.append(data.tobytes())
-    return out
 
 
 def screen_form(procedure_id: str, outcome: dict[str, Any]) -> tuple[list[str], str | None]:

@@ -51,6 +51,7 @@ import numpy as np
 from dicetower.paths import user_data_dir
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision.boxes import centre, holds, intersection
+from dicetower.vision.crops import decode_crop
 from dicetower.vision.detect import DieBody
 from dicetower.vision.faces import DieSet, FaceClass, forget_die_set, softmax
 from dicetower.vision.fewshot import (FewShotModel, describe, fit_described, named_value, net_vectors, prior_loglik,
@@ -253,7 +254,8 @@ class LogCrops:
 def read_log(log_path: Path, min_shots: int = LOG_MIN_SHOTS) -> LogCrops:
     """Labelled crops from a roll log (audit.rolllog.RollLog, the service's SQLite file, opened read-only):
     every die a player confirmed, labelled with the face the audit counts (the value read, or the one it was
-    corrected to) and cut from its frame as the service logged it (service.roll.die_crops). The log keeps
+    corrected to) and cut from its frame as the service logged it (crops.die_crops: with the mask of the die
+    and the view elevation it was read under, when logged). The log keeps
     values, not symbols: a set of symbol or logo faces is learned with --from-labels or guided. Dice of one
     roll share a photo (their fold in cross-validation). Sure readings nobody confirmed are not learned: no
     person vouched for them. Every face of each die type among the confirmed dice needs min_shots crops: a
@@ -274,12 +276,19 @@ def read_log(log_path: Path, min_shots: int = LOG_MIN_SHOTS) -> LogCrops:
         for die in roll["dice"]:
             if not die["confirmed"] or die["face"] is None or not die["crop_path"]:
                 continue
-            where = f"roll {roll['roll_id']} die {die['die_index']}: {log_path.parent / die['crop_path']}"
-            crop = cv2.imread(str(log_path.parent / die["crop_path"]), cv2.IMREAD_COLOR)
-            if crop is None or min(crop.shape[:2]) < 8:  # as read_labels refuses a box under 8 px
+            path = log_path.parent / die["crop_path"]
+            where = f"roll {roll['roll_id']} die {die['die_index']}: {path}"
+            try:
+                logged = decode_crop(path.read_bytes())
+            except (OSError, ValueError):
                 unreadable.append(where)
                 continue
-            samples.append(LabelledCrop(crop, FaceClass(die["die_type"], int(die["face"])), f"roll {roll['roll_id']}"))
+            if min(logged.crop.shape[:2]) < 8:  # as read_labels refuses a box under 8 px
+                unreadable.append(where)
+                continue
+            view = None if logged.elevation is None else ViewEstimate(logged.elevation)
+            samples.append(LabelledCrop(logged.crop, FaceClass(die["die_type"], int(die["face"])), f"roll {roll['roll_id']}",
+                                        logged.mask, view))
     if not samples:
         raise CalibrationError(f"{log_path} holds no confirmed die with its crop"
                                + (f" ({len(unreadable)} crops unreadable)" if unreadable else "")

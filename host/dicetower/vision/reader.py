@@ -55,15 +55,20 @@ def _face_classifier(die_set: str | None) -> Classifier | None:
     return faces.classify_crop
 
 
+#: the shortest side (px) of a frame the reader reads: a smaller one is a cut-out, too small to hold a die
+MIN_FRAME_SIDE = 32
+
+
 def check_image(image: Any) -> np.ndarray:
-    """Return image if it is a HxWx3 uint8 BGR frame; raise ValueError saying what is wrong."""
+    """Return image if it is a HxWx3 uint8 BGR frame at least MIN_FRAME_SIDE px a side; raise ValueError saying
+    what is wrong."""
     if not isinstance(image, np.ndarray):
         raise ValueError(f"frame must be a numpy HxWx3 uint8 BGR array, got {type(image).__name__}")
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise ValueError(f"frame must be HxWx3 uint8 BGR, got shape {image.shape} dtype {image.dtype}")
-    if min(image.shape[:2]) < 32:
-        raise ValueError(f"frame {image.shape[1]}x{image.shape[0]} px is too small to hold a die (at least 32 px a "
-                         "side): give the whole photo or camera frame, not a cut-out")
+    if min(image.shape[:2]) < MIN_FRAME_SIDE:
+        raise ValueError(f"frame {image.shape[1]}x{image.shape[0]} px is too small to hold a die (at least "
+                         f"{MIN_FRAME_SIDE} px a side): give the whole photo or camera frame, not a cut-out")
     return image
 
 
