@@ -85,9 +85,17 @@ def test_corrections_are_counted(tmp_path):
     with RollLog(path) as log:
         log.mark_confirmed(1, 0, 20 if logged["blue"][0] != 20 else 19)
         new = 20 if logged["blue"][0] != 20 else 19
-    counts = report_json(path)["blue"]["counts"]
+    blue = report_json(path)["blue"]
     expected = np.bincount(np.array([new] + logged["blue"][1:]) - 1, minlength=20)
-    assert counts == expected.tolist()
+    assert blue["counts"] == expected.tolist()
+    # the report says how many faces a person set: the blue d20's one, none of the red d6's
+    assert blue["corrected"] == 1 and report_json(path)["red"]["corrected"] == 0
+    text = run("report", "--log", str(path)).output
+    assert "== blue [die, d20] n = 50 (1 counted as a person corrected them, not as read)" in text
+    with RollLog(path) as log:  # roll 2's blue die confirmed as read, roll 3's "corrected" to the value read
+        log.mark_confirmed(2, 0, None)
+        log.mark_confirmed(3, 0, logged["blue"][2])
+    assert report_json(path)["blue"]["corrected"] == 1
 
 
 def test_html_report_holds_the_four_plots_per_die(tmp_path):

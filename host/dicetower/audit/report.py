@@ -31,7 +31,8 @@ class AuditData:
     """The log's readings as columns, in roll order (n = readings with a face value).
 
     key: shape (n,) index into `dice` ((die_id, die_type) pairs); face: (n,) 1..sides;
-    x: (n,) box centre x, px; epoch: (n,) roll time, Unix s;
+    x: (n,) box centre x, px; epoch: (n,) roll time, Unix s; corrected: (n,) bool, the face is a person's
+    correction of the value read;
     uncounted: {(die_id, die_type): readings not counted (no number read, or unsure and never confirmed)}.
     """
 
@@ -40,6 +41,7 @@ class AuditData:
     face: np.ndarray
     x: np.ndarray
     epoch: np.ndarray
+    corrected: np.ndarray
     uncounted: dict[tuple[str | None, str], int]
 
 
@@ -52,7 +54,7 @@ def load(log: RollLog) -> AuditData:
         for k, c in zip(*np.unique(rows["key"][~read], return_counts=True)):
             uncounted[dice[k]] = int(c)
     rows = rows[read]
-    return AuditData(dice, rows["key"], rows["face"], rows["x"], rows["epoch"], uncounted)
+    return AuditData(dice, rows["key"], rows["face"], rows["x"], rows["epoch"], rows["corrected"], uncounted)
 
 
 def tower_effects(face: np.ndarray, x: np.ndarray, epoch: np.ndarray, sides: int):
@@ -111,6 +113,7 @@ def _audit(data: AuditData, alpha: float, stated_relative_bias: float, sets: boo
         label = die_id if die_id else f"{die_type} (no id)"
         out.append(audit_faces(die_id, die_type, sides, face, alpha=alpha, stated_relative_bias=stated_relative_bias,
                                uncounted=data.uncounted.get((die_id, die_type), 0), label=label,
+                               corrected=int(data.corrected[sel].sum()),
                                effects=tower_effects(face, data.x[sel], data.epoch[sel], sides)))
     if sets:
         types = sorted({t for _, t in data.dice}, key=lambda t: (DIE_SIDES[t], t))
@@ -124,9 +127,17 @@ def _audit(data: AuditData, alpha: float, stated_relative_bias: float, sets: boo
             out.append(audit_faces(None, die_type, sides, face, kind="set", alpha=alpha,
                                    stated_relative_bias=stated_relative_bias, label=f"all {die_type}s",
                                    uncounted=sum(v for (i, t), v in data.uncounted.items() if t == die_type),
+                                   corrected=int(data.corrected[sel].sum()),
                                    serial_test="face vs face before in the tower (lag-1)",
                                    effects=tower_effects(face, data.x[sel], data.epoch[sel], sides)))
     return out
+
+
+def _counted(a: DieAudit) -> str:
+    """What n leaves out and what of it a person set: readings not counted, faces counted as corrected."""
+    notes = ([f"{a.uncounted} not counted: no number read, or unsure and unconfirmed"] if a.uncounted else []) + \
+        ([f"{a.corrected} counted as a person corrected them, not as read"] if a.corrected else [])
+    return f" ({'; '.join(notes)})" if notes else ""
 
 
 def _p(p: float | None) -> str:
@@ -161,8 +172,7 @@ def render_text(audits: list[DieAudit], alpha: float = 0.05) -> str:
         return "the log holds no die readings yet"
     lines = []
     for a in audits:
-        skipped = f" ({a.uncounted} not counted: no number read, or unsure and unconfirmed)" if a.uncounted else ""
-        lines.append(f"== {a.label} [{a.kind}, {a.die_type}] n = {a.n}{skipped}")
+        lines.append(f"== {a.label} [{a.kind}, {a.die_type}] n = {a.n}{_counted(a)}")
         lines.append("   counts: " + " ".join(f"{i + 1}:{c}" for i, c in enumerate(a.counts)))
         lines.append(f"   chi-square = {a.chi2.statistic:.3f} (df {a.chi2.df}) p = {_p(a.chi2.pvalue)};  "
                      f"G = {a.g.statistic:.3f} p = {_p(a.g.pvalue)}" if a.n else "   no readings")
@@ -278,7 +288,7 @@ def write_html(log: RollLog, audits: list[DieAudit], folder: Path, alpha: float 
     for i, a in enumerate(audits):
         stem = f"{i:02d}-{a.kind}-{a.die_type}"
         files = plot_die(a, _faces_of(data, a), folder, stem, alpha) if a.n else []
-        parts.append(f"<h2>{html.escape(a.label)} ({a.kind}, {a.die_type}), n = {a.n}</h2>")
+        parts.append(f"<h2>{html.escape(a.label)} ({a.kind}, {a.die_type}), n = {a.n}{html.escape(_counted(a))}</h2>")
         parts.append(f"<p><b>{html.escape(verdict(a, alpha))}</b></p>")
         parts.append("<table><tr><th>test</th><th>statistic</th><th>df</th><th>p</th></tr>")
         for res in [a.chi2, a.g] + ([a.serial] if a.serial else []) + list(a.effects.values()):

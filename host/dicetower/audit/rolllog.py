@@ -500,7 +500,8 @@ class RollLog:
 
         Returns (dice, rows): dice = [(die_id, die_type), ...] (in no particular order); rows = a
         structured array, shape (n,), fields reading_id (i8), epoch (f8, roll time, Unix s), key (i8,
-        index into dice), face (i8), x (f8, box centre x in px: the die's drop position in the tray).
+        index into dice), face (i8), x (f8, box centre x in px: the die's drop position in the tray),
+        corrected (?, True when face is a person's correction, not the value read).
         face is the value the audit counts: a person's latest correction, else the value read; 0 when
         there is nothing to count: no number read, or an unsure reading (GEN-D01) nobody confirmed."""
         dice = [(die_id, die_type) for die_type, die_id in self._db.execute(
@@ -511,14 +512,17 @@ class RollLog:
             f"SELECT d.reading_id, r.time_epoch, CASE {case or 'WHEN 0 THEN 0'} END, "
             "CASE WHEN d.unsure THEN 0 ELSE COALESCE(d.value, 0) END, d.box_x + d.box_w / 2.0 "
             "FROM readings d JOIN rolls r ON r.roll_id = d.roll_id ORDER BY d.reading_id", params)
-        rows = np.fromiter(cursor, dtype=[("reading_id", "i8"), ("epoch", "f8"), ("key", "i8"), ("face", "i8"),
-                                          ("x", "f8")])
-        confirmed = {rid: value for rid, value in self._db.execute(
-            "SELECT d.reading_id, COALESCE(c.corrected_value, d.value, 0) FROM confirmations c JOIN readings d "
+        rows = np.fromiter(((*row, False) for row in cursor),
+                           dtype=[("reading_id", "i8"), ("epoch", "f8"), ("key", "i8"), ("face", "i8"), ("x", "f8"),
+                                  ("corrected", "?")])
+        confirmed = {rid: (value, corrected) for rid, value, corrected in self._db.execute(
+            "SELECT d.reading_id, COALESCE(c.corrected_value, d.value, 0), "
+            "c.corrected_value IS NOT NULL AND c.corrected_value IS NOT d.value FROM confirmations c JOIN readings d "
             "ON d.roll_id = c.roll_id AND d.die_index = c.die_index ORDER BY c.seq")}
         if confirmed:
-            ids = np.fromiter(confirmed, dtype=np.int64, count=len(confirmed))
-            rows["face"][np.searchsorted(rows["reading_id"], ids)] = np.fromiter(confirmed.values(), dtype=np.int64)
+            at = np.searchsorted(rows["reading_id"], np.fromiter(confirmed, dtype=np.int64, count=len(confirmed)))
+            rows["face"][at] = [value for value, _ in confirmed.values()]
+            rows["corrected"][at] = [bool(corrected) for _, corrected in confirmed.values()]
         return dice, rows
 
     def count_readings(self) -> int:

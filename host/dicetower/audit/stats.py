@@ -173,7 +173,8 @@ class DieAudit:
     serial: lag-1 independence (None with too few rolls); transition: (sides, sides) table;
     power: what n rolls can rule out; effects: tower effects {"previous_face" | "drop_position" |
     "time_of_day": TestResult}; uncounted: readings not counted (no number read, or unsure and never
-    confirmed by a person).
+    confirmed by a person); corrected: readings counted with the face a person corrected them to (a
+    reader's error put right, or a player's thumb on the scale: the report says how many).
     """
 
     die_id: str | None
@@ -190,6 +191,7 @@ class DieAudit:
     effects: dict[str, TestResult] = field(default_factory=dict)
     uncounted: int = 0
     label: str = ""
+    corrected: int = 0
 
     @property
     def small_sample(self) -> bool:
@@ -199,7 +201,8 @@ class DieAudit:
 
     def to_json(self) -> dict[str, Any]:
         """Stable JSON form (issue 5, item 6): die_id, die_type, n, counts, chi2, p_chi2, g, p_g, then
-        df, per-face tests, serial test, power figures and tower effects."""
+        df, per-face tests, serial test, power figures, tower effects, the readings not counted (uncounted) and
+        those counted as a person corrected them (corrected)."""
         return {
             "die_id": self.die_id, "die_type": self.die_type, "n": self.n,
             "counts": [int(c) for c in self.counts],
@@ -211,22 +214,24 @@ class DieAudit:
             "serial": self.serial.to_json() if self.serial else None,
             "power": {k: _num(v) if isinstance(v, float) else v for k, v in asdict(self.power).items()},
             "effects": {name: res.to_json() for name, res in self.effects.items()},
-            "uncounted": self.uncounted,
+            "uncounted": self.uncounted, "corrected": self.corrected,
         }
 
 
 def audit_faces(die_id: str | None, die_type: str, sides: int, faces: np.ndarray, *, kind: str = "die",
                 alpha: float = 0.05, stated_relative_bias: float = 0.2, uncounted: int = 0,
                 effects: dict[str, TestResult] | None = None, label: str = "",
-                serial_test: str = "lag-1 serial independence") -> DieAudit:
-    """Audit one die (or dice set) from its faces in roll order (shape (n,), ints 1..sides)."""
+                serial_test: str = "lag-1 serial independence", corrected: int = 0) -> DieAudit:
+    """Audit one die (or dice set) from its faces in roll order (shape (n,), ints 1..sides); uncounted and
+    corrected: DieAudit's, told by the caller."""
     faces = np.asarray(faces, dtype=np.int64)
     counts = np.bincount(faces - 1, minlength=sides)[:sides] if faces.size else np.zeros(sides, dtype=np.int64)
     chi2, g = goodness_of_fit(counts)
     trans = transitions(faces, sides)
     return DieAudit(die_id, die_type, kind, int(faces.size), counts, chi2, g, face_tests(counts, alpha),
                     contingency(trans, serial_test), trans,
-                    power(int(faces.size), sides, alpha, 0.8, stated_relative_bias), effects or {}, uncounted, label)
+                    power(int(faces.size), sides, alpha, 0.8, stated_relative_bias), effects or {}, uncounted, label,
+                    corrected)
 
 
 def binned_effect(faces: np.ndarray, groups: np.ndarray, sides: int, test: str) -> TestResult | None:
