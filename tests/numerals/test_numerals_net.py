@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from dicetower.paths import models_dir, shared_dir
+from dicetower.paths import models_dir
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision import synth
 from dicetower.vision.fewshot import EMBED_NODE

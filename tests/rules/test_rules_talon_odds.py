@@ -17,7 +17,7 @@ import pytest
 
 from dicetower.rules import RulesError
 from dicetower.rules.talon import run_test
-from dicetower.rules.talon_deck import NAMELESS, full_deck, parse_card
+from dicetower.rules.talon_deck import NAMELESS, full_deck
 from dicetower.rules.talon_odds import (OrderSource, TalonExhausted, continuation_odds, fumble_odds, odds_of_test,
                                         sampled_odds)
 

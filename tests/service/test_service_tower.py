@@ -2,7 +2,6 @@
 the idle line again, and a fairness alarm reaches the display after the result."""
 
 import queue
-import time
 from types import SimpleNamespace
 
 import numpy as np

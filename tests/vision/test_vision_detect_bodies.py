@@ -4,7 +4,6 @@ empty-tray reference, and colour segmentation without one, on real photos."""
 import csv
 
 import cv2
-import numpy as np
 import pytest
 
 from dicetower import paths

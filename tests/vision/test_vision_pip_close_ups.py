@@ -4,7 +4,6 @@ the frame's height, whose pips are as wide as the pip filter at the analysis sca
 another value read sure, never its pips read as dice of their own, and a 12-megapixel close-up as its
 640x480 copy."""
 
-import cv2
 import numpy as np
 import pytest
 

@@ -3,7 +3,6 @@ matteop65 photos in ../shared (skipped when absent)."""
 
 import csv
 from collections import defaultdict
-from pathlib import Path
 
 import cv2
 import numpy as np

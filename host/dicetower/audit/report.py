@@ -274,7 +274,7 @@ def write_html(log: RollLog, audits: list[DieAudit], folder: Path, alpha: float 
     log's hash-chain check. Returns index.html."""
     folder.mkdir(parents=True, exist_ok=True)
     data = load(log)
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>Dice fairness report</title>"
+    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>Dice fairness report</title>"
              "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}img{max-width:49%}"
              "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px}</style></head><body>",
              f"<h1>Dice fairness report</h1><p>Log: {html.escape(str(log.path))}; {log.count_readings()} readings.</p>"]

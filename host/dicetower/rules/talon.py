@@ -732,7 +732,7 @@ def cycle_start(inputs: dict[str, Any]) -> dict[str, Any]:
     else:
         name = str(inputs.get("deck_name", "destinee"))
         if name not in ("destinee", "fatalite"):
-            raise RulesError(f"deck_name must be destinee (the players' talon) or fatalite (the GM's, TAL-D33)")
+            raise RulesError("deck_name must be destinee (the players' talon) or fatalite (the GM's, TAL-D33)")
         deck = Deck(players_list(inputs.get("players", 1)), name=name, extra_cards=inputs.get("extra_cards"))
         result = deck.cycle_start()
     if path is not None:
