@@ -78,6 +78,20 @@ def test_bad_rows_name_the_row(tmp_path, row, message):
     assert result.exit_code != 0 and "labels.csv:2" in result.output and "Traceback" not in result.output
 
 
+def test_a_spreadsheets_labels_csv_is_read_as_written(tmp_path):
+    # a byte-order mark, header names in other case and with blanks, no colour column, columns in another order,
+    # "3.0" for 3 and "D6" for d6, as spreadsheets save them
+    rng = np.random.default_rng(4)
+    frame, truths = synth.render_scene([(synth.alkemy_spec("white"), 3)], rng, size=(400, 300), die_px=(90, 110))
+    cv2.imwrite(str(tmp_path / "tray.png"), frame)
+    x, y, w, h = truths[0]["box"]
+    (tmp_path / "labels.csv").write_text(f"\ufeff Image ,Value,Die_Type,X,Y,W,H\r\ntray.png,3.0,D6,{x},{y},{w},{h}\r\n",
+                                         encoding="utf-8")
+    crops = read_labels(tmp_path / "labels.csv", tmp_path)
+    assert [(c.face.die_type, c.face.value, c.face.symbols, c.face.face_colour) for c in crops] == [("d6", 3, (), None)]
+    assert crops[0].crop.shape[0] >= h - 2
+
+
 def test_missing_header_is_refused(tmp_path):
     (tmp_path / "labels.csv").write_text("file,value\na.png,3\n")
     with pytest.raises(CalibrationError, match="must have a header image,die_type,value,x,y,w,h,colour"):

@@ -92,8 +92,9 @@ class LabelledCrop:
 def parse_face(die_type: str, value: str, colour: str, where: str) -> FaceClass:
     """FaceClass from a labels.csv row's die_type, value and colour fields (see module doc).
     Raises CalibrationError (naming `where`) when die_type or value is empty."""
-    die_type = die_type.strip()
-    tokens = [t for t in re.split(r"[|\s]+", value.strip()) if t]
+    die_type = die_type.strip().lower()
+    # a whole number written as a spreadsheet may write it ("6.0") is that number
+    tokens = [re.sub(r"^(\d+)\.0*$", r"\1", t) for t in re.split(r"[|\s]+", value.strip()) if t]
     if not die_type:
         raise CalibrationError(f"{where}: empty die_type (write d4..d20, stone, ...)")
     if not tokens:
@@ -175,18 +176,21 @@ def as_read(box: tuple[int, int, int, int], boxes: list[tuple[int, int, int, int
 
 def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool] | None = None
                 ) -> list[LabelledCrop]:
-    """Labelled crops from a labels.csv (columns image,die_type,value,x,y,w,h,colour).
-    keep: optional filter on the row dict. Raises CalibrationError for a missing column, an
-    unreadable image or a box outside its image (naming the row)."""
+    """Labelled crops from a labels.csv (columns image,die_type,value,x,y,w,h,colour, in any order; colour
+    may be left out; header names are read without case, surrounding blanks or a UTF-8 byte-order mark, as
+    spreadsheets write them). keep: optional filter on the row dict (its keys the lower-case column names).
+    Raises CalibrationError for a missing column, an unreadable image or a box outside its image (naming
+    the row)."""
     labels_csv, images_root = Path(labels_csv), Path(images_root)
     try:
-        rows = list(csv.DictReader(labels_csv.open(newline="")))
-    except OSError as exc:
+        with labels_csv.open(newline="", encoding="utf-8-sig") as fh:
+            rows = [{(k or "").strip().lower(): v for k, v in row.items()} for row in csv.DictReader(fh)]
+    except (OSError, UnicodeDecodeError) as exc:
         raise CalibrationError(f"cannot read {labels_csv}: {exc}") from exc
-    need = {"image", "die_type", "value", "x", "y", "w", "h", "colour"}
+    need = {"image", "die_type", "value", "x", "y", "w", "h"}
     if not rows or not need <= set(rows[0]):
         raise CalibrationError(f"{labels_csv} must have a header image,die_type,value,x,y,w,h,colour "
-                               "and at least one row")
+                               "(colour may be left out) and at least one row")
     images: dict[str, np.ndarray] = {}
     framed: dict[str, tuple[list[DieBody], ViewEstimate]] = {}
     view: ViewEstimate | None  # None: a photo that is already a die crop, seen from above
@@ -195,7 +199,7 @@ def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool
         if keep is not None and not keep(row):
             continue
         where = f"{labels_csv}:{i}"
-        face = parse_face(row["die_type"] or "", row["value"] or "", row["colour"] or "", where)
+        face = parse_face(row["die_type"] or "", row["value"] or "", row.get("colour") or "", where)
         if not (row["image"] or "").strip():
             raise CalibrationError(f"{where}: empty image (give the photo's path relative to --images-root)")
         path = images_root / row["image"]
