@@ -510,11 +510,10 @@ class RollLog:
         params = [v for die_id, die_type in dice for v in (die_type, die_id)]
         cursor = self._db.execute(
             f"SELECT d.reading_id, r.time_epoch, CASE {case or 'WHEN 0 THEN 0'} END, "
-            "CASE WHEN d.unsure THEN 0 ELSE COALESCE(d.value, 0) END, d.box_x + d.box_w / 2.0 "
+            "CASE WHEN d.unsure THEN 0 ELSE COALESCE(d.value, 0) END, d.box_x + d.box_w / 2.0, 0 "
             "FROM readings d JOIN rolls r ON r.roll_id = d.roll_id ORDER BY d.reading_id", params)
-        rows = np.fromiter(((*row, False) for row in cursor),
-                           dtype=[("reading_id", "i8"), ("epoch", "f8"), ("key", "i8"), ("face", "i8"), ("x", "f8"),
-                                  ("corrected", "?")])
+        rows = np.fromiter(cursor, dtype=[("reading_id", "i8"), ("epoch", "f8"), ("key", "i8"), ("face", "i8"),
+                                          ("x", "f8"), ("corrected", "?")])
         confirmed = {rid: (value, corrected) for rid, value, corrected in self._db.execute(
             "SELECT d.reading_id, COALESCE(c.corrected_value, d.value, 0), "
             "c.corrected_value IS NOT NULL AND c.corrected_value IS NOT d.value FROM confirmations c JOIN readings d "

@@ -3,8 +3,8 @@ the frame cut to the die's box, with the die's mask (which pixels are the die, a
 found it) as the PNG's alpha channel and the view elevation the frame was read under as a PNG text chunk
 (ELEVATION_KEY). Whoever audits the log sees what each reading was read from, and `dicetower calibrate
 --from-log` learns each die as the reader sees it, from an oblique camera too: realdice_d20's dome, learned
-from 5 crops per face of the reader's boxes with neither, cross-validated 0.10 (the die found again in its
-own crop, and read as if seen from above); with the mask and the view, 0.84, as from the whole photos.
+from play (5 rolls a face) from crops with neither, cross-validated 0.10 (the die found again in its own
+crop, and read as if seen from above); with the mask and the view 0.82, near the 0.84 of the whole photos.
 A pip die's crop (no body read) has no mask; a crop logged before these were kept has neither: both read
 back as None. Pillow writes and reads the text chunk (OpenCV's PNG codec writes none)."""
 
