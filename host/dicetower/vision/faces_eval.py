@@ -31,7 +31,7 @@ from dicetower.readings import UNSURE_BELOW
 from dicetower.vision.calibrate import LabelledCrop, calibrate
 from dicetower.vision.camera import load_image
 from dicetower.vision.faces import FaceClass, load_die_set
-from dicetower.vision.view import TOP_DOWN, view_of_scene
+from dicetower.vision.view import TOP_DOWN, ViewEstimate, view_of_scene
 
 
 def remove_overlay(tile: np.ndarray) -> np.ndarray:
