@@ -118,7 +118,8 @@ def test_calibrate_from_the_log_then_read_with_the_stored_set(tmp_path, user_dat
     assert len({s.group for s in logged.samples}) == len(values) // 2  # one photo per roll
     result = CliRunner().invoke(calibrate_cmd, ["--from-log", str(log), "--die-set", "played"])
     assert result.exit_code == 0, result.output
-    assert f"{len(values) - 1} confirmed dice from" in result.output and "cross-validated accuracy" in result.output
+    assert f"{len(values) - 1} confirmed dice (2 of them corrected) from" in result.output  # dice 0 and 7
+    assert "cross-validated accuracy" in result.output and logged.corrected == 2
     forget_die_set("played")
     assert {c.key for c in load_die_set("played").classes} == {f"d6:{v}" for v in range(1, 7)}
     right, sure_wrong, lines = read_back(SPEC, "played", [6, 2, 5, 3, 1, 4, 6, 2], 98)

@@ -248,11 +248,13 @@ LOG_MIN_SHOTS = 3
 
 @dataclass
 class LogCrops:
-    """What a roll log gives calibration (read_log): the labelled crops, and the confirmed dice left out
-    because their crop is gone or unreadable ("roll R die D: path")."""
+    """What a roll log gives calibration (read_log): the labelled crops, the confirmed dice left out
+    because their crop is gone or unreadable ("roll R die D: path"), and how many of the crops are
+    labelled with a person's correction rather than the value read."""
 
     samples: list[LabelledCrop]
     unreadable: list[str]
+    corrected: int = 0
 
 
 def read_log(log_path: Path, min_shots: int = LOG_MIN_SHOTS) -> LogCrops:
@@ -276,6 +278,7 @@ def read_log(log_path: Path, min_shots: int = LOG_MIN_SHOTS) -> LogCrops:
         raise CalibrationError(str(exc)) from exc
     samples: list[LabelledCrop] = []
     unreadable: list[str] = []
+    corrected = 0
     for roll in rolls:
         for die in roll["dice"]:
             if not die["confirmed"] or die["face"] is None or not die["crop_path"]:
@@ -293,6 +296,7 @@ def read_log(log_path: Path, min_shots: int = LOG_MIN_SHOTS) -> LogCrops:
             view = None if logged.elevation is None else ViewEstimate(logged.elevation)
             samples.append(LabelledCrop(logged.crop, FaceClass(die["die_type"], int(die["face"])), f"roll {roll['roll_id']}",
                                         logged.mask, view))
+            corrected += die["corrected_value"] is not None and die["corrected_value"] != die["value"]
     if not samples:
         raise CalibrationError(f"{log_path} holds no confirmed die with its crop"
                                + (f" ({len(unreadable)} crops unreadable)" if unreadable else "")
@@ -311,7 +315,7 @@ def read_log(log_path: Path, min_shots: int = LOG_MIN_SHOTS) -> LogCrops:
                                + (f" ({len(unreadable)} crops unreadable)" if unreadable else "")
                                + ". Roll on and confirm those faces, or learn them with --from-labels or guided "
                                "(--camera)")
-    return LogCrops(samples, unreadable)
+    return LogCrops(samples, unreadable, corrected)
 
 
 @dataclass

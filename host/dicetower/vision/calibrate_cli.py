@@ -85,7 +85,8 @@ def calibrate(die_set: str, labels: Path | None, log_path: Path | None, images_r
             logged = read_log(log_path, shots)
             for where in logged.unreadable:
                 click.echo(f"left out, crop missing or unreadable: {where}", err=True)
-            click.echo(f"{len(logged.samples)} confirmed dice from {log_path}; training {die_set!r} ...")
+            click.echo(f"{len(logged.samples)} confirmed dice ({logged.corrected} of them corrected) from {log_path}; "
+                       f"training {die_set!r} ...")
             ds, report = run(logged.samples, die_set, out_dir=out, n_aug=augment)
         elif labels is not None:
             samples = read_labels(labels, images_root or labels.parent)
