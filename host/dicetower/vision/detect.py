@@ -689,7 +689,8 @@ def _with_chroma_bodies(bodies: list[DieBody], small: np.ndarray, f: float, min_
     found are not searched again (searched: their boxes in small's px): their floor and wall are no
     table. A blob's colour must be rare in the frame (ground share <= GROUND_SHARE_RARE, as in a
     container: a knot in the wood is not, nor a bead on a cable, whose colour the cable shares). A blob cut by the
-    frame's border or longer than any die is searched for a die with its shadow (_die_of_shadowed). The caller drops what
+    frame's border or longer than any die is searched for a die with its shadow (_die_of_shadowed, and
+    _most_chromatic_pieces where its waist parts them). The caller drops what
     this pass changed on a close-up (find_close_up): the die fills the frame, and its swirls and faces are no dice.
     The input list is left as it was."""
     dist8 = np.clip(_chromaticity_distance(small) * 1000, 0, 255).astype(np.uint8)
@@ -708,6 +709,7 @@ def _with_chroma_bodies(bodies: list[DieBody], small: np.ndarray, f: float, min_
             blobs.append((x, y, comp))
         else:
             blobs += _die_of_shadowed(dist8[y:y + h, x:x + w], comp, (x, y), min_side, max_side, W, H, se)
+            blobs += _most_chromatic_pieces(dist8[y:y + h, x:x + w], comp, (x, y), min_side, max_side, W, H)
     for x, y, blob in blobs:
         h, w = blob.shape
         comp = _filled(blob)
@@ -748,6 +750,24 @@ def _die_of_shadowed(dist8: np.ndarray, comp: np.ndarray, corner: tuple[int, int
         if min_side <= max(w, h) <= max_side and not _cut_in_small(box, W, H):
             out.append((box[0], box[1], (labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255))
     return out
+
+
+def _most_chromatic_pieces(dist8: np.ndarray, comp: np.ndarray, corner: tuple[int, int], min_side: float,
+                           max_side: float, W: int, H: int) -> list[tuple[int, int, np.ndarray]]:
+    """The die in a chromaticity blob that no die is, where the blob's waist parts the die from its shadow
+    (_split_touching): of the blob's pieces whole in the frame and of a die's length, those whose median
+    chromaticity distance (dist8: the blob's box of the frame's, 0..255) is the blob's pieces' highest: a die
+    is of a colour further from the table's than its shadow is. _die_of_shadowed's second threshold cuts a
+    marbled die (lurig's lilac d6 on wood: its swirls' distances fall on both sides) where the waist does not.
+    Returns (x, y, piece mask) in the analysed frame's px (corner: the blob box's top-left there)."""
+    pieces = _split_touching(comp)
+    if len(pieces) < 2:
+        return []
+    medians = [float(np.median(dist8[py:py + p.shape[0], px:px + p.shape[1]][p > 0])) for px, py, p in pieces]
+    top = max(medians)
+    return [(corner[0] + px, corner[1] + py, p) for (px, py, p), m in zip(pieces, medians)
+            if m == top and min_side <= max(p.shape) <= max_side
+            and not _cut_in_small((corner[0] + px, corner[1] + py, p.shape[1], p.shape[0]), W, H)]
 
 
 def _filled(comp: np.ndarray) -> np.ndarray:
