@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from dicetower.vision import synth
-from dicetower.vision.calibrate import CalibrationError, read_labels
+from dicetower.vision.calibrate import CalibrationError, parse_face, read_labels
 from dicetower.vision.calibrate_cli import calibrate as calibrate_cmd
 from dicetower.vision.faces import forget_die_set, load_die_set
 
@@ -109,3 +109,22 @@ def test_a_set_from_an_older_version_asks_to_recalibrate(user_data):
     forget_die_set("old_templates")
     with pytest.raises(DieSetError, match="older version of `dicetower calibrate`.*calibrate it again"):
         load_die_set("old_templates")
+
+
+def test_a_d10s_zero_is_learned_as_10_and_a_value_no_die_bears_is_refused(tmp_path):
+    # RULES.md GEN-D02: a d10 face printed "0" reads as 10, as the standard reader, the rules and the log count it
+    face = parse_face("d10", "0", "", "line 2")
+    assert (face.die_type, face.value) == ("d10", 10)
+    assert parse_face("D10", "10", "", "line 3").value == 10
+    # a label no face bears: the set would read a value the rules cannot resolve and the roll log refuses
+    with pytest.raises(CalibrationError, match=r"line 4: value '7' is no face of a d6 \(1\.\.6\): correct the label"):
+        parse_face("d6", "7", "", "line 4")
+    with pytest.raises(CalibrationError, match="no face of a d10.*percentile dice are not read"):
+        parse_face("d10", "00", "", "line 5")
+    with pytest.raises(CalibrationError, match="no face of a d20"):
+        parse_face("d20", "0", "", "line 6")
+    # a custom die type has no such range: its numbers are the set's own
+    assert parse_face("rune", "0|blank", "", "line 7").value == 0
+    (tmp_path / "labels.csv").write_text("image,die_type,value,x,y,w,h,colour\ntray.png,d8,9,,,,,\n")
+    with pytest.raises(CalibrationError, match="no face of a d8"):
+        read_labels(tmp_path / "labels.csv", tmp_path)

@@ -6,7 +6,7 @@ image is relative to the images root; x,y,w,h the die's box in px, taken as `dic
 that die when it finds it (as_read; empty: the image holds one die, found with
 detect.find_die_bodies, or the whole image if none is found); value holds the face's
 reading: an integer value and/or symbol ids separated by '|' or spaces ("6", "logo", "3|epee|epee",
-"name"); colour is the face colour when it is one word ("ruby", "yellow"), else free text that is
+"name"; a d10's "0" is 10, RULES.md GEN-D02, and a number no face of a d4..d20 bears is refused); colour is the face colour when it is one word ("ruby", "yellow"), else free text that is
 ignored (a body description such as "copper/steel swirl, white numerals").
 
 The set's model is fewshot.FewShotModel (every labelled crop learned at every turn, with light,
@@ -48,6 +48,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
+from dicetower.audit.rolllog import DIE_SIDES
 from dicetower.paths import user_data_dir
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision.boxes import centre, holds, intersection
@@ -90,8 +91,11 @@ class LabelledCrop:
 
 
 def parse_face(die_type: str, value: str, colour: str, where: str) -> FaceClass:
-    """FaceClass from a labels.csv row's die_type, value and colour fields (see module doc).
-    Raises CalibrationError (naming `where`) when die_type or value is empty."""
+    """FaceClass from a labels.csv row's die_type, value and colour fields (see module doc). A d10's "0" is
+    its 10 (RULES.md GEN-D02: the readers, the rules and the log all count it so).
+    Raises CalibrationError (naming `where`) when die_type or value is empty, or when the number is no face
+    of a standard die type (a d6's 7, a percentile d10's "00".."90", GEN-D02): a set learned from it would
+    read values that no rule resolves and the roll log refuses."""
     die_type = die_type.strip().lower()
     # a whole number written as a spreadsheet may write it ("6.0") is that number
     tokens = [re.sub(r"^(\d+)\.0*$", r"\1", t) for t in re.split(r"[|\s]+", value.strip()) if t]
@@ -103,9 +107,17 @@ def parse_face(die_type: str, value: str, colour: str, where: str) -> FaceClass:
     if len(numbers) > 1:
         raise CalibrationError(f"{where}: value {value!r} holds several numbers; give one value and symbol ids")
     symbols = tuple(t for t in tokens if not re.fullmatch(r"\d+", t))
+    number = int(numbers[0]) if numbers else None
+    if die_type == "d10" and numbers == ["0"]:
+        number = 10  # GEN-D02: a d10 face printed "0" reads as 10
+    sides = DIE_SIDES.get(die_type)
+    if sides is not None and number is not None and not 1 <= number <= sides:
+        percentile = " (percentile dice are not read, RULES.md GEN-D02)" if die_type == "d10" else ""
+        raise CalibrationError(f"{where}: value {value.strip()!r} is no face of a {die_type} (1..{sides}){percentile}: "
+                               "correct the label")
     colour = colour.strip().lower()
     face_colour = colour if re.fullmatch(r"[a-z_-]+", colour) else None
-    return FaceClass(die_type, int(numbers[0]) if numbers else None, symbols, face_colour)
+    return FaceClass(die_type, number, symbols, face_colour)
 
 
 #: a die as the reader sees it in a frame (find_die): crop HxWx3 uint8 BGR, mask HxW uint8 or None, view
