@@ -94,10 +94,14 @@ def _figures(reader: DiceReader, images: Iterator[tuple[str, list[dict[str, str]
             print(f"  {image}: {result['error']}")
             continue
         ms.append(result["ms"])
-        dice = result["dice"]
+        pairs = match(labels, result["dice"])  # labels of dice cut by the frame's edge (cut="1") come last
+        ignored = [id(die) for lab, die in pairs if lab.get("cut") and die is not None]
+        dice = [d for d in result["dice"] if id(d) not in ignored]  # a cut die read: neither found nor false
         n_dice += len(dice)
         unsure += sum(d["unsure"] for d in dice)
-        for lab, die in match(labels, dice):
+        for lab, die in pairs:
+            if lab.get("cut"):
+                continue
             labelled += 1
             if not lab["x"] and lab["colour"] in chromatic:
                 ref = reference_box(load_image(image), lab["colour"])
@@ -188,7 +192,8 @@ CLOSE_UP_FRACS = (0.3, 0.5, 0.7)
 def close_ups(folder: Path, out: Path, step: int = 20) -> Iterator[tuple[str, list[dict[str, str]]]]:
     """Close-ups (a phone held near the dice) made from every step-th labelled die of a boxed set: at each
     of CLOSE_UP_FRACS, 640x480 (scoring.close_up), saved in out (PNG). Labelled: the dice whose whole lies in the
-    crop (a die cut by the crop's edge may be read or not)."""
+    crop. A die cut by the crop's edge may be read or not: it is labelled with cut="1" (its box the part of its
+    die's box in the frame), and a die read there counts neither as found nor as false (_figures)."""
     by_image = load_labels(folder)
     rows = [(image, lab) for image, labels in sorted(by_image.items()) for lab in labels][::step]
     for k, (image, lab) in enumerate(rows):
@@ -202,14 +207,20 @@ def close_ups(folder: Path, out: Path, step: int = 20) -> Iterator[tuple[str, li
             path = out / f"{k:04d}_{frac}.png"
             cv2.imwrite(str(path), frame)
             cw, ch = 640 / f, 480 / f
-            inside = []
+            inside, cut = [], []
             for other in by_image[image]:
                 b = [int(other[c]) for c in "xywh"]
                 m = (DIE_OF_PIP_BOX - 1) / 2 * max(b[2:])
                 if b[0] - m >= x0 and b[1] - m >= y0 and b[0] + b[2] + m <= x0 + cw and b[1] + b[3] + m <= y0 + ch:
                     inside.append(dict(other, x=str(int((b[0] - x0) * f)), y=str(int((b[1] - y0) * f)),
                                        w=str(int(b[2] * f)), h=str(int(b[3] * f))))
-            yield str(path), inside
+                elif b[0] + b[2] + m > x0 and b[1] + b[3] + m > y0 and b[0] - m < x0 + cw and b[1] - m < y0 + ch:
+                    # the part of this die's box (its pips' box grown to the die) inside the crop
+                    bx0, by0 = max(b[0] - m, x0), max(b[1] - m, y0)
+                    bx1, by1 = min(b[0] + b[2] + m, x0 + cw), min(b[1] + b[3] + m, y0 + ch)
+                    cut.append(dict(other, x=str(int((bx0 - x0) * f)), y=str(int((by0 - y0) * f)),
+                                    w=str(int((bx1 - bx0) * f)), h=str(int((by1 - by0) * f)), cut="1"))
+            yield str(path), inside + cut
 
 
 def small_dice(folder: Path, out: Path, step: int = 2) -> Iterator[tuple[str, list[dict[str, str]]]]:

@@ -146,3 +146,41 @@ def test_the_d20_in_a_dice_dome_gets_a_box_tight_by_the_bench_measure():
     # measured 14 of 20 (2026-11-21; 0.644 over all 160 photos); 20 of 20 with the container's dice
     # found by colour segmentation and the d20's numerals no pip die (0.96 over all 160)
     assert tight >= 19, f"tight box on {tight} of {len(rows)} photos"
+
+
+def test_a_die_cut_by_a_close_ups_edge_counts_neither_as_found_nor_as_false(monkeypatch, tmp_path):
+    """`make bench`'s close-ups label the dice cut by the crop's edge cut="1": one read there is no false
+    detection (it is a die) and none missed (it may be read or not); a die read where no die is stays false."""
+    import bench.vision as bv
+
+    def lab(x: int, y: int, cut: bool = False) -> dict[str, str]:
+        return {"image": "f.png", "die_type": "d6", "value": "3", "x": str(x), "y": str(y), "w": "40", "h": "40",
+                "colour": "", **({"cut": "1"} if cut else {})}
+
+    def die(x: int, y: int, unsure: bool) -> dict:
+        return {"die_type": "d6", "value": 3, "box": [x - 10, y - 10, 60, 60], "confidence": 0.3 if unsure else 0.99,
+                "unsure": unsure}
+
+    read = {"dice": [die(100, 100, False), die(0, 200, True), die(400, 300, True)], "ms": 10.0}
+    monkeypatch.setattr(bv, "read_image_file", lambda reader, image: read)
+    labels = [lab(100, 100), lab(0, 200, cut=True), lab(600, 0, cut=True)]
+    f = bv._figures(None, iter([("f.png", labels)]), type_only=False)  # type: ignore[arg-type]
+    assert (f["labelled"], f["recall"], f["per_die_acc"]) == (1, 1.0, 1.0)
+    assert f["precision"] == 0.5 and f["unsure_rate"] == 0.5  # the die at (400, 300) is no labelled die
+    # the same read without the cut labels: the cut die's reading is a false detection
+    f = bv._figures(None, iter([("f.png", labels[:1])]), type_only=False)  # type: ignore[arg-type]
+    assert f["precision"] == 1 / 3
+
+
+@pytest.mark.skipif(not (DATASETS / "matteop65_table_d6").is_dir(), reason="shared datasets absent")
+def test_close_ups_label_the_dice_their_edge_cuts(tmp_path):
+    from bench.vision import close_ups
+
+    frames = list(close_ups(DATASETS / "matteop65_table_d6", tmp_path, step=40))
+    cut = [lab for _, labels in frames for lab in labels if lab.get("cut")]
+    assert cut, "some close-up of matteop65's photos of several dice cuts a neighbour"
+    for lab in cut:
+        x, y, w, h = (int(lab[c]) for c in "xywh")
+        assert 0 <= x and 0 <= y and x + w <= 641 and y + h <= 481 and w > 0 and h > 0, lab
+        # a cut die touches the frame's edge
+        assert x <= 1 or y <= 1 or x + w >= 639 or y + h >= 479, lab
