@@ -95,7 +95,7 @@ def _figures(reader: DiceReader, images: Iterator[tuple[str, list[dict[str, str]
             continue
         ms.append(result["ms"])
         pairs = match(labels, result["dice"])  # labels of dice cut by the frame's edge (cut="1") come last
-        ignored = [id(die) for lab, die in pairs if lab.get("cut") and die is not None]
+        ignored = {id(die) for lab, die in pairs if lab.get("cut") and die is not None}
         dice = [d for d in result["dice"] if id(d) not in ignored]  # a cut die read: neither found nor false
         n_dice += len(dice)
         unsure += sum(d["unsure"] for d in dice)

@@ -6,8 +6,9 @@ image is relative to the images root; x,y,w,h the die's box in px, taken as `dic
 that die when it finds it (as_read; empty: the image holds one die, found with
 detect.find_die_bodies, or the whole image if none is found); value holds the face's
 reading: an integer value and/or symbol ids separated by '|' or spaces ("6", "logo", "3|epee|epee",
-"name"; a d10's "0" is 10, RULES.md GEN-D02, and a number no face of a d4..d20 bears is refused); colour is the face colour when it is one word ("ruby", "yellow"), else free text that is
-ignored (a body description such as "copper/steel swirl, white numerals").
+"name"; a d10's "0" is 10, RULES.md GEN-D02, and a number no face of a d4..d20 bears is refused);
+colour is the face colour when it is one word ("ruby", "yellow"), else free text that is ignored (a
+body description such as "copper/steel swirl, white numerals").
 
 The set's model is fewshot.FewShotModel (every labelled crop learned at every turn, with light,
 blur and centring variants; colour per face; the standard numeral net or pip reader as a prior for
@@ -112,7 +113,7 @@ def parse_face(die_type: str, value: str, colour: str, where: str) -> FaceClass:
         number = 10  # GEN-D02: a d10 face printed "0" reads as 10
     sides = DIE_SIDES.get(die_type)
     if sides is not None and number is not None and not 1 <= number <= sides:
-        percentile = " (percentile dice are not read, RULES.md GEN-D02)" if die_type == "d10" else ""
+        percentile = " (percentile dice are not read, RULES.md GEN-D02)" if die_type == "d10" and number % 10 == 0 else ""
         raise CalibrationError(f"{where}: value {value.strip()!r} is no face of a {die_type} (1..{sides}){percentile}: "
                                "correct the label")
     colour = colour.strip().lower()
