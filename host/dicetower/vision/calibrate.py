@@ -113,7 +113,8 @@ def parse_face(die_type: str, value: str, colour: str, where: str) -> FaceClass:
         number = 10  # GEN-D02: a d10 face printed "0" reads as 10
     sides = DIE_SIDES.get(die_type)
     if sides is not None and number is not None and not 1 <= number <= sides:
-        percentile = " (percentile dice are not read, RULES.md GEN-D02)" if die_type == "d10" and number % 10 == 0 else ""
+        percentile = (" (percentile dice are not read, RULES.md GEN-D02)"
+                      if die_type == "d10" and number % 10 == 0 else "")
         raise CalibrationError(f"{where}: value {value.strip()!r} is no face of a {die_type} (1..{sides}){percentile}: "
                                "correct the label")
     colour = colour.strip().lower()
@@ -307,8 +308,8 @@ def read_log(log_path: Path, min_shots: int = LOG_MIN_SHOTS) -> LogCrops:
                 unreadable.append(where)
                 continue
             view = None if logged.elevation is None else ViewEstimate(logged.elevation)
-            samples.append(LabelledCrop(logged.crop, FaceClass(die["die_type"], int(die["face"])), f"roll {roll['roll_id']}",
-                                        logged.mask, view))
+            face = FaceClass(die["die_type"], int(die["face"]))
+            samples.append(LabelledCrop(logged.crop, face, f"roll {roll['roll_id']}", logged.mask, view))
             corrected += die["corrected_value"] is not None and die["corrected_value"] != die["value"]
     if not samples:
         raise CalibrationError(f"{log_path} holds no confirmed die with its crop"

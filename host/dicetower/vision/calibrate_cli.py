@@ -81,7 +81,8 @@ def calibrate(die_set: str, labels: Path | None, log_path: Path | None, images_r
             raise CalibrationError("give --from-labels or --from-log, not both")
         if log_path is not None:
             if shots < 2:
-                raise CalibrationError(f"--shots must be at least 2 (calibration cross-validates each face), got {shots}")
+                raise CalibrationError(f"--shots must be at least 2 (calibration cross-validates each face), "
+                                       f"got {shots}")
             logged = read_log(log_path, shots)
             for where in logged.unreadable:
                 click.echo(f"left out, crop missing or unreadable: {where}", err=True)
