@@ -12,14 +12,16 @@ its photos whose die is found with a box of IoU >= 0.5 (the PASCAL VOC criterion
 box, the bounding box of the largest region of the labelled colour (colour.colour_mask, gaps closed
 by a 7 px disc): the die is the only thing of its colour in those photos (realdice: the one blue d20).
 Three rows below matteop65 read its photos in ways a camera may show them that the set does not: turned
-(turned_photos), close up (close_ups) and small, four photos at half size to a frame (small_dice)."""
+(turned_photos), close up (close_ups) and small, four photos at half size to a frame (small_dice). Below a
+numbered source labelled with values, "given its die types" reads it again as a table that names the dice
+it throws would (`[roll] die_types`, `dicetower read --die-types`): each image told its labelled types."""
 
 from __future__ import annotations
 
 import math
 import statistics
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import cv2
@@ -63,12 +65,23 @@ def labelled_images(folder: Path, tiles_dir: Path | None, only: str = "") -> Ite
             yield str(path), [dict(lab, image=path.name, x="0", y="0")]
 
 
-def bench_source(name: str, reader: DiceReader, type_only: bool = False, only: str = "") -> dict[str, float]:
+def bench_source(name: str, reader: DiceReader, type_only: bool = False, only: str = "",
+                 given_types: bool = False) -> dict[str, float]:
     """Figures for one dataset folder (see the module docstring), over the images whose path holds
-    `only` (all when empty)."""
+    `only` (all when empty). given_types: each image is read as at a table that names the dice it throws
+    (DiceReader's die_types: the die types labelled in that image), by a reader made once per set of types."""
     folder = paths.shared_dir() / "datasets" / name
+    readers: dict[frozenset[str], DiceReader] = {}
+
+    def typed(labels: list[dict[str, str]]) -> DiceReader:
+        types = frozenset(lab["die_type"] for lab in labels)
+        if types not in readers:
+            readers[types] = DiceReader(die_types=types)
+        return readers[types]
+
     with tempfile.TemporaryDirectory() as tmp:
-        return _figures(reader, labelled_images(folder, Path(tmp) if name in TILED else None, only), type_only)
+        return _figures(reader, labelled_images(folder, Path(tmp) if name in TILED else None, only), type_only,
+                        typed if given_types else None)
 
 
 def reference_box(image: np.ndarray, colour: str) -> tuple[int, int, int, int] | None:
@@ -83,13 +96,15 @@ def reference_box(image: np.ndarray, colour: str) -> tuple[int, int, int, int] |
     return tuple(int(v) for v in stats[k, :4])  # type: ignore[return-value]
 
 
-def _figures(reader: DiceReader, images: Iterator[tuple[str, list[dict[str, str]]]], type_only: bool) -> dict[str, float]:
-    """bench_source's figures over (image path, labels) pairs."""
+def _figures(reader: DiceReader, images: Iterator[tuple[str, list[dict[str, str]]]], type_only: bool,
+             reader_for: Callable[[list[dict[str, str]]], DiceReader] | None = None) -> dict[str, float]:
+    """bench_source's figures over (image path, labels) pairs, each image read by reader, or by
+    reader_for(its labels) when given."""
     labelled = detected = correct = n_dice = unsure = sure = sure_correct = boxed = tight = 0
     chromatic = {n for _, n in HUE_NAMES}
     ms: list[float] = []
     for image, labels in images:
-        result = read_image_file(reader, image)
+        result = read_image_file(reader if reader_for is None else reader_for(labels), image)
         if "error" in result:
             print(f"  {image}: {result['error']}")
             continue
@@ -152,6 +167,11 @@ def main() -> int:
         print(f"{label:<25} {f['images']:>4} {f['labelled']:>5}  {f['recall']:.4f}  {f['precision']:.4f}  "
               f"{f['value_acc']:.4f}   {f['per_die_acc']:.4f}  {f['unsure_rate']:.4f}  {f['sure_acc']:.4f}  "
               f"{f['ms_median']:6.1f}  {f['ms_p95']:6.1f}  " + ("" if math.isnan(f["tight_box"]) else f"{f['tight_box']:.3f}"))
+        if numbered and name != "lurig_dietype":  # lurig labels the type alone: given it, nothing is left to read
+            f = bench_source(name, reader, given_types=True)
+            print(f"{'  given its die types':<25} {f['images']:>4} {f['labelled']:>5}  {f['recall']:.4f}  "
+                  f"{f['precision']:.4f}  {f['value_acc']:.4f}   {f['per_die_acc']:.4f}  {f['unsure_rate']:.4f}  "
+                  f"{f['sure_acc']:.4f}  {f['ms_median']:6.1f}  {f['ms_p95']:6.1f}")
         if name == "matteop65_table_d6" and not only:
             for label, images in (("  turned 90/180/270", turned_photos), ("  close-ups 0.3-0.7", close_ups),
                                   ("  small dice, 4 a frame", small_dice)):

@@ -130,3 +130,12 @@ def test_make_run_rolls_three_times_and_logs_them(tmp_path):
     assert proc.stdout.count("roll #") == 3
     with RollLog(log_path) as log:
         assert len(log.rolls()) == 3
+
+
+def test_a_tables_die_types_with_a_calibrated_set_is_refused_before_the_tower_starts(tmp_path):
+    # d6pool.toml names its dice (`[roll] die_types`); a calibrated set reads the dice it was calibrated on
+    proc = subprocess.run([sys.executable, "-m", "dicetower.cli", "run", "--rolls", "1", "--log", str(tmp_path / "r.sqlite"),
+                           "--table", "tables/d6pool.toml", "--die-set", "standard"],
+                          capture_output=True, text=True, timeout=240, cwd=paths.repo_root())
+    assert proc.returncode != 0 and "calibrated on" in proc.stderr and "Traceback" not in proc.stderr
+    assert "simulated tower running" not in proc.stdout and not (tmp_path / "r.sqlite").exists()

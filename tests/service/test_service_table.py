@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from dicetower import paths
 from dicetower.readings import DieReading
 from dicetower.service.plan import RollPlan
 from dicetower.service.table import ProfileError, Table, load_profile, save_profile
@@ -45,11 +46,29 @@ characteristics = { DEXT = 4 }
     assert table.idle_line() == "Thursday"
 
 
+def test_the_die_types_in_play_come_from_the_profile(tmp_path):
+    path = write(tmp_path, """
+system = "stepdie"
+[roll]
+procedure = "stepdie.test"
+die_types = ["@characters.bren.dice.A", "D8"]
+[characters.bren]
+dice = { A = "d6" }
+""")
+    assert Table(path).plan.die_types == ("d6", "d8")
+    assert Table(write(tmp_path, "system = 'd6pool'\n[roll]\nprocedure = 'd6pool.count_successes'\n")).plan.die_types is None
+    shipped = paths.repo_root() / "tables"
+    assert Table(shipped / "stepdie.toml").plan.die_types == ("d6",)  # Bren's agility die
+    assert Table(shipped / "d6pool.toml").plan.die_types == ("d6",)
+
+
 @pytest.mark.parametrize("text, message", [
     ("system = 'chess'", "must be one of"),
     ("system = 'd6pool'\n[roll]\nprocedure = 'alkemy.simple_test'", "not of the table's system"),
     ("system = 'd6pool'\n[roll]\nprocedure = 'd6pool.count_successes'\ninputs = { x = '@nowhere.at.all' }", "refers to nothing"),
     ("system = = 'd6pool'", "not valid TOML"),
+    ("system = 'd6pool'\n[roll]\nprocedure = 'd6pool.count_successes'\ndie_types = 'd6'", r"die_types must be a list"),
+    ("system = 'd6pool'\n[roll]\nprocedure = 'd6pool.count_successes'\ndie_types = ['d6', 'd66']", r"die_types: unknown.*'d66'"),
 ])
 def test_bad_profiles_say_what_to_fix(tmp_path, text, message):
     with pytest.raises(ProfileError, match=message):

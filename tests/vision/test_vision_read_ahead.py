@@ -51,12 +51,14 @@ def scenes():
     return photos("realdice_d20", 2) + photos("lurig_dietype", 2)
 
 
-def worker_messages(image, read_all=False, read_first=True, monkeypatch=None, light="", fine=None) -> list[tuple]:
+def worker_messages(image, read_all=False, read_first=True, monkeypatch=None, light="", fine=None,
+                    die_types=None) -> list[tuple]:
     """The messages second_core.serve (the worker's loop, run here in a thread) sends for one frame, up to
     its "done". With monkeypatch, the pips are said found while the worker finds the bodies (its body
     search ends only once the stop is sent). light: "" no token in the pipe (no light read asked); "worker": the light-read
     token is left for the worker; "main": asked, but the token is taken here first. fine: polarities
-    of a whole-frame finer read asked once the frame is done (its answer is the last message)."""
+    of a whole-frame finer read asked once the frame is done (its answer is the last message). die_types: the
+    die types in play the frame is read under (DiceReader's)."""
     ours, theirs = socket.socketpair()
     main, worker = Connection(ours.detach()), Connection(theirs.detach())
     token_read, token_write = os.pipe()
@@ -79,7 +81,7 @@ def worker_messages(image, read_all=False, read_first=True, monkeypatch=None, li
     thread.start()
     messages = [main.recv()]
     assert messages[0] == ("ready",)
-    main.send(("frame", 1, image, None, read_all, read_first))
+    main.send(("frame", 1, image, None, read_all, read_first, die_types))
     if monkeypatch is not None:
         main.send(("stop", 1))
         stop_sent.set()
@@ -162,6 +164,21 @@ def test_first_readings_are_what_reading_afterwards_gives(reader, scenes):
             assert their_view == view and reading == reader._classified(image, found[i], view)
             read_ahead += 1
     assert read_ahead, "no body was read ahead in these photos: the test shows nothing"
+
+
+def test_the_worker_reads_ahead_under_the_die_types_in_play(scenes):
+    told = DiceReader(second_process=False, die_types=["d4"])  # no die in these photos is a d4
+    read_ahead = d4s = 0
+    for image in scenes:
+        messages = worker_messages(image, die_types=told.die_types)
+        found = messages[0][2]
+        for _, _, i, view, reading in (m for m in messages if m[0] == "reading"):
+            assert reading == told._classified(image, found[i], view)
+            assert reading.die_type == "d4" or not reading.unsure  # unsure: read again as a die in play
+            read_ahead += 1
+            d4s += reading.die_type == "d4"
+    assert read_ahead, "no body was read ahead in these photos: the test shows nothing"
+    assert d4s, "no die read as a d4: the worker may not have been told the types in play"
 
 
 def test_nothing_is_read_ahead_once_the_pips_are_found(scenes, monkeypatch):

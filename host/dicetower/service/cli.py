@@ -85,6 +85,10 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
     table = Table(table_path) if table_path else None
     plan = table.plan if table else RollPlan()
     idle_line = table.idle_line() if table else "d6 pool: ROLL"
+    try:
+        reader = DiceReader(die_set, die_types=plan.die_types)
+    except (ValueError, LookupError) as exc:  # an unknown die set, die types in play given with one
+        raise click.ClickException(str(exc)) from exc
 
     with contextlib.ExitStack() as stack:
         sim = None
@@ -108,7 +112,7 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
                 sim.wait_until(lambda: sim.shows(result.screen, result.big), 5.0)
                 click.echo(sim.oled_text_art())
 
-        service = TowerService(link, camera, RollPipeline(DiceReader(die_set), log, plan, table),
+        service = TowerService(link, camera, RollPipeline(reader, log, plan, table),
                                idle_line=idle_line, on_result=show, watch=FairnessWatch(),
                                on_alarm=lambda alarm: click.echo(alarm.message, err=True),
                                on_error=lambda reason: click.echo(f"roll not resolved: {reason}", err=True),

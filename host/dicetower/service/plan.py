@@ -17,11 +17,14 @@ class RollPlan:
                 dicts (die_type, value, colour, face_colour, symbols, die_id) so that every procedure
                 can check die type, colour and identity itself (GEN-D04)
     inputs:     fixed inputs merged in (characteristics, modifiers, TN... from the table profile)
+    die_types:  the die types thrown for this roll (e.g. ("d6",), the profile's `[roll] die_types`), which the
+                reader reads an unsure numbered die as (vision.reader.DiceReader's die_types), or None for any
     """
 
     procedure: str = "d6pool.count_successes"
     dice_input: str = "faces"
     inputs: dict[str, Any] = field(default_factory=dict)
+    die_types: tuple[str, ...] | None = None
 
     def build_inputs(self, readings: list[DieReading]) -> dict[str, Any]:
         """The procedure's inputs for these readings: the fixed inputs plus the dice."""

@@ -8,6 +8,7 @@ A profile (see tables/*.toml in the repository):
     procedure = "d6pool.count_successes"    # RULES.md procedure id
     dice_input = "faces"                    # the inputs key that receives the dice readings
     [roll.inputs]                           # fixed inputs; "@a.b.c" refers to a profile value
+    # [roll] die_types = ["d6"]             # the dice thrown: an unsure numbered die is read as one of them
     [characters.NAME] ...                   # characteristics, skills, health tracks, stones
 
 State changed by outcomes is saved back with save_profile(), atomically.
@@ -64,7 +65,8 @@ def _deref(value: Any, profile: dict[str, Any], path: Path) -> Any:
 
 
 def plan_from_profile(profile: dict[str, Any], path: Path) -> RollPlan:
-    """The RollPlan of a parsed profile. Raises ProfileError on an unknown procedure id."""
+    """The RollPlan of a parsed profile. Raises ProfileError on an unknown procedure id or a `[roll]
+    die_types` that is not a list of die types the standard set reads (vision.faces.check_die_types)."""
     roll = profile.get("roll", {})
     procedure = roll.get("procedure")
     if not procedure:
@@ -76,7 +78,25 @@ def plan_from_profile(profile: dict[str, Any], path: Path) -> RollPlan:
     except rules.RulesError as exc:
         raise ProfileError(f"{path}: {exc}") from exc
     return RollPlan(procedure=procedure, dice_input=roll.get("dice_input", "faces"),
-                    inputs=_deref(roll.get("inputs", {}), profile, path))
+                    inputs=_deref(roll.get("inputs", {}), profile, path),
+                    die_types=_die_types(_deref(roll.get("die_types"), profile, path), path))
+
+
+def _die_types(value: Any, path: Path) -> tuple[str, ...] | None:
+    """`[roll] die_types` (dereferenced) as a sorted tuple, or None when absent. Raises ProfileError naming the
+    file when it is not a list of known die types."""
+    if value is None:
+        return None
+    from dicetower.vision.faces import check_die_types
+
+    if not isinstance(value, list):
+        raise ProfileError(f"{path}: [roll] die_types must be a list such as [\"d6\"], not {value!r}")
+    try:
+        types = check_die_types(value)
+    except ValueError as exc:
+        raise ProfileError(f"{path}: [roll] die_types: {exc}") from exc
+    assert types is not None
+    return tuple(sorted(types))
 
 
 class Table:

@@ -1,4 +1,5 @@
-"""`dicetower read IMAGE... [--json] [--die-set NAME] [--annotate DIR]`: the dice reader on photos.
+"""`dicetower read IMAGE... [--json] [--die-set NAME | --die-types d4,d20] [--annotate DIR]`: the dice reader
+on photos.
 
 The --json form is the project's stable reading interface (checked independently): one object per
 line and image, {"image": <path as given>, "dice": [DieReading.to_json()...], "ms": <read time>}, or
@@ -58,14 +59,19 @@ def _table(result: dict[str, Any]) -> str:
 @click.argument("images", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line and image.")
 @click.option("--die-set", default=None, help="Calibrated dice set to read with (see `dicetower calibrate`).")
+@click.option("--die-types", default=None, metavar="TYPES",
+              help="The die types thrown, comma-separated (e.g. d20 or d4,d6,d8): a numbered die the reader is "
+                   "unsure of is read again as one of them (one read sure as another type stays that type). "
+                   "Default: any of d4, d6, d8, d10, d12, d20.")
 @click.option("--annotate", "annotate_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Save each annotated frame (boxes, values, confidences) as DIR/<image name>.png.")
-def read(images: tuple[str, ...], as_json: bool, die_set: str | None, annotate_dir: Path | None) -> None:
+def read(images: tuple[str, ...], as_json: bool, die_set: str | None, die_types: str | None,
+         annotate_dir: Path | None) -> None:
     """Read the dice in each IMAGE (JPEG/PNG): die type, value, box [x, y, w, h] px, confidence.
     A missing or corrupt image is reported on stderr (and as an "error" line with --json); the others
     are still read, and the exit code is 1."""
     try:
-        reader = DiceReader(die_set)
+        reader = DiceReader(die_set, die_types=None if die_types is None else [t for t in die_types.split(",") if t.strip()])
     except (ValueError, LookupError) as exc:
         raise click.ClickException(str(exc)) from exc
     failed = 0

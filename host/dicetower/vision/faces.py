@@ -6,6 +6,7 @@ Interface for the reader (H2) and the service:
     from dicetower.vision.faces import classify_crop, load_die_set, FaceResult, DieSetError
     result = classify_crop(crop_bgr, die_set=None)   # crop_bgr: HxWx3 uint8 BGR, one die, any rotation
     result = classify_crop(crop_bgr, view=view.view_of_scene(frame, boxes))  # a camera looking obliquely
+    result = classify_crop(crop_bgr, die_types=check_die_types(["d20"]))  # d20s thrown: an unsure die read as one
     result.die_type      # "d4".."d20" | "stone" | ...   (the die's shape / the calibrated set's type)
     result.value         # face value 1..N (d10 "0" reads 10, GEN-D02), or None for symbol-only faces
     result.confidence    # 0..1; below dicetower.readings.UNSURE_BELOW the reading is unsure
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -179,13 +181,18 @@ class DieSet:
     meta: dict = field(default_factory=dict)
 
     def classify(self, crop: np.ndarray, mask: np.ndarray | None = None,
-                 view: ViewEstimate | None = None) -> FaceResult:
+                 view: ViewEstimate | None = None, die_types: frozenset[str] | None = None) -> FaceResult:
         """Classify one die crop (HxWx3 uint8 BGR, any rotation; mask: HxW uint8 die mask or None;
         view: the scene's view.ViewEstimate or None for top-down; the standard set: see read_numbered;
-        a calibrated set: fewshot.FewShotModel.proba). A crop under MIN_SIDE px is classified but given confidence 0
-        (too small to read: unsure). Raises ValueError when the crop is not a non-empty HxWx3 image."""
+        a calibrated set: fewshot.FewShotModel.proba). die_types: the die types in play (check_die_types),
+        the standard set's only; None reads any. A crop under MIN_SIDE px is classified but given
+        confidence 0 (too small to read: unsure). Raises ValueError when the crop is not a non-empty HxWx3
+        image, or die_types are given to a calibrated set (it reads the dice it was calibrated on)."""
         if self.model is None:
-            result = read_numbered(crop, mask, view)
+            result = read_numbered(crop, mask, view, die_types)
+        elif die_types is not None:
+            raise ValueError(f"die set {self.name!r} reads the dice it was calibrated on: die types in play "
+                             "restrict the standard set only; leave them out")
         else:
             result = self.result_from_proba(self.model.proba(crop, mask, view))
         if min(crop.shape[:2]) < MIN_SIDE:
@@ -291,7 +298,7 @@ def forget_die_set(name: str) -> None:
 
 
 def read_numbered(crop: np.ndarray, mask: np.ndarray | None = None,
-                  view: ViewEstimate | None = None) -> FaceResult:
+                  view: ViewEstimate | None = None, die_types: frozenset[str] | None = None) -> FaceResult:
     """The standard set's reading of a numbered die (d4, d6, d8, d10, d12, d20).
 
     crop: HxWx3 uint8 BGR, one die, any rotation; mask: HxW uint8 (non-zero = the die, from the
@@ -304,21 +311,70 @@ def read_numbered(crop: np.ndarray, mask: np.ndarray | None = None,
     is told by shape's oblique model and the numeral is read on the face pointing up (face_patch's
     elevation), and when the elevation itself is unsure (view.sure False) the reading's confidence is
     at most VIEW_UNSURE_CAP, below UNSURE_BELOW: flagged, never guessed (GEN-D01).
+    die_types: the die types in play (check_die_types: the dice a table throws), or None for any of
+    shape.DIE_TYPES. They are a prior, never evidence: a die read sure as a type not in play is reported
+    as that type (a wrong die, which the rules refuse: RULES.md GEN-D04), and so is a die read sure as
+    one in play. A die read unsure is read again as one of the types in play (restricted_types), its
+    confidence at most the joint probability that its type is in play (in_play_share), so a die that is
+    likely of another type stays unsure: the player confirms it (GEN-D01).
     A crop under MIN_SIDE px gets confidence 0. Raises ValueError for a crop that is not a non-empty
     HxWx3 uint8 image,
     FileNotFoundError / shape.ShapeModelError when the shipped models are not built (`make models`)."""
     from dicetower.vision import numerals, shape
 
     square(crop)  # the crop's checks and message
-    if min(crop.shape[:2]) < MIN_SIDE:
-        return FaceResult("d6", None, 0.0, type_confidence=0.0)
+    if min(crop.shape[:2]) < MIN_SIDE:  # too small to tell: unsure, of a type in play
+        return FaceResult("d6" if die_types is None or "d6" in die_types else min(die_types, key=shape.DIE_TYPES.index),
+                          None, 0.0, type_confidence=0.0)
     elevation = TOP_DOWN if view is None else view.elevation
     types = shape.die_type_by_shape(crop, mask, elevation=elevation).proba
-    mean, trained = numerals.read_up_face(crop, mask, elevation, max(types, key=types.__getitem__))
+    top = max(types, key=types.__getitem__)
+    mean, trained = numerals.read_up_face(crop, mask, elevation, top)
     result = joint_reading(types, mean, cap_proba=trained)
+    if die_types is not None and result.unsure:
+        share = in_play_share(types, mean, die_types)
+        in_play = restricted_types(types, die_types)
+        top_in_play = max(in_play, key=in_play.__getitem__)
+        if numerals.read_zooms(top_in_play) != numerals.read_zooms(top):  # the numeral read at its print size
+            mean, trained = numerals.read_up_face(crop, mask, elevation, top_in_play)
+        result = joint_reading(in_play, mean, cap_proba=trained)
+        result.confidence = min(result.confidence, share)
     if view is not None and view.oblique and not view.sure:
         result.confidence = min(result.confidence, VIEW_UNSURE_CAP)
     return result
+
+
+def check_die_types(die_types: Iterable[str] | None) -> frozenset[str] | None:
+    """The die types in play as the standard set takes them (read_numbered's die_types): a frozenset of
+    names from shape.DIE_TYPES ("d4", "d6", "d8", "d10", "d12", "d20"; written as in RULES.md, case and
+    spaces aside), or None (any type) for None. Raises ValueError naming an unknown type or an empty
+    collection, and what to give instead."""
+    from dicetower.vision.shape import DIE_TYPES
+
+    if die_types is None:
+        return None
+    if isinstance(die_types, str):
+        raise ValueError(f"die types must be a collection of names such as ['d6', 'd20'], not the string {die_types!r}")
+    types = frozenset(str(t).strip().lower() for t in die_types)
+    unknown = sorted(types - set(DIE_TYPES))
+    if unknown:
+        raise ValueError(f"unknown die type(s) {', '.join(map(repr, unknown))}: the standard set reads "
+                         f"{', '.join(DIE_TYPES)} (pip d6 are d6); other dice need a calibrated set (--die-set)")
+    if not types:
+        raise ValueError(f"no die types given: name at least one of {', '.join(DIE_TYPES)}, or none at all "
+                         "to read any of them")
+    return types
+
+
+def restricted_types(type_proba: dict[str, float], die_types: frozenset[str]) -> dict[str, float]:
+    """type_proba ({die type: P_shape(type)}, shape.ShapeResult.proba) restricted to the die types in play
+    and renormalised over them: P(type | type in die_types). When the shape gives every type in play
+    probability 0, each is given the same share."""
+    kept = {t: float(type_proba.get(t, 0.0)) for t in sorted(die_types)}
+    total = sum(kept.values())
+    if total <= 0:
+        return {t: 1.0 / len(kept) for t in kept}
+    return {t: p / total for t, p in kept.items()}
 
 
 def joint_reading(type_proba: dict[str, float], numeral_proba: np.ndarray,
@@ -358,25 +414,13 @@ def joint_reading(type_proba: dict[str, float], numeral_proba: np.ndarray,
     unknown = set(type_proba) - set(numerals.DIE_FACES)
     if unknown:
         raise ValueError(f"type_proba names die types the numeral net does not read: {sorted(unknown)}")
-    index = {c: i for i, c in enumerate(classes)}
-    face_classes = {c for faces in numerals.DIE_FACES.values() for cs in faces.values() for c in cs}
-
-    def pairs(proba: np.ndarray) -> tuple[dict[tuple[str, int], float], dict[tuple[str, int], float], float]:
-        """(support, score, total): P_num and P_shape x P_num of each (type, value) pair, and their
-        sum with the no-numeral classes' probability."""
-        no_numeral = float(sum(p for c, p in zip(classes, proba) if c not in face_classes))
-        support = {(t, v): float(sum(proba[index[c]] for c in cs))
-                   for t in type_proba for v, cs in numerals.DIE_FACES[t].items()}
-        score = {(t, v): float(type_proba[t]) * p for (t, v), p in support.items()}
-        return support, score, sum(score.values()) + no_numeral
-
-    support, score, total = pairs(numeral_proba)
+    support, score, total = _pairs(type_proba, numeral_proba, classes)
     if total <= 0:
-        return FaceResult("d6", None, 0.0, type_confidence=0.0)
+        return FaceResult(max(type_proba, key=type_proba.__getitem__), None, 0.0, type_confidence=0.0)
     die_type, value = max(score, key=score.__getitem__)
     confidence = score[die_type, value] / total
     if cap_proba is not None:
-        _, cap_score, cap_total = pairs(np.asarray(cap_proba, np.float64))
+        _, cap_score, cap_total = _pairs(type_proba, np.asarray(cap_proba, np.float64), classes)
         confidence = min(confidence, cap_score[die_type, value] / cap_total if cap_total > 0 else 0.0)
     type_confidence = sum(p for (t, _), p in score.items() if t == die_type) / total
     shape_top = max(type_proba, key=type_proba.__getitem__)
@@ -387,8 +431,34 @@ def joint_reading(type_proba: dict[str, float], numeral_proba: np.ndarray,
     return FaceResult(die_type, value, float(confidence), type_confidence=float(type_confidence))
 
 
+def _pairs(type_proba: dict[str, float], proba: np.ndarray, classes: list[str]
+           ) -> tuple[dict[tuple[str, int], float], dict[tuple[str, int], float], float]:
+    """joint_reading's (support, score, total) for numeral probabilities proba (K,) over classes (the net's):
+    P_num and P_shape x P_num of each (type, value) pair of type_proba's types, and their sum with the
+    no-numeral classes' probability."""
+    from dicetower.vision import numerals
+
+    index = {c: i for i, c in enumerate(classes)}
+    face_classes = {c for faces in numerals.DIE_FACES.values() for cs in faces.values() for c in cs}
+    no_numeral = float(sum(p for c, p in zip(classes, proba) if c not in face_classes))
+    support = {(t, v): float(sum(proba[index[c]] for c in cs))
+               for t in type_proba for v, cs in numerals.DIE_FACES[t].items()}
+    score = {(t, v): float(type_proba[t]) * p for (t, v), p in support.items()}
+    return support, score, sum(score.values()) + no_numeral
+
+
+def in_play_share(type_proba: dict[str, float], numeral_proba: np.ndarray, die_types: frozenset[str]) -> float:
+    """The joint probability (as joint_reading weighs shape and numeral: P_shape(type) x P_num(value)) that
+    a die is of one of die_types, over every (type, value) pair and no numeral; 0..1. type_proba: {die
+    type: P_shape}, numeral_proba: (K,) over numerals.numeral_classes()."""
+    from dicetower.vision import numerals
+
+    _, score, total = _pairs(type_proba, np.asarray(numeral_proba, np.float64), numerals.numeral_classes())
+    return sum(p for (t, _), p in score.items() if t in die_types) / total if total > 0 else 0.0
+
+
 def classify_crop(crop_bgr: np.ndarray, die_set: str | None = None, mask: np.ndarray | None = None,
-                  view: ViewEstimate | None = None) -> FaceResult:
+                  view: ViewEstimate | None = None, die_types: frozenset[str] | None = None) -> FaceResult:
     """Die type and face of one die crop.
 
     crop_bgr: HxWx3 uint8 BGR, one die roughly centred, the die filling most of it, any rotation,
@@ -396,7 +466,8 @@ def classify_crop(crop_bgr: np.ndarray, die_set: str | None = None, mask: np.nda
     mask: HxW uint8 (non-zero = the die, e.g. detect.DieBody.mask) or None.
     view: the scene's view elevation (view.view_of_scene of the frame the crop is cut from) or None
     for a top-down camera; an oblique view makes the standard set read the face pointing up.
+    die_types: the die types in play (check_die_types), read by the standard set only; None: any.
     Returns FaceResult (result.unsure => the caller flags the die, GEN-D01; a crop under MIN_SIDE
     px gets confidence 0). Raises DieSetError for an unknown die set, ValueError for a crop that is
-    not a non-empty HxWx3 image."""
-    return load_die_set(die_set).classify(crop_bgr, mask, view)
+    not a non-empty HxWx3 image, or die_types given with a calibrated set."""
+    return load_die_set(die_set).classify(crop_bgr, mask, view, die_types)

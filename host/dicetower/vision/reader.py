@@ -5,6 +5,7 @@ face classifier of faces.py (`classify_crop`)."""
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any, Callable
 
@@ -103,16 +104,32 @@ class DiceReader:
     second_process: from the reader's second frame on, find the die bodies and first readings in a
                second process (second_core) while the pips are looked for in this one; False reads
                every frame in this process alone (same readings, slower)
-    Raises faces.DieSetError for an unknown die set, ValueError when no face classifier is installed.
+    die_types: the die types in play, e.g. ["d20"] or ["d4", "d6", "d8"] (a table profile's
+               `[roll] die_types`, `dicetower read --die-types`), or None for any type the standard set
+               knows: a numbered die it is unsure of is read again as one of them, and one read sure as
+               another type stays that type, a wrong die the rules refuse (faces.read_numbered, GEN-D04).
+               Pip d6 are read by their pips whatever is given.
+    Raises faces.DieSetError for an unknown die set, ValueError when no face classifier is installed,
+    for an unknown die type (faces.check_die_types) and for die_types given with a die set (a calibrated
+    set reads the dice it was calibrated on).
     """
 
     def __init__(self, die_set: str | None = None, reference: np.ndarray | None = None,
-                 second_process: bool = True):
+                 second_process: bool = True, die_types: Iterable[str] | None = None):
         self.die_set = die_set
         self.reference = reference
         self.second_process = second_process
         self._frames = 0
         self.classify = _face_classifier(die_set)
+        self.die_types: frozenset[str] | None = None
+        if die_types is not None:
+            if die_set is not None:
+                raise ValueError(f"die set {die_set!r} reads the dice it was calibrated on: give die types in "
+                                 "play only to the standard set (no --die-set)")
+            if self.classify is None:
+                raise ValueError("this install reads pip d6 only (no numbered-dice models: `make models`): "
+                                 "die types in play cannot be given")
+            self.die_types = importlib.import_module("dicetower.vision.faces").check_die_types(die_types)
         # OpenCV builds its colour-conversion tables on first use (~90 ms for Lab): once, here, so that
         # the first frame is read as fast as the others
         pixel = np.zeros((1, 1, 3), np.uint8)
@@ -196,7 +213,7 @@ class DiceReader:
         if self._frames < 2:
             return None
         return SECOND_PROCESS.ahead(image, reference, read_all=self.die_set is not None or reference is not None,
-                                    read_first=self.die_set is None)
+                                    read_first=self.die_set is None, die_types=self.die_types)
 
     def _bodies_to_read(self, image: np.ndarray, faces: list[PipFace], found: list[DieBody],
                         reference: np.ndarray | None) -> tuple[list[PipFace], list[DieBody]]:
@@ -262,14 +279,15 @@ class DiceReader:
 
     def _classified(self, image: np.ndarray, body: DieBody, view: ViewEstimate) -> DieReading:
         """Read one die body with faces.classify_crop, given the body's tight box, its mask (which
-        pixels of the crop are the die) and the scene's view elevation, unsure when the classifier is
-        or when the body is cut by the frame's border (CUT_CONFIDENCE_MAX)."""
+        pixels of the crop are the die), the scene's view elevation and the die types in play, unsure when
+        the classifier is or when the body is cut by the frame's border (CUT_CONFIDENCE_MAX)."""
         assert self.classify is not None
         x, y, w, h = body.box
         crop = image[y:y + h, x:x + w]
         mask = body.mask[:crop.shape[0], :crop.shape[1]]
         oblique = {"view": view} if view.oblique else {}  # top-down: the classifier's default
-        result = self.classify(crop, die_set=self.die_set, mask=mask, **oblique)
+        in_play = {"die_types": self.die_types} if self.die_types is not None else {}  # None: the default
+        result = self.classify(crop, die_set=self.die_set, mask=mask, **oblique, **in_play)
         body_px = crop[mask > 0] if (mask > 0).any() else crop.reshape(-1, 3)
         confidence = min(float(result.confidence), CUT_CONFIDENCE_MAX) if body.cut else float(result.confidence)
         return DieReading(result.die_type, result.value, body.box, confidence,

@@ -12,7 +12,7 @@ photos, while the worker has done its part in 25.
 
 The worker is started with `python -m dicetower.vision.second_core FD TOKEN_FD`, FD one end of a socket
 pair, TOKEN_FD the token pipe's read end; messages are pickled (multiprocessing.connection.Connection).
-Main -> worker: ("frame", seq, image, reference, read_all, read_first), ("stop", seq).
+Main -> worker: ("frame", seq, image, reference, read_all, read_first, die_types), ("stop", seq).
 Once its part of the frame is done, the reader may also send ("fine", seq, polarities): the worker reads
 the whole frame finer (detect.whole_fine_faces, small dice) while the reader reads the small faces'
 regions, and answers ("fine", seq, faces or None).
@@ -201,12 +201,13 @@ class SecondProcess:
             return self._ready
 
     def ahead(self, image: np.ndarray, reference: np.ndarray | None, read_all: bool,
-              read_first: bool) -> WorkAhead | None:
+              read_first: bool, die_types: frozenset[str] | None = None) -> WorkAhead | None:
         """Hand the worker a frame (image: HxWx3 uint8 BGR; reference: the empty tray or None), starting
         the worker if it is not running, and return its WorkAhead; None when the worker is not ready,
         has stopped, or is busy with another reader's frame. read_all: every body not of the ground's
         colour may be read (a die set or a reference; else those reader.is_die_like); read_first: read
-        them with the standard set meanwhile (False: bodies and outlines only). The frame's light-read
+        them with the standard set meanwhile (False: bodies and outlines only), as one of die_types (the
+        die types in play, DiceReader's; None: any) when given. The frame's light-read
         token is put in its pipe (WorkAhead.light). The caller must call finish() on it, also when it
         raises."""
         if self._broken or not self._lock.acquire(blocking=False):
@@ -217,7 +218,7 @@ class SecondProcess:
             return None
         self._seq += 1
         os.write(self._token_write, b"t")
-        if not self.send(("frame", self._seq, image, reference, read_all, read_first)):
+        if not self.send(("frame", self._seq, image, reference, read_all, read_first, die_types)):
             self._lock.release()
             return None
         return WorkAhead(self, self._seq)
@@ -344,7 +345,7 @@ def _serve(conn: Connection, token: int) -> None:
             continue
         if message[0] != "frame":
             continue  # the stop of a frame already done
-        _, seq, image, reference, read_all, read_first = message
+        _, seq, image, reference, read_all, read_first, reader.die_types = message
         try:
             found = find_die_bodies(image, reference)
         except Exception as exc:  # noqa: BLE001 - the main process finds the bodies itself and meets the error there
