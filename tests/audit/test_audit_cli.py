@@ -174,13 +174,21 @@ def test_csv_without_the_columns_is_refused(tmp_path):
 def test_export_csv_imports_into_another_log_with_the_same_counts(tmp_path):
     src = tmp_path / "a.sqlite"
     session(src, rolls=60)
+    with RollLog(src) as log:  # a person said roll 1's "red" d6 is a d8 showing 7: counted as that d8
+        log.mark_confirmed(1, 1, 7, "d8")
     run("export", "--log", str(src), "--format", "csv", "-o", str(tmp_path / "a.csv"))
     with open(tmp_path / "a.csv") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == 180 and rows[0]["frame_sha256"] == "a" * 64
+    assert (rows[1]["die_type"], rows[1]["face"], rows[1]["read_die_type"], rows[1]["corrected_type"]) == ("d8", "7", "d6", "d8")
+    assert rows[2]["corrected_type"] == "" and rows[2]["die_type"] == rows[2]["read_die_type"]
     run("import", str(tmp_path / "a.csv"), "--log", str(tmp_path / "b.sqlite"))
-    a, b = report_json(src), report_json(tmp_path / "b.sqlite")
-    assert {k: v["counts"] for k, v in a.items()} == {k: v["counts"] for k, v in b.items()}
+
+    def counts(path) -> dict:
+        out = run("report", "--log", str(path), "--json").output
+        return {(obj["die_id"], obj["die_type"]): obj["counts"] for obj in map(json.loads, out.strip().splitlines())}
+
+    assert counts(src) == counts(tmp_path / "b.sqlite") and counts(src)["red", "d8"][6] == 1
     out = run("export", "--log", str(src), "--format", "json").output
     doc = json.loads(out)
     assert doc["schema"] == SCHEMA_VERSION and len(doc["rolls"]) == 60 and len(doc["rolls"][0]["dice"]) == 3

@@ -76,6 +76,51 @@ def test_confirmation_and_correction_are_appended_and_chained(tmp_path):
     assert corrected["value"] == 8  # what was read stays in the log
 
 
+def test_a_die_the_reader_took_for_another_type_is_corrected_and_counted_under_its_type(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    log_some(path, 2)  # roll 2 read a d6 (die 0) and a d20 showing 8 (die 1)
+    with RollLog(path) as log:
+        with pytest.raises(LogError, match="out of range for a d12"):  # no d12 has a 17: nothing appended
+            log.mark_confirmed(2, 1, 17, "d12")
+        with pytest.raises(LogError, match="unknown die type 'd7'"):
+            log.mark_confirmed(2, 1, 3, "d7")
+        with pytest.raises(LogError, match="needs the face it shows"):
+            log.mark_confirmed(2, 1, None, "d12")
+        log.mark_confirmed(2, 1, 11, "d12")
+        log.mark_confirmed(1, 1, 5, "d20")  # the type read: no type correction
+        rolls = log.rolls()
+        dice, rows = log.audit_columns()
+        assert log.verify().ok
+    retyped, kept = rolls[1]["dice"][1], rolls[0]["dice"][1]
+    assert (retyped["die_type"], retyped["value"], retyped["corrected_type"], retyped["face"]) == ("d20", 8, "d12", 11)
+    assert (kept["corrected_type"], kept["face"]) == (None, 5)
+    assert dice[rows["key"][3]] == ("blue", "d12") and rows["face"][3] == 11 and rows["corrected"][3]
+    assert dice[rows["key"][1]] == ("blue", "d20") and rows["face"][1] == 5
+    with sqlite3.connect(path) as db:  # the correction is in the chain: edited, it no longer verifies
+        db.execute("UPDATE confirmations SET corrected_type = 'd10' WHERE corrected_type = 'd12'")
+    assert [f.table for f in faults_of(path)] == ["confirmations"]
+
+
+def test_a_log_of_schema_version_2_is_read_as_it_is_and_upgraded_when_written(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    log_some(path, 2)
+    with RollLog(path) as log:
+        log.mark_confirmed(2, 1, 13)
+        head = log.verify().head_hash
+    with sqlite3.connect(path) as db:  # as version 2 wrote it: no corrected_type column
+        db.execute("ALTER TABLE confirmations DROP COLUMN corrected_type")
+        db.execute("PRAGMA user_version = 2")
+    with RollLog(path, readonly=True) as log:
+        assert log.verify().ok and log.verify().head_hash == head
+        assert log.rolls()[1]["dice"][1]["face"] == 13 and log.audit_columns()[1]["face"][3] == 13
+    with RollLog(path) as log:  # opened to write: upgraded in place, every old row's hash as it was
+        assert log.verify().ok and log.verify().head_hash == head
+        log.mark_confirmed(1, 1, 2, "d4")
+        assert log.verify().ok and log.rolls()[0]["dice"][1]["corrected_type"] == "d4"
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+
+
 def faults_of(path):
     with RollLog(path, readonly=True) as log:
         return log.verify().faults

@@ -14,7 +14,7 @@ from dicetower.audit.rolllog import RollLog
 from dicetower.paths import shared_dir
 from dicetower.readings import DieReading
 from dicetower.service.plan import RollPlan
-from dicetower.service.roll import RollPipeline
+from dicetower.service.roll import Correction, RollPipeline
 from dicetower.vision import synth
 from dicetower.vision.calibrate import CalibrationError, find_die, read_log
 from dicetower.vision.camera import load_image
@@ -46,7 +46,8 @@ def _played_log(path, values, rng, misread=(), unconfirmed=()):
             read = 1 + t["value"] % 6 if k + len(readings) in misread else t["value"]
             readings.append(DieReading("d6", read, tuple(t["box"]), 0.3))
             truth.append(t["value"])
-        confirmed = {j: value if k + j in misread else None for j, value in enumerate(truth) if k + j not in unconfirmed}
+        confirmed = {j: Correction("d6", value) if k + j in misread else None for j, value in enumerate(truth)
+                     if k + j not in unconfirmed}
         pipeline.resolve_and_log(frame, f"tray_{i}", readings, rejected=False, confirmed=confirmed)
         k += len(truth)
     pipeline.log.close()
@@ -79,8 +80,10 @@ def test_an_oblique_photos_crop_keeps_the_dies_mask_and_the_view_it_was_read_und
     readings = [r for r in DiceReader(second_process=False).read(photo) if r.die_type != "d6"][:1]
     assert readings, "the reader found no numbered die in the photo"
     with RollLog(tmp_path / "rolls.sqlite") as log:
-        RollPipeline(Unused(), log, RollPlan()).resolve_and_log(photo, "dome", readings, confirmed={0: 7})
+        RollPipeline(Unused(), log, RollPlan()).resolve_and_log(photo, "dome", readings,
+                                                                confirmed={0: Correction("d20", 7)})
     logged = read_log(tmp_path / "rolls.sqlite", min_shots=0).samples  # one die: no face minimum
+    assert (logged[0].face.die_type, logged[0].face.value) == ("d20", 7)  # learned as set, whatever type was read
     crop, mask, view = find_die(photo)  # the die as `calibrate --from-labels` finds it in the whole photo
     assert len(logged) == 1 and logged[0].view is not None and logged[0].mask is not None
     assert 40.0 < logged[0].view.elevation < 80.0 and abs(logged[0].view.elevation - view.elevation) < 1.0

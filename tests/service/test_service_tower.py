@@ -137,6 +137,39 @@ def test_host_sets_a_value_and_a_value_no_face_of_the_die_is_ignored(tmp_path, c
     log.close()
 
 
+def test_a_die_the_reader_took_for_another_type_of_the_tables_is_set_right_on_the_panel(tmp_path):
+    # the table throws d6 and d8: from the d6 5 read, OK steps to 6, then on to the d8's faces; hold OK keeps d8 1
+    log = RollLog(tmp_path / "rolls.sqlite")
+    link = ScriptedLink([event("ROLL"), btn("ok", "long"), btn("ok"), btn("ok"), btn("ok", "long")])
+    plan = RollPlan(die_types=("d6", "d8"))  # the d6 pool: a d8 is no die of it
+    svc = TowerService(link, Camera(), RollPipeline(Reader([SURE, UNSURE]), log, plan))
+    result = svc.poll(1.0)
+    assert [s[1] for s in link.screens[1:4]] == ["d6 is 5", "d6 is 6", "d8 is 1"]
+    assert link.screens[3][2] == "(read d6 5)"
+    assert result.outcome["roll_status"] == "rethrow" and "d8" in result.outcome["reason"]  # GEN-D04: refused
+    assert (result.readings[1].die_type, result.readings[1].value) == ("d8", 1)
+    die = log.rolls()[0]["dice"][1]
+    assert (die["die_type"], die["value"], die["corrected_type"], die["face"]) == ("d6", 5, "d8", 1)
+    dice, rows = log.audit_columns()
+    assert dice[rows["key"][1]] == (None, "d8") and rows["corrected"][1]
+    assert log.verify().ok
+    log.close()
+
+
+def test_host_sets_a_die_type_and_value_and_an_impossible_one_is_ignored(tmp_path, caplog):
+    d10 = DieReading("d10", 7, (0, 0, 9, 9), 0.4)
+    svc, link, log = service(tmp_path, [d10], [event("ROLL")])
+    for answer in ("SET d7 3", "SET d20 21", "SET stone 2", "SET d20 17"):
+        svc.answers.put(answer)
+    result = svc.poll(1.0)
+    assert (result.readings[0].die_type, result.readings[0].value) == ("d20", 17)
+    die = log.rolls()[0]["dice"][0]
+    assert (die["die_type"], die["corrected_type"], die["face"]) == ("d10", "d20", 17)
+    assert "'SET d20 21' ignored" in caplog.text and "'SET stone 2' ignored" in caplog.text
+    assert "SET <die type> <value>" in caplog.text
+    log.close()
+
+
 def test_a_die_with_no_value_to_set_is_kept_by_a_held_ok(tmp_path):
     stone = DieReading("stone", None, (0, 0, 9, 9), 0.4, symbols=["sword"])
     svc, link, log = service(tmp_path, [stone], [event("ROLL"), btn("ok", "long")])

@@ -15,26 +15,28 @@ from dicetower.readings import DieReading
 from .rolllog import SCHEMA_VERSION, LogError, RollLog, check_face
 
 #: Columns of the CSV export, one row per die read (roll fields repeated). die_id, die_type and face
-#: are the import columns, so an export can be imported into another log.
+#: are the import columns, so an export can be imported into another log: die_type and face are the
+#: type and face the audit counts (a person's correction, else as read), value and read_die_type as read.
 EXPORT_COLUMNS = ["roll_id", "time_utc", "time_epoch", "tower", "table", "system", "procedure", "die_index",
-                  "die_id", "die_type", "face", "value", "confidence", "unsure", "confirmed", "corrected_value",
-                  "box", "frame_sha256", "frame_source", "outcome"]
+                  "die_id", "die_type", "face", "value", "read_die_type", "confidence", "unsure", "confirmed",
+                  "corrected_value", "corrected_type", "box", "frame_sha256", "frame_source", "outcome"]
 IMPORT_COLUMNS = ("die_id", "die_type", "face")
 
 
 def export_csv(log: RollLog, out: IO[str]) -> int:
-    """Write the log as CSV (EXPORT_COLUMNS, one row per die read; face = the value the audit counts).
-    Returns the number of rows written."""
+    """Write the log as CSV (EXPORT_COLUMNS, one row per die read; die_type and face = the type and value the
+    audit counts). Returns the number of rows written."""
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(EXPORT_COLUMNS)
     rows = 0
     for roll in log.rolls():
         for die in roll["dice"]:
             writer.writerow([roll["roll_id"], roll["time_utc"], roll["time"], roll["tower"], roll["table"] or "",
-                             roll["system"], roll["procedure"], die["die_index"], die["die_id"] or "", die["die_type"],
+                             roll["system"], roll["procedure"], die["die_index"], die["die_id"] or "",
+                             die["corrected_type"] or die["die_type"],
                              "" if die["face"] is None else die["face"], "" if die["value"] is None else die["value"],
-                             die["confidence"], int(die["unsure"]), int(die["confirmed"]),
-                             "" if die["corrected_value"] is None else die["corrected_value"],
+                             die["die_type"], die["confidence"], int(die["unsure"]), int(die["confirmed"]),
+                             "" if die["corrected_value"] is None else die["corrected_value"], die["corrected_type"] or "",
                              json.dumps(die["box"]), roll["frame_sha256"], roll["frame_source"] or "",
                              json.dumps(roll["outcome"], sort_keys=True)])
             rows += 1

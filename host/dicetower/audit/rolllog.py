@@ -9,7 +9,8 @@ Layout of the file (schema version SCHEMA_VERSION, kept in `PRAGMA user_version`
                      read (value), confidence 0..1, box (x, y, w, h px), colours, symbols, cocked,
                      unsure, and the path (relative to the database) and SHA-256 of the die's crop.
 * ``confirmations``: appended when a person confirms or corrects a reading after it was logged
-                     (nothing is ever updated in place).
+                     (nothing is ever updated in place): the face they set, and the die type when the
+                     reader took the die for another type (schema version 3).
 * ``meta``:          the chain head (last sequence number and hash).
 
 Hash chain: every row of the three tables carries ``seq`` (1, 2, 3, ... across all tables, in write
@@ -17,7 +18,10 @@ order), ``prev_hash`` and ``row_hash = sha256(prev_hash + canonical row content)
 content is the table name and the row's other columns as a compact JSON array (see `canonical`). `verify` (and
 `dicetower audit verify`) recomputes the chain and names any edited, inserted or deleted row. A chain
 only shows tampering by someone who did not recompute every later hash; publish or write down the head
-hash (`verify` prints it) to pin the log's content up to that point.
+hash (`verify` prints it) to pin the log's content up to that point. A column added by a later schema
+version (ADDED_COLUMNS) is left out of the array while it is NULL, so the rows written before it was
+added hash as they were written, and a log of the version before (2) is upgraded in place when opened to
+write (the column added, no row rewritten) and read as it is when opened read-only.
 
 The log runs in WAL mode with ``synchronous=FULL``: a roll is durable when `record_roll` returns, and a
 crash (even SIGKILL) mid-write loses at most the roll being written, never a committed one.
@@ -42,8 +46,12 @@ import numpy as np
 from dicetower.readings import DieReading
 
 #: Schema version this code writes and reads (PRAGMA user_version). Bump with a migration.
-#: Version 1 was a pre-release layout (box as JSON, rows hashed as JSON objects) that no release wrote.
-SCHEMA_VERSION = 2
+#: Version 1 was a pre-release layout (box as JSON, rows hashed as JSON objects) that no release wrote;
+#: version 2 lacks confirmations.corrected_type (upgraded in place: _upgrade).
+SCHEMA_VERSION = 3
+#: Columns later schema versions added to a chained table (version, table, column, SQL type): hashed only
+#: when not NULL (canonical), so the rows written before keep their hashes.
+ADDED_COLUMNS = ((3, "confirmations", "corrected_type", "TEXT"),)
 
 #: Sides of each die type the tower reads (DieReading.die_type). A Throwing Stones stone is a six-sided
 #: die whose faces are numbered 1..6 by the stone catalogue (RULES.md TS-D01); a d10's "0" reads 10
@@ -102,6 +110,7 @@ CREATE TABLE confirmations (
     time_utc        TEXT NOT NULL,
     time_epoch      REAL NOT NULL,
     corrected_value INTEGER,
+    corrected_type  TEXT,
     prev_hash       TEXT NOT NULL,
     row_hash        TEXT NOT NULL
 );
@@ -116,9 +125,12 @@ CHAINED_COLUMNS: dict[str, tuple[str, ...]] = {
     "readings": ("reading_id", "seq", "roll_id", "die_index", "die_id", "die_type", "value", "confidence",
                  "box_x", "box_y", "box_w", "box_h", "colour", "face_colour", "symbols", "cocked", "unsure", "crop_path", "crop_sha256"),
     "confirmations": ("confirmation_id", "seq", "roll_id", "die_index", "time_utc", "time_epoch",
-                      "corrected_value"),
+                      "corrected_value", "corrected_type"),
 }
 _ID_COLUMN = {"rolls": "roll_id", "readings": "reading_id", "confirmations": "confirmation_id"}
+_ADDED: dict[str, set[str]] = {}
+for _version, _table, _column, _type in ADDED_COLUMNS:
+    _ADDED.setdefault(_table, set()).add(_column)
 
 
 class LogError(Exception):
@@ -172,8 +184,11 @@ _CANONICAL = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_n
 def canonical(table: str, row: dict[str, Any]) -> str:
     """Canonical content of a chained row: the JSON array [table, value, ...] with the values in
     CHAINED_COLUMNS[table] order, compact (floats in Python's shortest round-trip form, so a value read
-    back from SQLite's 8-byte REAL gives the same text)."""
-    return _CANONICAL.encode([table, *[row[col] for col in CHAINED_COLUMNS[table]]])
+    back from SQLite's 8-byte REAL gives the same text); a column of ADDED_COLUMNS is left out while it
+    is NULL (absent from row: a log of an earlier version), as in the rows written before it existed."""
+    added = _ADDED.get(table, ())
+    return _CANONICAL.encode([table, *[row.get(col) for col in CHAINED_COLUMNS[table]
+                                       if col not in added or row.get(col) is not None]])
 
 
 def chain_hash(prev_hash: str, table: str, row: dict[str, Any]) -> str:
@@ -266,7 +281,7 @@ class RollLog:
         if version > SCHEMA_VERSION:
             raise LogError(f"{self.path} was written by a newer dicetower (roll log schema version {version}; "
                            f"this dicetower reads up to version {SCHEMA_VERSION}): upgrade dicetower to read it")
-        if 0 < version < SCHEMA_VERSION:
+        if version == 1:
             raise LogError(f"{self.path} is a roll log of schema version {version}, written by a pre-release "
                            f"dicetower; this dicetower reads version {SCHEMA_VERSION} and cannot check its hash "
                            "chain. It was left untouched: move it aside and start a new log")
@@ -292,9 +307,38 @@ class RollLog:
         elif not {"rolls", "readings", "confirmations", "meta"} <= tables:
             raise LogError(f"{self.path} says roll log schema version {version} but lacks its tables "
                            f"(has: {', '.join(sorted(tables)) or 'none'}); it is damaged and was left untouched")
+        elif version < SCHEMA_VERSION and not self.readonly:
+            self._upgrade(version)
+        self._columns = {table: tuple(c for c in columns if c in self._table_columns(table))
+                         for table, columns in CHAINED_COLUMNS.items()}
         if not self.readonly:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = FULL")
+
+    def _table_columns(self, table: str) -> set[str]:
+        return {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}
+
+    def _upgrade(self, version: int) -> None:
+        """Bring a log of an earlier schema version up to SCHEMA_VERSION in one transaction: add the
+        ADDED_COLUMNS after `version` (NULL in every row written before, which canonical leaves out of
+        their hashes: no row is rewritten and the chain verifies as before). Raises LogError when the
+        file cannot be written (then it is left as it was)."""
+        db = self._db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                for added_in, table, column, sql_type in ADDED_COLUMNS:
+                    if added_in > version and column not in self._table_columns(table):
+                        db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {sql_type}")
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise LogError(f"{self.path} is a roll log of schema version {version} and could not be upgraded to "
+                           f"version {SCHEMA_VERSION} ({exc}); it was left as it was: make it writable, or read it "
+                           "with `dicetower audit` (read-only)") from exc
 
     def close(self) -> None:
         """Close the database (every committed roll is already on disk)."""
@@ -416,22 +460,31 @@ class RollLog:
                            "make the folder writable") from exc
         return str(target.relative_to(self.path.parent)), hashlib.sha256(data).hexdigest()
 
-    def mark_confirmed(self, roll_id: int, die_index: int, corrected_value: int | None) -> None:
+    def mark_confirmed(self, roll_id: int, die_index: int, corrected_value: int | None,
+                       corrected_type: str | None = None) -> None:
         """Record that a person confirmed a logged reading (corrected_value None) or corrected it to
-        corrected_value. Appended as a chained ``confirmations`` row; the reading itself is never
-        changed, and the audit counts the latest correction (GEN-D01: unsure readings are confirmed).
+        corrected_value, of a die of corrected_type when the reader took it for another type (None: the
+        type read). Appended as a chained ``confirmations`` row; the reading itself is never changed, and
+        the audit counts the latest correction, under the corrected type (GEN-D01: unsure readings are
+        confirmed).
 
-        Raises LogError: no such roll or die, a corrected face out of range, the write failed.
+        Raises LogError: no such roll or die, an unknown corrected type, a type corrected without a face,
+        a corrected face out of range for the die's type, the write failed.
         """
         row = self._db.execute("SELECT die_type FROM readings WHERE roll_id = ? AND die_index = ?",
                                (roll_id, die_index)).fetchone()
         if row is None:
             raise LogError(f"roll {roll_id} has no die {die_index} in {self.path}: nothing was confirmed")
-        check_face(row[0], corrected_value, where=f"(correction of roll {roll_id}, die {die_index})")
+        where = f"(correction of roll {roll_id}, die {die_index})"
+        if corrected_type is not None and corrected_value is None:
+            raise LogError(f"a die type corrected to {corrected_type} needs the face it shows {where}: give the value too")
+        if corrected_type == row[0]:
+            corrected_type = None  # the type read: nothing to correct
+        check_face(row[0] if corrected_type is None else corrected_type, corrected_value, where=where)
         now = time.time()
         self._write(f"confirmation of roll {roll_id} die {die_index}", lambda chain: chain.add("confirmations", {
             "roll_id": roll_id, "die_index": die_index, "time_utc": utc_iso(now), "time_epoch": now,
-            "corrected_value": corrected_value}))
+            "corrected_value": corrected_value, "corrected_type": corrected_type}))
 
     def append_rows(self, rolls: list[tuple[dict[str, Any], list[DieReading]]], what: str) -> list[int]:
         """Log many rolls in ONE transaction (all or nothing), e.g. an import. Each item is
@@ -457,17 +510,25 @@ class RollLog:
         return self._write(what, body)
 
     # -- reading ---------------------------------------------------------------------------------
-    def corrections(self) -> dict[tuple[int, int], int | None]:
-        """{(roll_id, die_index): latest corrected value (None = confirmed as read)} for every confirmed die."""
-        return {(r, d): v for r, d, v in self._db.execute(
-            "SELECT roll_id, die_index, corrected_value FROM confirmations ORDER BY seq")}
+    def corrections(self) -> dict[tuple[int, int], tuple[int | None, str | None]]:
+        """{(roll_id, die_index): (latest corrected value, its corrected die type)} for every confirmed die:
+        (None, None) = confirmed as read; the type None = the type read."""
+        return {(r, d): (v, t) for r, d, v, t in self._db.execute(
+            f"SELECT roll_id, die_index, corrected_value, {self._corrected_type} FROM confirmations ORDER BY seq")}
+
+    @property
+    def _corrected_type(self) -> str:
+        """The confirmations column of corrected types in a SELECT ("NULL" in a version 2 log read as it is)."""
+        return "corrected_type" if "corrected_type" in self._columns["confirmations"] else "NULL"
 
     def rolls(self, after: int = 0) -> list[dict[str, Any]]:
         """Every roll with roll_id > after (default: all), oldest first: {roll_id, time (epoch s), time_utc, tower, table, system, procedure,
         outcome (parsed), frame_sha256, frame_source, dice: [{die_index, die_id, die_type, value (as read),
         confidence, box [x,y,w,h], colour, face_colour, symbols, cocked, unsure, confirmed (bool),
-        corrected_value, face (the value the audit counts: the correction if corrected, else the value
-        read; None when no number was read or the reading is unsure and nobody confirmed it), crop_path}]}."""
+        corrected_value, corrected_type (None: the type read), face (the value the audit counts: the
+        correction if corrected, else the value read; None when no number was read or the reading is unsure
+        and nobody confirmed it), crop_path}]}. die_type is the type read; the audit counts the die under
+        corrected_type when it is set."""
         corrections = self.corrections()
         out: dict[int, dict[str, Any]] = {}
         for row in self._db.execute(
@@ -482,7 +543,7 @@ class RollLog:
                 "ORDER BY roll_id, die_index", (after,)):
             key = (row[0], row[1])
             confirmed = key in corrections
-            corrected = corrections.get(key)
+            corrected, corrected_type = corrections.get(key, (None, None))
             roll = out.get(row[0])
             if roll is None:  # a reading whose roll row is gone: `verify` reports it
                 continue
@@ -490,7 +551,7 @@ class RollLog:
                 "die_index": row[1], "die_id": row[2], "die_type": row[3], "value": row[4], "confidence": row[5],
                 "box": json.loads(row[6]), "colour": row[7], "face_colour": row[8], "symbols": json.loads(row[9]),
                 "cocked": bool(row[10]), "unsure": bool(row[11]), "confirmed": confirmed,
-                "corrected_value": corrected,
+                "corrected_value": corrected, "corrected_type": corrected_type,
                 "face": corrected if corrected is not None else row[4] if confirmed or not row[11] else None,
                 "crop_path": row[12]})
         return list(out.values())
@@ -500,12 +561,17 @@ class RollLog:
 
         Returns (dice, rows): dice = [(die_id, die_type), ...] (in no particular order); rows = a
         structured array, shape (n,), fields reading_id (i8), epoch (f8, roll time, Unix s), key (i8,
-        index into dice), face (i8), x (f8, box centre x in px: the die's drop position in the tray),
-        corrected (?, True when face is a person's correction, not the value read).
+        index into dice: the die's type as a person corrected it, else as read), face (i8), x (f8, box
+        centre x in px: the die's drop position in the tray), corrected (?, True when face is a person's
+        correction, not the value read).
         face is the value the audit counts: a person's latest correction, else the value read; 0 when
         there is nothing to count: no number read, or an unsure reading (GEN-D01) nobody confirmed."""
         dice = [(die_id, die_type) for die_type, die_id in self._db.execute(
             "SELECT DISTINCT die_type, die_id FROM readings")]
+        retyped = {rid: (die_id, die_type) for rid, die_id, die_type in self._db.execute(
+            f"SELECT d.reading_id, d.die_id, {self._corrected_type} FROM confirmations c JOIN readings d "
+            "ON d.roll_id = c.roll_id AND d.die_index = c.die_index ORDER BY c.seq")}  # the latest: None = as read
+        dice += sorted({die for die in retyped.values() if die[1] is not None} - set(dice), key=str)
         case = " ".join(f"WHEN d.die_type = ? AND d.die_id IS ? THEN {i}" for i in range(len(dice)))
         params = [v for die_id, die_type in dice for v in (die_type, die_id)]
         cursor = self._db.execute(
@@ -522,6 +588,12 @@ class RollLog:
             at = np.searchsorted(rows["reading_id"], np.fromiter(confirmed, dtype=np.int64, count=len(confirmed)))
             rows["face"][at] = [value for value, _ in confirmed.values()]
             rows["corrected"][at] = [bool(corrected) for _, corrected in confirmed.values()]
+        index = {die: i for i, die in enumerate(dice)}
+        moved = {rid: index[die] for rid, die in retyped.items() if die[1] is not None}
+        if moved:
+            at = np.searchsorted(rows["reading_id"], np.fromiter(moved, dtype=np.int64, count=len(moved)))
+            rows["key"][at] = list(moved.values())
+            rows["corrected"][at] = True
         return dice, rows
 
     def count_readings(self) -> int:
@@ -539,7 +611,7 @@ class RollLog:
                 seq = values[1]
                 yield (seq if isinstance(seq, (int, float)) else math.inf), table, dict(zip(names, values))
 
-        for _, table, row in heapq.merge(*(rows(t, c) for t, c in CHAINED_COLUMNS.items()), key=lambda x: x[0]):
+        for _, table, row in heapq.merge(*(rows(t, c) for t, c in self._columns.items()), key=lambda x: x[0]):
             yield table, row
 
     def verify(self) -> VerifyResult:

@@ -168,14 +168,15 @@ def _cbreak():
 
 def _interactive(service, sim) -> None:  # type: ignore[no-untyped-def]
     """Keys: r = press ROLL (simulated tower), y/n = keep or drop again an unsure reading, digits then Enter =
-    correct it to that value, q = quit."""
+    correct it to that value, a die type, a space and the value (e.g. d8 5) then Enter = correct its type
+    and value, q = quit."""
     quit_flag = threading.Event()
 
     def keys() -> None:
-        typed = ""  # digits of a correction, sent on Enter
+        typed = ""  # a correction ("5", "d8 5"), sent on Enter
         while not quit_flag.is_set():
             key = sys.stdin.read(1)
-            if key.isdigit():
+            if key.isdigit() or (key == "d" and not typed) or (key == " " and typed[:1] == "d" and " " not in typed):
                 typed += key
                 click.echo(key, nl=False)
                 continue
@@ -193,7 +194,7 @@ def _interactive(service, sim) -> None:  # type: ignore[no-untyped-def]
             elif key in ("y", "n"):
                 service.answers.put("OK" if key == "y" else "NO")
 
-    unsure = "y/n = keep/re-throw an unsure die, its value + Enter = correct it"
+    unsure = "y/n = keep/re-throw an unsure die, its value (or type and value: d8 5) + Enter = correct it"
     click.echo(f"r = ROLL, {unsure}, q = quit" if sim else f"press ROLL on the tower; {unsure}; q = quit")
     with _cbreak():
         threading.Thread(target=keys, daemon=True).start()

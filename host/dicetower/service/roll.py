@@ -26,7 +26,17 @@ class Log(Protocol):
                     procedure: str, frame_sha256: str, frame_source: str | None = None,
                     crops: list[bytes] | None = None) -> Any: ...
 
-    def mark_confirmed(self, roll_id: int, die_index: int, corrected_value: int | None) -> None: ...
+    def mark_confirmed(self, roll_id: int, die_index: int, corrected_value: int | None,
+                       corrected_type: str | None = None) -> None: ...
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A person's correction of an unsure reading (GEN-D01): the face value the die shows (1..sides of
+    die_type) and its die type (the type read, unless the reader took the die for another type)."""
+
+    die_type: str
+    value: int
 
 
 @dataclass
@@ -34,7 +44,7 @@ class RollResult:
     """What one roll produced.
 
     roll_id:   the roll log's id (the roll is logged before it is shown)
-    readings:  the dice read, in reading order, with the values a person corrected (as resolved)
+    readings:  the dice read, in reading order, with the values (and types) a person corrected (as resolved)
     outcome:   the procedure's outcome (JSON-serialisable), or {"roll_status": "rethrow", "reason": ...} when the
                throw must be made again (wrong dice, unsure dice the player rejected)
     screen:    the OLED lines to show (at most 8 of at most 16 characters; at most 3 under `big`)
@@ -109,22 +119,24 @@ class RollPipeline:
         return self.reader.read(image)
 
     def resolve_and_log(self, image: np.ndarray, source: str, readings: list[DieReading],
-                        rejected: bool = False, confirmed: dict[int, int | None] | None = None) -> RollResult:
+                        rejected: bool = False, confirmed: dict[int, Correction | None] | None = None) -> RollResult:
         """Resolve the plan's procedure on these readings, log the roll, and return the screen.
 
         The roll is logged (committed) BEFORE the screen is returned, so a shown result is always in
         the log. Readings the player rejected (unsure, GEN-D01) or dice the procedure refuses
         (GEN-D04, RulesError) are logged with an outcome {"roll_status": "rethrow", ...} and a screen that
         asks for the dice again; nothing is guessed. Each die's crop of the frame is logged with it
-        (die_crops). confirmed: {index into readings: the value a person corrected that die to, or None
-        when they kept it as read}; the procedure is resolved on the corrected values, the readings are
-        logged as read, and each confirmation (with its correction) is logged after the roll
-        (RollLog.mark_confirmed), so the audit counts the corrected face and keeps what was read.
+        (die_crops). confirmed: {index into readings: the Correction a person made to that die, or None
+        when they kept it as read}; the procedure is resolved on the corrected dice (so a die corrected to a
+        type the procedure does not take is refused, GEN-D04), the readings are logged as read, and each
+        confirmation (with its correction) is logged after the roll (RollLog.mark_confirmed), so the audit
+        counts the corrected face, under the corrected type, and keeps what was read.
         Raises the log's error when logging fails (a correction that is no face of its die included:
         LogError): the caller must then not show a result."""
         confirmed = confirmed or {}
         readings_as_read = readings
-        readings = [r if confirmed.get(i) is None else replace(r, value=confirmed[i]) for i, r in enumerate(readings)]
+        readings = [r if (c := confirmed.get(i)) is None else replace(r, die_type=c.die_type, value=c.value)
+                    for i, r in enumerate(readings)]
         sha = frame_sha256(image, source)
         big = None
         unsure = [i for i, r in enumerate(readings) if r.unsure]
@@ -144,7 +156,10 @@ class RollPipeline:
         record = self.log.record_roll(readings_as_read, outcome, system=self.plan.procedure.split(".")[0],
                                       procedure=self.plan.procedure, frame_sha256=sha, frame_source=source,
                                       crops=die_crops(image, readings_as_read))
-        for i, value in sorted(confirmed.items()):  # a person vouched for these readings: the audit may count them
-            self.log.mark_confirmed(record.roll_id, i, value)
+        for i, correction in sorted(confirmed.items()):  # a person vouched for these readings: the audit may count them
+            if correction is None:
+                self.log.mark_confirmed(record.roll_id, i, None)
+            else:
+                self.log.mark_confirmed(record.roll_id, i, correction.value, correction.die_type)
         changes = self.table.apply(outcome) if self.table is not None and outcome["roll_status"] == "resolved" else []
         return RollResult(record.roll_id, readings, outcome, screen, sha, source, unsure, changes, big)

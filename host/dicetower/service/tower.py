@@ -9,7 +9,7 @@ from typing import Any, Callable, Protocol
 
 from dicetower.readings import DieReading
 
-from .roll import RollPipeline, RollResult
+from .roll import Correction, RollPipeline, RollResult
 
 log = logging.getLogger(__name__)
 
@@ -25,29 +25,39 @@ class Camera(Protocol):
     def read(self) -> Any: ...
 
 
-def confirm_screen(index: int, reading: DieReading) -> list[str]:
+def confirm_screen(index: int, reading: DieReading, correctable: bool) -> list[str]:
     """OLED prompt for an unsure reading (GEN-D01): what was read and which button does what (holding OK
-    sets the value, correctable() dice only)."""
+    sets the die's face, and its type: correction_faces; correctable dice only)."""
     value = "?" if reading.value is None else str(reading.value)
     why = "cocked" if reading.cocked else f"conf {reading.confidence:.2f}"
     lines = [f"UNSURE DIE {index + 1}", f"{reading.die_type} read {value}", why, "", "OK  = keep it", "NO  = drop again"]
-    return lines + ["hold OK = fix"] if correctable(reading) else lines
+    return lines + ["hold OK = fix"] if correctable else lines
 
 
-def correct_screen(index: int, reading: DieReading, value: int) -> list[str]:
-    """OLED form while the player sets an unsure die's value on the panel: the value being set and the buttons."""
-    return [f"FIX DIE {index + 1}", f"{reading.die_type} is {value}", f"(read {reading.value})", "OK  = up",
-            "NO  = down", "hold OK = keep", "hold NO = back"]
+def correct_screen(index: int, reading: DieReading, face: Correction) -> list[str]:
+    """OLED form while the player sets an unsure die's face (and type) on the panel: the face being set and
+    the buttons."""
+    return [f"FIX DIE {index + 1}", f"{face.die_type} is {face.value}", f"(read {reading.die_type} {reading.value})",
+            "OK  = up", "NO  = down", "hold OK = keep", "hold NO = back"]
 
 
-def correctable(reading: DieReading) -> int:
-    """The number of faces a person may set this reading's value to (a numbered or pip die: 1..sides), or 0
-    when it has no value to set (symbol faces, no value read, a die type the log does not know)."""
+#: Die types whose faces are numbers 1..sides (a stone's faces are symbols: not set by number)
+NUMBERED = ("d4", "d6", "d8", "d10", "d12", "d20")
+
+
+def correction_faces(reading: DieReading, die_types: tuple[str, ...] | None) -> list[Correction]:
+    """The faces a person may set an unsure numbered or pip reading to, in the panel's order: the read type's
+    faces 1..sides, then those of the other numbered die types in play (die_types, the table's `[roll]
+    die_types`; None: the read type alone), so a die the reader took for another type of the table's is set
+    right too (any type may be typed at the host: TowerService._typed). [] when the reading has no value to
+    set (symbol faces, no value read, a die type the log does not know)."""
     from dicetower.audit.rolllog import DIE_SIDES
 
-    if reading.value is None or reading.symbols:
-        return 0
-    return DIE_SIDES.get(reading.die_type, 0)
+    if reading.value is None or reading.symbols or reading.die_type not in DIE_SIDES:
+        return []
+    others = [t for t in die_types or () if t != reading.die_type and t in NUMBERED]
+    types = [reading.die_type] + (others if reading.die_type in NUMBERED else [])
+    return [Correction(t, v) for t in types for v in range(1, DIE_SIDES[t] + 1)]
 
 
 class TowerService:
@@ -143,7 +153,7 @@ class TowerService:
 
         frame = wait_settled(self.camera) if self.settle else self.camera.read()
         readings = self.pipeline.read(frame.image)
-        confirmed: dict[int, int | None] = {}
+        confirmed: dict[int, Correction | None] = {}
         rejected = False
         for i, reading in enumerate(readings):
             if reading.unsure:
@@ -174,20 +184,21 @@ class TowerService:
             self.link.set_light("alarm")
             self._pending_alarm = (time.monotonic() + self.alarm_delay_s, alarms[0].screen())
 
-    def _confirm(self, index: int, reading: DieReading) -> tuple[bool, int | None]:
-        """Ask the player about an unsure reading: (kept, the value they corrected it to or None). On the
-        panel: OK keeps it, NO drops the dice again; holding OK sets the value (correctable dice): OK / NO
-        step it up / down through the die's faces, holding OK keeps the value set, holding NO goes back to
-        the prompt. At the host (answers): "OK", "NO", or "SET <value>". No answer within
-        confirm_timeout_s (from the last press) drops the dice again: never resolved in silence."""
-        sides = correctable(reading)
+    def _confirm(self, index: int, reading: DieReading) -> tuple[bool, Correction | None]:
+        """Ask the player about an unsure reading: (kept, their Correction or None when kept as read). On
+        the panel: OK keeps it, NO drops the dice again; holding OK sets the face (correctable dice): OK /
+        NO step up / down through correction_faces (the read type's faces, then the other types in play),
+        holding OK keeps the face set, holding NO goes back to the prompt. At the host (answers): "OK",
+        "NO", "SET <value>" or "SET <die type> <value>". No answer within confirm_timeout_s (from the last
+        press) drops the dice again: never resolved in silence."""
+        faces = correction_faces(reading, self.pipeline.plan.die_types)
         self.link.set_light("unsure")
-        self.link.show_screen(confirm_screen(index, reading))
-        value: int | None = None  # the value being set on the panel; None: the prompt is shown
+        self.link.show_screen(confirm_screen(index, reading, bool(faces)))
+        at: int | None = None  # index into faces of the face being set on the panel; None: the prompt is shown
         deadline = time.monotonic() + self.confirm_timeout_s
         while time.monotonic() < deadline:
             try:
-                answer = self._typed(self.answers.get_nowait(), reading, sides)
+                answer = self._typed(self.answers.get_nowait(), reading, bool(faces))
                 if answer is not None:
                     return answer
             except queue.Empty:
@@ -196,30 +207,40 @@ class TowerService:
             if event is None or event.type != "BTN" or event.fields.get("name") not in ("ok", "no"):
                 continue
             ok, held = event.fields["name"] == "ok", event.fields.get("press") == "long"
-            if value is None and not (ok and held and sides):
+            if at is None and not (ok and held and faces):
                 return ok, None
-            deadline = time.monotonic() + self.confirm_timeout_s  # the player is setting the value
-            if value is None:
-                value = reading.value or 1
+            deadline = time.monotonic() + self.confirm_timeout_s  # the player is setting the face
+            if at is None:
+                at = next((k for k, f in enumerate(faces) if (f.die_type, f.value) == (reading.die_type, reading.value)), 0)
             elif held and ok:
-                return True, None if value == reading.value else value
+                face = faces[at]
+                return True, None if (face.die_type, face.value) == (reading.die_type, reading.value) else face
             elif held:
-                value = None
-                self.link.show_screen(confirm_screen(index, reading))
+                at = None
+                self.link.show_screen(confirm_screen(index, reading, True))
                 continue
             else:
-                value = value % sides + 1 if ok else (value - 2) % sides + 1
-            self.link.show_screen(correct_screen(index, reading, value))
+                at = (at + (1 if ok else -1)) % len(faces)
+            self.link.show_screen(correct_screen(index, reading, faces[at]))
         return False, None
 
-    def _typed(self, answer: str, reading: DieReading, sides: int) -> tuple[bool, int | None] | None:
-        """A host answer ("OK", "NO", "SET <value>") as _confirm's answer; None, with a warning logged that
-        says what to type, for one that is none of those or sets no face of the die."""
+    def _typed(self, answer: str, reading: DieReading, correctable: bool) -> tuple[bool, Correction | None] | None:
+        """A host answer ("OK", "NO", "SET <value>", "SET <die type> <value>") as _confirm's answer; None,
+        with a warning logged that says what to type, for one that is none of those or sets no face of a
+        die the log knows (a type not in play may be set: the rules then refuse the die, GEN-D04)."""
+        from dicetower.audit.rolllog import DIE_SIDES
+
         words = answer.split()
         if words in (["OK"], ["NO"]):
             return words == ["OK"], None
-        if len(words) == 2 and words[0] == "SET" and words[1].isdigit() and 1 <= int(words[1]) <= sides:
-            return True, None if int(words[1]) == reading.value else int(words[1])
-        log.warning("answer %r ignored: %s", answer, f"type OK, NO or SET <value>, a value from 1 to {sides}" if sides
+        if correctable and len(words) in (2, 3) and words[0] == "SET" and words[-1].isdigit():
+            die_type = words[1].lower() if len(words) == 3 else reading.die_type
+            value = int(words[-1])
+            if (die_type == reading.die_type or (die_type in NUMBERED and reading.die_type in NUMBERED)) \
+                    and 1 <= value <= DIE_SIDES.get(die_type, 0):
+                return True, None if (die_type, value) == (reading.die_type, reading.value) else Correction(die_type, value)
+        log.warning("answer %r ignored: %s", answer,
+                    f"type OK, NO, SET <value> (from 1 to {DIE_SIDES[reading.die_type]} for this {reading.die_type}) or SET "
+                    f"<die type> <value> (e.g. SET d8 5)" if correctable
                     else "type OK or NO (this die's value cannot be set)")
         return None

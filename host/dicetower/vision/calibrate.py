@@ -308,9 +308,10 @@ def read_log(log_path: Path, min_shots: int = LOG_MIN_SHOTS) -> LogCrops:
                 unreadable.append(where)
                 continue
             view = None if logged.elevation is None else ViewEstimate(logged.elevation)
-            face = FaceClass(die["die_type"], int(die["face"]))
+            face = FaceClass(die["corrected_type"] or die["die_type"], int(die["face"]))
             samples.append(LabelledCrop(logged.crop, face, f"roll {roll['roll_id']}", logged.mask, view))
-            corrected += die["corrected_value"] is not None and die["corrected_value"] != die["value"]
+            corrected += die["corrected_type"] is not None or (die["corrected_value"] is not None
+                                                               and die["corrected_value"] != die["value"])
     if not samples:
         raise CalibrationError(f"{log_path} holds no confirmed die with its crop"
                                + (f" ({len(unreadable)} crops unreadable)" if unreadable else "")
