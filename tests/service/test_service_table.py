@@ -51,11 +51,11 @@ def test_the_die_types_in_play_come_from_the_profile(tmp_path):
 system = "stepdie"
 [roll]
 procedure = "stepdie.test"
-die_types = ["@characters.bren.dice.A", "D8"]
+die_types = ["d20", "@characters.bren.dice.A", "D8"]
 [characters.bren]
 dice = { A = "d6" }
 """)
-    assert Table(path).plan.die_types == ("d6", "d8")
+    assert Table(path).plan.die_types == ("d6", "d8", "d20")  # fewest faces first, the panel's order
     assert Table(write(tmp_path, "system = 'd6pool'\n[roll]\nprocedure = 'd6pool.count_successes'\n")).plan.die_types is None
     shipped = paths.repo_root() / "tables"
     assert Table(shipped / "stepdie.toml").plan.die_types == ("d6",)  # Bren's agility die

@@ -83,11 +83,13 @@ def plan_from_profile(profile: dict[str, Any], path: Path) -> RollPlan:
 
 
 def _die_types(value: Any, path: Path) -> tuple[str, ...] | None:
-    """`[roll] die_types` (dereferenced) as a sorted tuple, or None when absent. Raises ProfileError naming the
-    file when it is not a list of known die types."""
+    """`[roll] die_types` (dereferenced) as a tuple from the fewest faces up (d4, d6, ..., d20: the panel steps
+    through their faces in this order), or None when absent. Raises ProfileError naming the file when it is
+    not a list of known die types."""
     if value is None:
         return None
     from dicetower.vision.faces import check_die_types
+    from dicetower.vision.shape import DIE_TYPES
 
     if not isinstance(value, list):
         raise ProfileError(f"{path}: [roll] die_types must be a list such as [\"d6\"], not {value!r}")
@@ -96,7 +98,7 @@ def _die_types(value: Any, path: Path) -> tuple[str, ...] | None:
     except ValueError as exc:
         raise ProfileError(f"{path}: [roll] die_types: {exc}") from exc
     assert types is not None
-    return tuple(sorted(types))
+    return tuple(sorted(types, key=DIE_TYPES.index))
 
 
 class Table:
