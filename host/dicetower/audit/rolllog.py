@@ -128,9 +128,7 @@ CHAINED_COLUMNS: dict[str, tuple[str, ...]] = {
                       "corrected_value", "corrected_type"),
 }
 _ID_COLUMN = {"rolls": "roll_id", "readings": "reading_id", "confirmations": "confirmation_id"}
-_ADDED: dict[str, set[str]] = {}
-for _version, _table, _column, _type in ADDED_COLUMNS:
-    _ADDED.setdefault(_table, set()).add(_column)
+_ADDED = {table: {c for _, t, c, _ in ADDED_COLUMNS if t == table} for _, table, _, _ in ADDED_COLUMNS}
 
 
 class LogError(Exception):
@@ -316,6 +314,7 @@ class RollLog:
             db.execute("PRAGMA synchronous = FULL")
 
     def _table_columns(self, table: str) -> set[str]:
+        """The names of a table's columns in this file."""
         return {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}
 
     def _upgrade(self, version: int) -> None:
