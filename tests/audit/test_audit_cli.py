@@ -180,7 +180,8 @@ def test_export_csv_imports_into_another_log_with_the_same_counts(tmp_path):
     with open(tmp_path / "a.csv") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == 180 and rows[0]["frame_sha256"] == "a" * 64
-    assert (rows[1]["die_type"], rows[1]["face"], rows[1]["read_die_type"], rows[1]["corrected_type"]) == ("d8", "7", "d6", "d8")
+    fields = ("die_type", "face", "read_die_type", "corrected_type")
+    assert tuple(rows[1][k] for k in fields) == ("d8", "7", "d6", "d8")
     assert rows[2]["corrected_type"] == "" and rows[2]["die_type"] == rows[2]["read_die_type"]
     run("import", str(tmp_path / "a.csv"), "--log", str(tmp_path / "b.sqlite"))
 

@@ -56,7 +56,8 @@ die_types = ["d20", "@characters.bren.dice.A", "D8"]
 dice = { A = "d6" }
 """)
     assert Table(path).plan.die_types == ("d6", "d8", "d20")  # fewest faces first, the panel's order
-    assert Table(write(tmp_path, "system = 'd6pool'\n[roll]\nprocedure = 'd6pool.count_successes'\n")).plan.die_types is None
+    unnamed = write(tmp_path, "system = 'd6pool'\n[roll]\nprocedure = 'd6pool.count_successes'\n")
+    assert Table(unnamed).plan.die_types is None
     shipped = paths.repo_root() / "tables"
     assert Table(shipped / "stepdie.toml").plan.die_types == ("d6",)  # Bren's agility die
     assert Table(shipped / "d6pool.toml").plan.die_types == ("d6",)
@@ -68,7 +69,8 @@ dice = { A = "d6" }
     ("system = 'd6pool'\n[roll]\nprocedure = 'd6pool.count_successes'\ninputs = { x = '@nowhere.at.all' }", "refers to nothing"),
     ("system = = 'd6pool'", "not valid TOML"),
     ("system = 'd6pool'\n[roll]\nprocedure = 'd6pool.count_successes'\ndie_types = 'd6'", r"die_types must be a list"),
-    ("system = 'd6pool'\n[roll]\nprocedure = 'd6pool.count_successes'\ndie_types = ['d6', 'd66']", r"die_types: unknown.*'d66'"),
+    ("system = 'd6pool'\n[roll]\nprocedure = 'd6pool.count_successes'\ndie_types = ['d6', 'd66']",
+     r"die_types: unknown.*'d66'"),
 ])
 def test_bad_profiles_say_what_to_fix(tmp_path, text, message):
     with pytest.raises(ProfileError, match=message):

@@ -64,10 +64,10 @@ def test_an_unsure_d6_is_read_again_as_a_die_in_play():
     def right(readings: list) -> int:
         return sum([(d.die_type, d.value) for d in dice] == [("d6", v)] for dice, (_, v) in zip(readings, tiles))
 
-    assert any(d.die_type != "d6" for dice in free for d in dice), "every tile read as a d6 anyway: the test shows nothing"
+    assert any(d.die_type != "d6" for dice in free for d in dice), "every tile read a d6 anyway: the test shows nothing"
     assert all(d.die_type == "d6" or not d.unsure for dice in told for d in dice)
     assert right(told) > right(free), (right(told), right(free))
-    assert not any(not d.unsure and d.value != v for dice, (_, v) in zip(told, tiles) for d in dice)  # none sure and wrong
+    assert not any(not d.unsure and d.value != v for dice, (_, v) in zip(told, tiles) for d in dice)  # none sure, wrong
 
 
 @needs_models

@@ -36,7 +36,8 @@ def export_csv(log: RollLog, out: IO[str]) -> int:
                              die["corrected_type"] or die["die_type"],
                              "" if die["face"] is None else die["face"], "" if die["value"] is None else die["value"],
                              die["die_type"], die["confidence"], int(die["unsure"]), int(die["confirmed"]),
-                             "" if die["corrected_value"] is None else die["corrected_value"], die["corrected_type"] or "",
+                             "" if die["corrected_value"] is None else die["corrected_value"],
+                             die["corrected_type"] or "",
                              json.dumps(die["box"]), roll["frame_sha256"], roll["frame_source"] or "",
                              json.dumps(roll["outcome"], sort_keys=True)])
             rows += 1

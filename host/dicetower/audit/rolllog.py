@@ -476,7 +476,8 @@ class RollLog:
             raise LogError(f"roll {roll_id} has no die {die_index} in {self.path}: nothing was confirmed")
         where = f"(correction of roll {roll_id}, die {die_index})"
         if corrected_type is not None and corrected_value is None:
-            raise LogError(f"a die type corrected to {corrected_type} needs the face it shows {where}: give the value too")
+            raise LogError(f"a die type corrected to {corrected_type} needs the face it shows {where}: "
+                           "give the value too")
         if corrected_type == row[0]:
             corrected_type = None  # the type read: nothing to correct
         check_face(row[0] if corrected_type is None else corrected_type, corrected_value, where=where)

@@ -211,7 +211,8 @@ class TowerService:
                 return ok, None
             deadline = time.monotonic() + self.confirm_timeout_s  # the player is setting the face
             if at is None:
-                at = next((k for k, f in enumerate(faces) if (f.die_type, f.value) == (reading.die_type, reading.value)), 0)
+                read = (reading.die_type, reading.value)
+                at = next((k for k, f in enumerate(faces) if (f.die_type, f.value) == read), 0)
             elif held and ok:
                 face = faces[at]
                 return True, None if (face.die_type, face.value) == (reading.die_type, reading.value) else face
@@ -238,9 +239,10 @@ class TowerService:
             value = int(words[-1])
             if (die_type == reading.die_type or (die_type in NUMBERED and reading.die_type in NUMBERED)) \
                     and 1 <= value <= DIE_SIDES.get(die_type, 0):
-                return True, None if (die_type, value) == (reading.die_type, reading.value) else Correction(die_type, value)
+                kept = (die_type, value) == (reading.die_type, reading.value)
+                return True, None if kept else Correction(die_type, value)
         log.warning("answer %r ignored: %s", answer,
-                    f"type OK, NO, SET <value> (from 1 to {DIE_SIDES[reading.die_type]} for this {reading.die_type}) or SET "
-                    f"<die type> <value> (e.g. SET d8 5)" if correctable
+                    f"type OK, NO, SET <value> (from 1 to {DIE_SIDES[reading.die_type]} for this "
+                    f"{reading.die_type}) or SET <die type> <value> (e.g. SET d8 5)" if correctable
                     else "type OK or NO (this die's value cannot be set)")
         return None

@@ -71,7 +71,8 @@ def read(images: tuple[str, ...], as_json: bool, die_set: str | None, die_types:
     A missing or corrupt image is reported on stderr (and as an "error" line with --json); the others
     are still read, and the exit code is 1."""
     try:
-        reader = DiceReader(die_set, die_types=None if die_types is None else [t for t in die_types.split(",") if t.strip()])
+        named = None if die_types is None else [t for t in die_types.split(",") if t.strip()]
+        reader = DiceReader(die_set, die_types=named)
     except (ValueError, LookupError) as exc:
         raise click.ClickException(str(exc)) from exc
     failed = 0
