@@ -9,6 +9,7 @@ import numpy as np
 from dicetower.audit.rolllog import RollLog
 from dicetower.audit.sprt import FairnessWatch
 from dicetower.readings import DieReading
+from dicetower.service.cli import takes_key
 from dicetower.service.plan import RollPlan
 from dicetower.service.roll import RollPipeline
 from dicetower.service.tower import TowerService
@@ -168,6 +169,18 @@ def test_host_sets_a_die_type_and_value_and_an_impossible_one_is_ignored(tmp_pat
     assert "'SET d20 21' ignored" in caplog.text and "'SET stone 2' ignored" in caplog.text
     assert "SET <die type> <value>" in caplog.text
     log.close()
+
+
+def test_the_terminal_takes_a_value_or_a_die_type_and_value_as_one_correction():
+    def typed(keys: str) -> str:
+        out = ""
+        for key in keys:
+            out += key if takes_key(out, key) else ""
+        return out
+
+    assert typed("d20 17") == "d20 17" and typed("12") == "12"
+    assert typed("5d") == "5" and typed("d8  5") == "d8 5" and typed(" 5") == "5"  # y, n, r, q keep their meaning
+    assert not takes_key("", "y") and not takes_key("d8", "n")
 
 
 def test_a_die_with_no_value_to_set_is_kept_by_a_held_ok(tmp_path):

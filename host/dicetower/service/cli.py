@@ -166,6 +166,12 @@ def _cbreak():
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
+def takes_key(typed: str, key: str) -> bool:
+    """Whether a key pressed at the terminal goes into the correction being typed (typed: its keys so far, sent
+    on Enter as "SET <typed>"): digits, the "d" that starts a die type, and one space after the type ("d8 5")."""
+    return key.isdigit() or (key == "d" and not typed) or (key == " " and typed[:1] == "d" and " " not in typed)
+
+
 def _interactive(service, sim) -> None:  # type: ignore[no-untyped-def]
     """Keys: r = press ROLL (simulated tower), y/n = keep or drop again an unsure reading, digits then Enter =
     correct it to that value, a die type, a space and the value (e.g. d8 5) then Enter = correct its type
@@ -176,7 +182,7 @@ def _interactive(service, sim) -> None:  # type: ignore[no-untyped-def]
         typed = ""  # a correction ("5", "d8 5"), sent on Enter
         while not quit_flag.is_set():
             key = sys.stdin.read(1)
-            if key.isdigit() or (key == "d" and not typed) or (key == " " and typed[:1] == "d" and " " not in typed):
+            if takes_key(typed, key):
                 typed += key
                 click.echo(key, nl=False)
                 continue
