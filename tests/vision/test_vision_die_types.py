@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from dicetower import paths
@@ -142,3 +143,26 @@ def test_read_die_types_on_the_command_line(tmp_path):
     proc = subprocess.run([str(DICETOWER), "read", "--die-types", "d6,d7", files[0]],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode != 0 and "'d7'" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@needs_models
+def test_a_sure_reading_under_an_unsure_view_is_flagged_as_a_die_in_play(monkeypatch):
+    # shape and numeral agree on a d4 showing 3, but the view's elevation is unsure, so the reading will be
+    # flagged (VIEW_UNSURE_CAP): flagged, it is read as a die in play like any unsure one
+    from dicetower.vision import numerals, shape
+    from dicetower.vision.view import ViewEstimate
+
+    classes = numerals.numeral_classes()
+    proba = np.full(len(classes), 0.001)
+    proba[classes.index("d4:3")] = 0.5
+    proba[classes.index("3")] = 0.4
+    proba /= proba.sum()
+    monkeypatch.setattr(shape, "die_type_by_shape", lambda crop, mask, elevation: shape.ShapeResult(
+        "d4", 0.9, {"d4": 0.9, "d6": 0.04, "d8": 0.02, "d10": 0.02, "d12": 0.01, "d20": 0.01}))
+    monkeypatch.setattr(numerals, "read_up_face", lambda crop, mask, elevation, die_type: (proba, proba))
+    crop = np.full((60, 60, 3), 128, np.uint8)
+    assert (read_numbered(crop).die_type, read_numbered(crop).unsure) == ("d4", False)
+    sure_view, unsure_view = ViewEstimate(55.0, sure=True), ViewEstimate(55.0, sure=False)
+    assert read_numbered(crop, view=sure_view, die_types=frozenset({"d6"})).die_type == "d4"  # sure: a wrong die
+    told = read_numbered(crop, view=unsure_view, die_types=frozenset({"d6"}))
+    assert (told.die_type, told.value) == ("d6", 3) and told.unsure

@@ -314,9 +314,10 @@ def read_numbered(crop: np.ndarray, mask: np.ndarray | None = None,
     die_types: the die types in play (check_die_types: the dice a table throws), or None for any of
     shape.DIE_TYPES. They are a prior, never evidence: a die read sure as a type not in play is reported
     as that type (a wrong die, which the rules refuse: RULES.md GEN-D04), and so is a die read sure as
-    one in play. A die read unsure is read again as one of the types in play (restricted_types), its
-    confidence at most the joint probability that its type is in play (in_play_share), so a die that is
-    likely of another type stays unsure: the player confirms it (GEN-D01).
+    one in play. A die read unsure (or under an unsure view, so to be flagged) is read again as one of the
+    types in play (restricted_types), its confidence at most the joint probability that its type is in
+    play (in_play_share), so a die that is likely of another type stays unsure: the player confirms it
+    (GEN-D01).
     A crop under MIN_SIDE px gets confidence 0. Raises ValueError for a crop that is not a non-empty
     HxWx3 uint8 image,
     FileNotFoundError / shape.ShapeModelError when the shipped models are not built (`make models`)."""
@@ -324,14 +325,15 @@ def read_numbered(crop: np.ndarray, mask: np.ndarray | None = None,
 
     square(crop)  # the crop's checks and message
     if min(crop.shape[:2]) < MIN_SIDE:  # too small to tell: unsure, of a type in play
-        return FaceResult("d6" if die_types is None or "d6" in die_types else min(die_types, key=shape.DIE_TYPES.index),
-                          None, 0.0, type_confidence=0.0)
+        in_play_or_d6 = "d6" if die_types is None or "d6" in die_types else min(die_types, key=shape.DIE_TYPES.index)
+        return FaceResult(in_play_or_d6, None, 0.0, type_confidence=0.0)
     elevation = TOP_DOWN if view is None else view.elevation
+    view_unsure = view is not None and view.oblique and not view.sure
     types = shape.die_type_by_shape(crop, mask, elevation=elevation).proba
     top = max(types, key=types.__getitem__)
     mean, trained = numerals.read_up_face(crop, mask, elevation, top)
     result = joint_reading(types, mean, cap_proba=trained)
-    if die_types is not None and result.unsure:
+    if die_types is not None and (result.unsure or view_unsure):  # to be flagged: read as a die in play
         share = in_play_share(types, mean, die_types)
         in_play = restricted_types(types, die_types)
         top_in_play = max(in_play, key=in_play.__getitem__)
@@ -339,7 +341,7 @@ def read_numbered(crop: np.ndarray, mask: np.ndarray | None = None,
             mean, trained = numerals.read_up_face(crop, mask, elevation, top_in_play)
         result = joint_reading(in_play, mean, cap_proba=trained)
         result.confidence = min(result.confidence, share)
-    if view is not None and view.oblique and not view.sure:
+    if view_unsure:
         result.confidence = min(result.confidence, VIEW_UNSURE_CAP)
     return result
 
