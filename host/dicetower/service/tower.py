@@ -41,10 +41,6 @@ def correct_screen(index: int, reading: DieReading, face: Correction) -> list[st
             "OK  = up", "NO  = down", "hold OK = keep", "hold NO = back"]
 
 
-#: Die types whose faces are numbers 1..sides (a stone's faces are symbols: not set by number)
-NUMBERED = ("d4", "d6", "d8", "d10", "d12", "d20")
-
-
 def correction_faces(reading: DieReading, die_types: tuple[str, ...] | None) -> list[Correction]:
     """The faces a person may set an unsure numbered or pip reading to, in the panel's order: the read type's
     faces 1..sides, then those of the other numbered die types in play (die_types, the table's `[roll]
@@ -52,6 +48,7 @@ def correction_faces(reading: DieReading, die_types: tuple[str, ...] | None) -> 
     right too (any type may be typed at the host: TowerService._typed). [] when the reading has no value to
     set (symbol faces, no value read, a die type the log does not know)."""
     from dicetower.audit.rolllog import DIE_SIDES
+    from dicetower.vision.shape import DIE_TYPES as NUMBERED  # the numbered dice (a stone's faces are symbols)
 
     if reading.value is None or reading.symbols or reading.die_type not in DIE_SIDES:
         return []
@@ -230,6 +227,7 @@ class TowerService:
         with a warning logged that says what to type, for one that is none of those or sets no face of a
         die the log knows (a type not in play may be set: the rules then refuse the die, GEN-D04)."""
         from dicetower.audit.rolllog import DIE_SIDES
+        from dicetower.vision.shape import DIE_TYPES as NUMBERED
 
         words = answer.split()
         if words in (["OK"], ["NO"]):
