@@ -183,8 +183,7 @@ def watch(log_path: Path | None, relative_bias: float, follow: bool) -> None:
         while True:
             for roll in log.rolls(after=last):
                 seen, last = seen + 1, roll["roll_id"]
-                readings = [DieReading(d["corrected_type"] or d["die_type"], d["face"], tuple(d["box"]),
-                                       d["confidence"], die_id=d["die_id"])
+                readings = [DieReading(d["counted_type"], d["face"], tuple(d["box"]), d["confidence"], die_id=d["die_id"])
                             for d in roll["dice"]]
                 for alarm in watcher.feed_roll(readings):
                     click.echo(f"roll {roll['roll_id']}: {alarm.message}")

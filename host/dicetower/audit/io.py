@@ -33,7 +33,7 @@ def export_csv(log: RollLog, out: IO[str]) -> int:
         for die in roll["dice"]:
             writer.writerow([roll["roll_id"], roll["time_utc"], roll["time"], roll["tower"], roll["table"] or "",
                              roll["system"], roll["procedure"], die["die_index"], die["die_id"] or "",
-                             die["corrected_type"] or die["die_type"],
+                             die["counted_type"],
                              "" if die["face"] is None else die["face"], "" if die["value"] is None else die["value"],
                              die["die_type"], die["confidence"], int(die["unsure"]), int(die["confirmed"]),
                              "" if die["corrected_value"] is None else die["corrected_value"],

@@ -527,8 +527,8 @@ class RollLog:
         confidence, box [x,y,w,h], colour, face_colour, symbols, cocked, unsure, confirmed (bool),
         corrected_value, corrected_type (None: the type read), face (the value the audit counts: the
         correction if corrected, else the value read; None when no number was read or the reading is unsure
-        and nobody confirmed it), crop_path}]}. die_type is the type read; the audit counts the die under
-        corrected_type when it is set."""
+        and nobody confirmed it), counted_type (the die type the audit counts face under: corrected_type
+        when set, else die_type, the type read), crop_path}]}."""
         corrections = self.corrections()
         out: dict[int, dict[str, Any]] = {}
         for row in self._db.execute(
@@ -552,6 +552,7 @@ class RollLog:
                 "box": json.loads(row[6]), "colour": row[7], "face_colour": row[8], "symbols": json.loads(row[9]),
                 "cocked": bool(row[10]), "unsure": bool(row[11]), "confirmed": confirmed,
                 "corrected_value": corrected, "corrected_type": corrected_type,
+                "counted_type": corrected_type or row[3],
                 "face": corrected if corrected is not None else row[4] if confirmed or not row[11] else None,
                 "crop_path": row[12]})
         return list(out.values())

@@ -308,7 +308,7 @@ def read_log(log_path: Path, min_shots: int = LOG_MIN_SHOTS) -> LogCrops:
                 unreadable.append(where)
                 continue
             view = None if logged.elevation is None else ViewEstimate(logged.elevation)
-            face = FaceClass(die["corrected_type"] or die["die_type"], int(die["face"]))
+            face = FaceClass(die["counted_type"], int(die["face"]))
             samples.append(LabelledCrop(logged.crop, face, f"roll {roll['roll_id']}", logged.mask, view))
             corrected += die["corrected_type"] is not None or (die["corrected_value"] is not None
                                                                and die["corrected_value"] != die["value"])
