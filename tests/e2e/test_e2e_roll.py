@@ -133,10 +133,13 @@ def test_make_run_rolls_three_times_and_logs_them(tmp_path):
 
 
 def test_a_tables_die_types_with_a_calibrated_set_is_refused_before_the_tower_starts(tmp_path):
-    # d6pool.toml names its dice (`[roll] die_types`); a calibrated set reads the dice it was calibrated on
+    # the table names its dice (`[roll] die_types`); a calibrated set reads the dice it was calibrated on
+    table = tmp_path / "named.toml"
+    table.write_text((paths.repo_root() / "tables" / "d6pool.toml").read_text().replace(
+        'procedure = "d6pool.simple_action"', 'procedure = "d6pool.simple_action"\ndie_types = ["d6", "d8"]'))
     proc = subprocess.run([sys.executable, "-m", "dicetower.cli", "run", "--rolls", "1",
                            "--log", str(tmp_path / "r.sqlite"),
-                           "--table", "tables/d6pool.toml", "--die-set", "standard"],
+                           "--table", str(table), "--die-set", "standard"],
                           capture_output=True, text=True, timeout=240, cwd=paths.repo_root())
     assert proc.returncode != 0 and "calibrated on" in proc.stderr and "Traceback" not in proc.stderr
     assert "simulated tower running" not in proc.stdout and not (tmp_path / "r.sqlite").exists()

@@ -56,11 +56,28 @@ die_types = ["d20", "@characters.bren.dice.A", "D8"]
 dice = { A = "d6" }
 """)
     assert Table(path).plan.die_types == ("d6", "d8", "d20")  # fewest faces first, the panel's order
+    assert Table(path).plan.types_in_play() == ("d6", "d8", "d20")
+
+
+def test_unnamed_the_die_types_in_play_are_those_the_procedure_takes(tmp_path):
     unnamed = write(tmp_path, "system = 'd6pool'\n[roll]\nprocedure = 'd6pool.count_successes'\n")
-    assert Table(unnamed).plan.die_types is None
+    assert Table(unnamed).plan.die_types is None and Table(unnamed).plan.types_in_play() == ("d6",)
     shipped = paths.repo_root() / "tables"
-    assert Table(shipped / "stepdie.toml").plan.die_types == ("d6",)  # Bren's agility die
-    assert Table(shipped / "d6pool.toml").plan.die_types == ("d6",)
+    assert Table(shipped / "stepdie.toml").plan.types_in_play() == ("d6",)  # Bren's agility die, his d6
+    assert Table(shipped / "d6pool.toml").plan.types_in_play() == ("d6",)
+    assert Table(shipped / "talon.toml").plan.types_in_play() == ("d6",)  # the dague's 1D6
+    helped = write(tmp_path, """
+system = "stepdie"
+[roll]
+procedure = "stepdie.test"
+dice_input = "face"
+inputs = { base_die = "@characters.bren.dice.F", helpers = 1, tn = 4 }
+[characters.bren]
+dice = { F = "d8" }
+""")
+    assert Table(helped).plan.types_in_play() == ("d10",)  # his d8, one size up with help (SD-D03)
+    tests = write(tmp_path, "system = 'stepdie'\n[roll]\nprocedure = 'stepdie.tn_ladder'\n")
+    assert Table(tests).plan.types_in_play() is None  # no dice thrown: any type
 
 
 @pytest.mark.parametrize("text, message", [
@@ -71,6 +88,10 @@ dice = { A = "d6" }
     ("system = 'd6pool'\n[roll]\nprocedure = 'd6pool.count_successes'\ndie_types = 'd6'", r"die_types must be a list"),
     ("system = 'd6pool'\n[roll]\nprocedure = 'd6pool.count_successes'\ndie_types = ['d6', 'd66']",
      r"die_types: unknown.*'d66'"),
+    ("system = 'd6pool'\n[roll]\nprocedure = 'd6pool.count_successes'\ndie_types = ['d8']",
+     r"die_types \['d8'\] leave out the d6 that d6pool.count_successes takes as 'faces' \(GEN-D04\)"),
+    ("system = 'stepdie'\n[roll]\nprocedure = 'stepdie.test'\ndice_input = 'face'\ninputs = { tn = 4 }",
+     r"inputs do not say which die stepdie.test takes as 'face': give the die thrown"),
 ])
 def test_bad_profiles_say_what_to_fix(tmp_path, text, message):
     with pytest.raises(ProfileError, match=message):

@@ -15,7 +15,7 @@ import icepool
 
 from . import odds as odds_mod
 from .dice import choose, gm_prompt, read_dice
-from .registry import RulesError, procedure
+from .registry import RulesError, procedure, takes
 from .inputs import int_input
 from .screen import COLUMNS, ROWS, ascii_text, fit
 
@@ -122,7 +122,8 @@ def count_successes_screen(outcome: dict[str, Any]) -> list[str]:
     return lines
 
 
-@procedure("d6pool.count_successes", odds=count_successes_odds, screen=count_successes_screen)
+@procedure("d6pool.count_successes", odds=count_successes_odds, screen=count_successes_screen,
+           dice=takes("d6", "faces"))
 def count_successes(inputs: dict[str, Any]) -> dict[str, Any]:
     """Count the successes of a d6 pool (seed 004, "5 La résolution des actions"; RULES.md 5.3).
 
@@ -306,7 +307,7 @@ def simple_action_screen(outcome: dict[str, Any]) -> list[str]:
     return lines
 
 
-@procedure("d6pool.simple_action", odds=simple_action_odds, screen=simple_action_screen)
+@procedure("d6pool.simple_action", odds=simple_action_odds, screen=simple_action_screen, dice=takes("d6", "faces"))
 def simple_action(inputs: dict[str, Any]) -> dict[str, Any]:
     """A simple action: the GM judges whether the score is enough (seed 004, 5.1; RULES.md 5.3, D6P-D03).
 
@@ -362,7 +363,8 @@ def opposed_action_screen(outcome: dict[str, Any]) -> list[str]:
     return ["OPPOSED", fit(f"A {outcome['a_successes']} vs B {outcome['b_successes']}"), verdict]
 
 
-@procedure("d6pool.opposed_action", odds=opposed_action_odds, screen=opposed_action_screen)
+@procedure("d6pool.opposed_action", odds=opposed_action_odds, screen=opposed_action_screen,
+           dice=takes("d6", "a_faces", "b_faces"))
 def opposed_action(inputs: dict[str, Any]) -> dict[str, Any]:
     """Opposed action: the higher score wins (seed 004, 5.2); a tie has no winner and the initiator
     ("a") does not succeed (D6P-D04).
@@ -391,7 +393,8 @@ def combat_screen(outcome: dict[str, Any]) -> list[str]:
     return lines + [fit(f"Def damage: {outcome['defender_damage_after']}")]
 
 
-@procedure("d6pool.combat", odds=combat_odds, screen=combat_screen)
+@procedure("d6pool.combat", odds=combat_odds, screen=combat_screen,
+           dice=takes("d6", "attacker_faces", "defender_faces"))
 def combat(inputs: dict[str, Any]) -> dict[str, Any]:
     """Combat: if the attacker's score exceeds the defender's (strictly), the defender takes the
     difference in damage points (seed 004, 5.3; RULES.md 5.3, D6P-D04, D6P-D08).

@@ -12,6 +12,9 @@ from typing import Any, Callable
 Outcome = dict[str, Any]
 #: An OLED form: lines, or {"big": "12", "lines": [...]} (one large figure above 3 lines)
 Screen = list[str] | dict[str, Any]
+#: The die type (e.g. "d6") a procedure takes through the tower under an input key, given its other inputs
+#: (key, inputs) -> die type, or None when that key takes no dice (see takes)
+DiceTaken = Callable[[str, dict[str, Any]], "str | None"]
 
 
 class RulesError(ValueError):
@@ -28,29 +31,54 @@ class Procedure:
     odds:    inputs -> exact distribution of the outcome (None for procedures that roll no dice)
     screen:  outcome -> OLED form: at most 8 lines of 16 characters, or {"big": figure of 1..4
              characters, "lines": at most 3 lines}; None for the generic form (rules/screen.py)
+    dice:    (input key, inputs) -> the die type the procedure expects under that key (GEN-D04: what
+             resolve checks the dice against), or None when the key takes no dice; None for procedures
+             that take no numbered or pip dice through the tower (see takes)
     """
 
     id: str
     resolve: Callable[[dict[str, Any]], Outcome]
     odds: Callable[[dict[str, Any]], Outcome] | None = None
     screen: Callable[[Outcome], Screen] | None = None
+    dice: DiceTaken | None = None
 
     @property
     def system(self) -> str:
         return self.id.split(".", 1)[0]
+
+    def die_type(self, key: str, inputs: dict[str, Any]) -> str | None:
+        """The die type (e.g. "d6") this procedure expects under input `key` given its other inputs (a
+        table's fixed ones; GEN-D04), or None when it declares none there. Raises RulesError when the
+        inputs do not say which die it is (e.g. stepdie.test with no die nor characteristic)."""
+        return None if self.dice is None else self.dice(key, inputs)
+
+
+def takes(die: str | Callable[[dict[str, Any]], str], *keys: str) -> DiceTaken:
+    """A procedure's `dice` declaration: under each of `keys` it takes `die` dice, a die type ("d6") or a
+    function of its inputs giving one (the step die a character throws). Raises ValueError for no keys."""
+    if not keys:
+        raise ValueError("takes needs the input keys that receive the dice")
+
+    def die_type(key: str, inputs: dict[str, Any]) -> str | None:
+        if key not in keys:
+            return None
+        return die if isinstance(die, str) else die(inputs)
+
+    return die_type
 
 
 REGISTRY: dict[str, Procedure] = {}
 
 
 def procedure(proc_id: str, *, odds: Callable[[dict[str, Any]], Outcome] | None = None,
-              screen: Callable[[Outcome], Screen] | None = None):
-    """Decorator registering `fn(inputs) -> outcome` under `proc_id`. Raises ValueError on a duplicate id."""
+              screen: Callable[[Outcome], Screen] | None = None, dice: DiceTaken | None = None):
+    """Decorator registering `fn(inputs) -> outcome` under `proc_id` (odds, screen, dice: see Procedure).
+    Raises ValueError on a duplicate id."""
 
     def wrap(fn: Callable[[dict[str, Any]], Outcome]) -> Callable[[dict[str, Any]], Outcome]:
         if proc_id in REGISTRY:
             raise ValueError(f"procedure {proc_id} registered twice")
-        REGISTRY[proc_id] = Procedure(proc_id, fn, odds, screen)
+        REGISTRY[proc_id] = Procedure(proc_id, fn, odds, screen, dice)
         return fn
 
     return wrap

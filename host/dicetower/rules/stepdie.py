@@ -16,7 +16,7 @@ import icepool
 
 from . import odds as odds_mod
 from .dice import SIDES, choose, read_dice, read_die
-from .registry import RulesError, procedure
+from .registry import RulesError, procedure, takes
 from .inputs import int_input
 from .screen import ascii_text, fit, label, wrap
 
@@ -95,6 +95,12 @@ def _die(inputs: dict[str, Any]) -> tuple[str, int]:
     raise RulesError("give the die thrown (die: 'd10'), the characteristic's die and its help "
                      "(base_die: 'd10', helpers: 1), or the character's dice and the characteristic "
                      "(dice: {'F': 'd8', ...}, characteristic: 'F'; SD-D04)")
+
+
+def thrown_die(inputs: dict[str, Any]) -> str:
+    """The step die a test, attack or spell throws (after help; _die): what its "face" must be read from
+    (GEN-D04). Raises RulesError when the inputs do not say which die it is."""
+    return _die(inputs)[0]
 
 
 def read_face(inputs: dict[str, Any], die: str, key: str = "face") -> int:
@@ -279,7 +285,7 @@ def _test_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     return outcome_odds("stepdie.test", die, _tn(inputs))
 
 
-@procedure("stepdie.test", odds=_test_odds, screen=outcome_screen)
+@procedure("stepdie.test", odds=_test_odds, screen=outcome_screen, dice=takes(thrown_die, "face"))
 def test(inputs: dict[str, Any]) -> dict[str, Any]:
     """A test (seed 003, 3.4 Résultats du test, Wyniki Testu; RULES.md 4.5; SD-D01, SD-D02, SD-D10).
 
@@ -450,7 +456,7 @@ def _attack_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     return odds
 
 
-@procedure("stepdie.attack", odds=_attack_odds, screen=outcome_screen)
+@procedure("stepdie.attack", odds=_attack_odds, screen=outcome_screen, dice=takes(thrown_die, "face"))
 def attack(inputs: dict[str, Any]) -> dict[str, Any]:
     """An attack, "Atak" (seed 003, Atak, Trafienie, 5.6-5.9; RULES.md 4.6; SD-D04, SD-D06-D09, SD-D15).
 
@@ -528,7 +534,7 @@ def _magic_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     return outcome_odds("stepdie.magic", die, tn_info)
 
 
-@procedure("stepdie.magic", odds=_magic_odds, screen=outcome_screen)
+@procedure("stepdie.magic", odds=_magic_odds, screen=outcome_screen, dice=takes(thrown_die, "face"))
 def magic(inputs: dict[str, Any]) -> dict[str, Any]:
     """Cast a spell (seed 003, 6.1-6.5; RULES.md 4.7; SD-D12).
 
@@ -709,7 +715,8 @@ def _d6_variant_screen(outcome: dict[str, Any]) -> list[str]:
     return lines + ["+ complication"] if outcome["complication"] else lines
 
 
-@procedure("stepdie.d6_variant_test", odds=_d6_variant_odds, screen=_d6_variant_screen)
+@procedure("stepdie.d6_variant_test", odds=_d6_variant_odds, screen=_d6_variant_screen,
+           dice=takes("d6", "face"))
 def d6_variant_test(inputs: dict[str, Any]) -> dict[str, Any]:
     """A test of the d6-only variant, "seulement-d6" (seed 003, 9.1-9.4; RULES.md 4.9; SD-D14).
 

@@ -13,7 +13,7 @@ import icepool
 
 from .dice import gm_prompt, read_dice, read_die
 from .odds import label_distribution, odds_result, probability_where
-from .registry import RulesError, procedure
+from .registry import RulesError, procedure, takes
 from .screen import fit
 from .talon_deck import as_int, fold_key
 
@@ -70,6 +70,14 @@ def _throw(inputs: dict[str, Any], spec: str) -> list[int]:
     return [d.value for d in read_dice(items, die_type=die_type, count=count, what=f"{die_type} damage dice")]
 
 
+def _damage_dice(key: str, inputs: dict[str, Any]) -> str | None:
+    """talon.damage_roll's `dice` declaration: the die type of its damage dice (the weapon's or "dice", as
+    _throw reads them) under "readings", "throws" or that die type's own key; None under any other key.
+    Raises RulesError when the inputs name no weapon nor dice."""
+    die_type = parse_dice(_weapon(inputs)[1])[1]
+    return die_type if key in ("readings", "throws", die_type) else None
+
+
 def _weapon(inputs: dict[str, Any]) -> tuple[str | None, str]:
     weapon = fold_key(inputs["weapon"]) if inputs.get("weapon") else None
     if weapon is not None and weapon not in WEAPONS:
@@ -104,7 +112,7 @@ def damage_screen(outcome: dict[str, Any]) -> dict[str, Any]:
                       fit(f"to {outcome['track']}")]}
 
 
-@procedure("talon.damage_roll", odds=_damage_odds, screen=damage_screen)
+@procedure("talon.damage_roll", odds=_damage_odds, screen=damage_screen, dice=_damage_dice)
 def damage_roll(inputs: dict[str, Any]) -> dict[str, Any]:
     """Damage of a successful attack (seed 002 "6. Combat — Dommages", weapon tables; RULES.md 3.10;
     TAL-D19): roll the dice in the tower, subtract armour (halved, rounded down, for the Arbalète),
@@ -223,7 +231,7 @@ def _npc_d20_odds(inputs: dict[str, Any]) -> dict[str, Any]:
                        critical=dist.get("critical", Fraction(0)))
 
 
-@procedure("talon.npc_defense_d20", odds=_npc_d20_odds,
+@procedure("talon.npc_defense_d20", odds=_npc_d20_odds, dice=takes("d20", "d20"),
            screen=lambda o: ["NPC DAMAGE", fit(f"d20 {o['d20']} vs {o['special_damage_threshold']}/"
                                                f"{o['critical_damage_threshold']}"), fit(o["npc_damage_grade"].upper())])
 def npc_defense_d20(inputs: dict[str, Any]) -> dict[str, Any]:
@@ -254,7 +262,7 @@ def _initiative_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     return odds_result("talon.initiative", dist, mean=str(dist.mean()))
 
 
-@procedure("talon.initiative", odds=_initiative_odds)
+@procedure("talon.initiative", odds=_initiative_odds, dice=takes("d6", "d6"))
 def initiative(inputs: dict[str, Any]) -> dict[str, Any]:
     """Initiative (seed 002 "6. Combat — Initiative", "Adrénaline", "Débordé"; RULES.md 3.10).
 

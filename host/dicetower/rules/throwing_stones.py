@@ -24,7 +24,7 @@ import icepool
 
 from . import odds as odds_json
 from .dice import read_dice
-from .registry import RulesError, procedure
+from .registry import RulesError, procedure, takes
 from .screen import fit
 from .throwing_stones_stones import (
     CHARACTERISTIC_COLOUR, MAGIC_TALENTS, MAX_THROWN, TALENTS, Face, allowed_rainbow, catalogue_of,
@@ -475,7 +475,7 @@ def _monster_hp_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     return odds_json.odds_result("throwing_stones.monster_hp", die, HP=die, mean=str(Fraction(die.mean()).limit_denominator()))
 
 
-@procedure("throwing_stones.monster_hp", odds=_monster_hp_odds,
+@procedure("throwing_stones.monster_hp", odds=_monster_hp_odds, dice=takes("d6", "d6"),
            screen=lambda o: {"big": str(o["HP"])[:4], "lines": [fit(f"{o['monster'] or 'monster'} HP"), fit(" ".join(map(str, o["per_die"])))]})
 def monster_hp(inputs: dict[str, Any]) -> dict[str, Any]:
     """Monster hit points (Table 2, Modificateur de point de vie; RULES.md 1.12): one standard d6 per

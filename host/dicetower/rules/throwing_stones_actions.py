@@ -10,7 +10,7 @@ import icepool
 
 from . import odds as odds_json
 from .dice import read_die
-from .registry import RulesError, procedure
+from .registry import RulesError, procedure, takes
 from .registry import REGISTRY
 from .throwing_stones import _int, _item, _outcomes, karma_gain, run_test, test_odds_die
 from .throwing_stones_stones import WEAPONS
@@ -74,7 +74,7 @@ def _stand_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     return odds_json.odds_result("throwing_stones.action.stand_and_act", difficulty, difficulty=difficulty)
 
 
-@procedure("throwing_stones.action.stand_and_act", odds=_stand_odds)
+@procedure("throwing_stones.action.stand_and_act", odds=_stand_odds, dice=takes("d6", "d6"))
 def stand_and_act(inputs: dict[str, Any]) -> dict[str, Any]:
     """Se relever et agir: Équilibre talent test [A] vs a standard d6 - 1; success: stand and take a
     second action; failure: stay prone (Table 5; RULES.md 1.10).

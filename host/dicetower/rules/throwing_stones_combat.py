@@ -12,7 +12,7 @@ import icepool
 
 from . import odds as odds_json
 from .dice import read_die
-from .registry import RulesError, procedure
+from .registry import RulesError, procedure, takes
 from .screen import fit
 from .throwing_stones import ALL, _int, _item, _mulligan, _outcomes, run_test, test_odds_die
 from .throwing_stones_stones import (
@@ -442,7 +442,7 @@ def _poison_odds(inputs: dict[str, Any]) -> dict[str, Any]:
                                  method=f"{odds_json.EXACT}; d6 difficulty and catalogue faces", success=p, failure=1 - p)
 
 
-@procedure("throwing_stones.poison_tick", odds=_poison_odds)
+@procedure("throwing_stones.poison_tick", odds=_poison_odds, dice=takes("d6", "d6_difficulty"))
 def poison_tick(inputs: dict[str, Any]) -> dict[str, Any]:
     """Poison in the effects phase (Table 1 Poison; RULES.md 1.9; TS-D22): an [F] save against a
     freshly thrown standard d6; success ends the poison, failure deals 1 damage (then the death check).

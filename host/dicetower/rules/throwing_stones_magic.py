@@ -15,7 +15,7 @@ import icepool
 
 from . import odds as odds_json
 from .dice import read_dice, read_die
-from .registry import RulesError, procedure
+from .registry import RulesError, procedure, takes
 from .screen import fit
 from .throwing_stones import _int, _outcomes, test_odds_die
 from .throwing_stones_stones import MAGIC_TALENTS, monster, norm_id, read_throw, sum_die, thrown_stone_faces
@@ -136,7 +136,7 @@ def _eclair_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     return odds_json.odds_result("throwing_stones.magic.eclair", die, damage=die, mean=str(Fraction(die.mean()).limit_denominator()))
 
 
-@procedure("throwing_stones.magic.eclair", odds=_eclair_odds,
+@procedure("throwing_stones.magic.eclair", odds=_eclair_odds, dice=takes("d6", "d6_damage"),
            screen=lambda o: {"big": str(o["damage"])[:4], "lines": [fit(f"Eclair d6 {o['d6_damage']}"), "save " + ("made" if o["save_succeeded"] else "failed")]})
 def eclair(inputs: dict[str, Any]) -> dict[str, Any]:
     """Éclair (3): 1d6 electrical damage; an Équilibre [A] save vs the success value halves it or reduces
@@ -276,7 +276,7 @@ def _mur_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     return odds_json.odds_result("throwing_stones.magic.mur_de_feu", die, crossing_damage=die, jump_difficulty=icepool.d6)
 
 
-@procedure("throwing_stones.magic.mur_de_feu", odds=_mur_odds)
+@procedure("throwing_stones.magic.mur_de_feu", odds=_mur_odds, dice=takes("d6", "crossing_d6", "jump_d6"))
 def mur_de_feu(inputs: dict[str, Any]) -> dict[str, Any]:
     """Mur de feu (4): a fire circle round the caster; crossing it deals 2d6; jumping over needs an
     Équilibre [A] test vs 1d6; upkeep 2 MP per turn (Table 3).

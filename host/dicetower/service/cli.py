@@ -85,9 +85,9 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
     table = Table(table_path) if table_path else None
     plan = table.plan if table else RollPlan()
     idle_line = table.idle_line() if table else "d6 pool: ROLL"
-    try:
-        reader = DiceReader(die_set, die_types=plan.die_types)
-    except (ValueError, LookupError) as exc:  # an unknown die set, die types in play given with one
+    try:  # a calibrated set reads the dice it was calibrated on: it takes no die types, and refuses those a table names
+        reader = DiceReader(die_set, die_types=plan.die_types if die_set else plan.types_in_play())
+    except (ValueError, LookupError) as exc:  # an unknown die set, die types in play named with one
         raise click.ClickException(str(exc)) from exc
 
     with contextlib.ExitStack() as stack:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from dicetower import rules
 from dicetower.readings import DieReading
 
 
@@ -17,14 +18,27 @@ class RollPlan:
                 dicts (die_type, value, colour, face_colour, symbols, die_id) so that every procedure
                 can check die type, colour and identity itself (GEN-D04)
     inputs:     fixed inputs merged in (characteristics, modifiers, TN... from the table profile)
-    die_types:  the die types thrown for this roll (e.g. ("d6",), the profile's `[roll] die_types`), which the
-                reader reads an unsure numbered die as (vision.reader.DiceReader's die_types), or None for any
+    die_types:  the die types the table names for this roll (the profile's `[roll] die_types`, e.g. ("d6",)), or
+                None when it names none: then the procedure's own are in play (types_in_play)
     """
 
     procedure: str = "d6pool.count_successes"
     dice_input: str = "faces"
     inputs: dict[str, Any] = field(default_factory=dict)
     die_types: tuple[str, ...] | None = None
+
+    def types_in_play(self) -> tuple[str, ...] | None:
+        """The die types thrown for this roll, which the reader reads an unsure numbered die as
+        (vision.reader.DiceReader's die_types) and the panel steps through when a die's type is corrected:
+        die_types when the table names them, else the one the procedure expects under dice_input given the
+        fixed inputs (rules.Procedure.die_type, GEN-D04: "d6" for a d6 pool, the character's step die for
+        stepdie.test), else None (any type: the procedure declares no dice there). Raises RulesError when
+        the inputs do not say which die the procedure takes (the table profile is checked for this when
+        loaded, service.table.plan_from_profile)."""
+        if self.die_types is not None:
+            return self.die_types
+        die_type = rules.get(self.procedure).die_type(self.dice_input, self.inputs)
+        return None if die_type is None else (die_type,)
 
     def build_inputs(self, readings: list[DieReading]) -> dict[str, Any]:
         """The procedure's inputs for these readings: the fixed inputs plus the dice."""

@@ -8,7 +8,8 @@ A profile (see tables/*.toml in the repository):
     procedure = "d6pool.count_successes"    # RULES.md procedure id
     dice_input = "faces"                    # the inputs key that receives the dice readings
     [roll.inputs]                           # fixed inputs; "@a.b.c" refers to a profile value
-    # [roll] die_types = ["d6"]             # the dice thrown: an unsure numbered die is read as one of them
+    # [roll] die_types = ["d6", "d8"]       # the dice thrown, when not only those the procedure takes (see
+    #                                       # RollPlan.types_in_play): an unsure numbered die is read as one of them
     [characters.NAME] ...                   # characteristics, skills, health tracks, stones
 
 State changed by outcomes is saved back with save_profile(), atomically.
@@ -65,8 +66,10 @@ def _deref(value: Any, profile: dict[str, Any], path: Path) -> Any:
 
 
 def plan_from_profile(profile: dict[str, Any], path: Path) -> RollPlan:
-    """The RollPlan of a parsed profile. Raises ProfileError on an unknown procedure id or a `[roll]
-    die_types` that is not a list of die types the standard set reads (vision.faces.check_die_types)."""
+    """The RollPlan of a parsed profile. Raises ProfileError on an unknown procedure id, a `[roll]
+    die_types` that is not a list of die types the standard set reads (vision.faces.check_die_types) or
+    that leaves out the die the procedure takes (GEN-D04), and `[roll] inputs` that do not say which die
+    the procedure takes (stepdie.test with no die: rules.Procedure.die_type)."""
     roll = profile.get("roll", {})
     procedure = roll.get("procedure")
     if not procedure:
@@ -77,9 +80,19 @@ def plan_from_profile(profile: dict[str, Any], path: Path) -> RollPlan:
         rules.get(procedure)
     except rules.RulesError as exc:
         raise ProfileError(f"{path}: {exc}") from exc
-    return RollPlan(procedure=procedure, dice_input=roll.get("dice_input", "faces"),
+    plan = RollPlan(procedure=procedure, dice_input=roll.get("dice_input", "faces"),
                     inputs=_deref(roll.get("inputs", {}), profile, path),
                     die_types=_die_types(_deref(roll.get("die_types"), profile, path), path))
+    try:
+        taken = rules.get(procedure).die_type(plan.dice_input, plan.inputs)
+    except rules.RulesError as exc:
+        raise ProfileError(f"{path}: [roll] inputs do not say which die {procedure} takes as "
+                           f"{plan.dice_input!r}: {exc}") from exc
+    if taken is not None and plan.die_types is not None and taken not in plan.die_types:
+        raise ProfileError(f"{path}: [roll] die_types {list(plan.die_types)} leave out the {taken} that {procedure} "
+                           f"takes as {plan.dice_input!r} (GEN-D04): add it, or drop die_types to throw only the "
+                           f"procedure's own")
+    return plan
 
 
 def _die_types(value: Any, path: Path) -> tuple[str, ...] | None:

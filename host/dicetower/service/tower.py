@@ -188,7 +188,7 @@ class TowerService:
         holding OK keeps the face set, holding NO goes back to the prompt. At the host (answers): "OK",
         "NO", "SET <value>" or "SET <die type> <value>". No answer within confirm_timeout_s (from the last
         press) drops the dice again: never resolved in silence."""
-        faces = correction_faces(reading, self.pipeline.plan.die_types)
+        faces = correction_faces(reading, self.pipeline.plan.types_in_play())
         self.link.set_light("unsure")
         self.link.show_screen(confirm_screen(index, reading, bool(faces)))
         at: int | None = None  # index into faces of the face being set on the panel; None: the prompt is shown
