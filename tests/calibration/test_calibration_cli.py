@@ -63,6 +63,7 @@ def test_calibrate_from_labels_then_read_with_the_stored_set(tmp_path, user_data
 @pytest.mark.parametrize("row, message", [
     (["a.png", "d6", "3", "5", "5", "", "", ""], r"labels.csv:2: give all of x,y,w,h or none"),
     (["a.png", "d6", "3", "50", "50", "100", "100", ""], r"labels.csv:2: box 50,50,100,100 is not inside the 64x64"),
+    (["a.png", "d6", "3", "5", "5", "4", "6", ""], r"labels.csv:2: box 5,5,4,6 is under 8 px across and no die"),
     (["a.png", "", "3", "", "", "", "", ""], r"labels.csv:2: empty die_type"),
     (["a.png", "d6", "", "", "", "", "", ""], r"labels.csv:2: empty value"),
     (["a.png", "d6", "3 4", "", "", "", "", ""], r"labels.csv:2: value '3 4' holds several numbers"),

@@ -31,11 +31,12 @@ def _rows() -> dict[str, list[dict[str, str]]]:
     return by_image
 
 
-def _train_labels(tmp_path: Path, per_value: int = 4) -> Path:
-    """labels.csv of the first Train photos (in name order) until every value has per_value photos."""
+def _train_labels(tmp_path: Path, per_value: int = 4, last: bool = False) -> Path:
+    """labels.csv of the first Train photos (in name order; last: the last ones) until every value has
+    per_value photos."""
     count: dict[str, int] = {}
     chosen = []
-    for image, rows in sorted(_rows().items()):
+    for image, rows in sorted(_rows().items(), reverse=last):
         values = {r["value"] for r in rows}
         if "/Train/" in image and any(count.get(v, 0) < per_value for v in values):
             chosen.append(image)
@@ -59,14 +60,21 @@ def test_the_pip_prior_reads_crops_boxed_tight_round_the_pips(tmp_path):
     assert right >= 0.9 * len(samples), (right, len(samples))
 
 
-def test_a_calibrated_pip_set_reads_the_valid_photos(tmp_path, monkeypatch):
+@pytest.mark.parametrize("last", [False, True], ids=["first photos", "last photos"])
+def test_a_calibrated_pip_set_reads_the_valid_photos(tmp_path, monkeypatch, last):
     """Learned from 20 Train photos (4+ per value), read on the Valid photos but the label error.
-    Measured: 125 of 125 dice found, every sure reading right; before, the body search alone found
-    50 of them. 3 of 125 unsure (2.4 %; 46 % when the set learned the labelled pip boxes as drawn
-    while `read` crops the whole die, before calibrate.as_read, and a sure pip reading could not
-    vouch for the few-shot's)."""
+    Measured on the first photos: 125 of 125 dice found, every sure reading right; before, the body
+    search alone found 50 of them. 3 of 125 unsure (2.4 %; 46 % when the set learned the labelled pip
+    boxes as drawn while `read` crops the whole die, before calibrate.as_read, and a sure pip reading
+    could not vouch for the few-shot's). The last photos hold a 1 boxed round its pip 7 x 8 px
+    (six_61.jpg: read_labels refused it as under 8 px before it framed such boxes first) and make a
+    set that mixes the numeral net's description in (net_share > 0): its dice were all unsure, 129 of
+    129, while the set's reader (FewShotModel.mark_evidence) dropped the pip reader's reading whenever
+    the net described the die; 3 of 129 since, every sure reading right."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))  # the set is saved and found there
-    calibrate(read_labels(_train_labels(tmp_path), ROOT), "m65")
+    die_set, _ = calibrate(read_labels(_train_labels(tmp_path, last=last), ROOT), "m65")
+    if last:
+        assert die_set.model.net_share > 0 and die_set.model.net_bank is not None  # the path this photo set takes
     reader = DiceReader(die_set="m65")
     found: set[tuple[str, int]] = set()
     sure: set[tuple[str, int]] = set()

@@ -188,13 +188,19 @@ def as_read(box: tuple[int, int, int, int], boxes: list[tuple[int, int, int, int
     return max(same, key=lambda b: (intersection(b, box), -b[2] * b[3])) if same else box
 
 
+#: the least side (px) of a labelled die's box once framed as the reader frames that die (as_read): a die's crop
+#: smaller than that holds nothing to learn
+MIN_BOX_PX = 8
+
+
 def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool] | None = None
                 ) -> list[LabelledCrop]:
     """Labelled crops from a labels.csv (columns image,die_type,value,x,y,w,h,colour, in any order; colour
     may be left out; header names are read without case, surrounding blanks or a UTF-8 byte-order mark, as
     spreadsheets write them). keep: optional filter on the row dict (its keys the lower-case column names).
-    Raises CalibrationError for a missing column, an unreadable image or a box outside its image (naming
-    the row)."""
+    A box round part of a die (matteop65's round its pips: a 1's a few px across) is framed as the reader
+    frames that die (as_read). Raises CalibrationError for a missing column, an unreadable image, a box
+    outside its image, or one under MIN_BOX_PX across that no die the reader finds holds (naming the row)."""
     labels_csv, images_root = Path(labels_csv), Path(images_root)
     try:
         with labels_csv.open(newline="", encoding="utf-8-sig") as fh:
@@ -232,13 +238,17 @@ def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool
                 raise CalibrationError(f"{where}: box {','.join(box)} is not a number in every one of x,y,w,h "
                                        "(pixels)") from None
             H, W = img.shape[:2]
-            if w < 8 or h < 8 or x < 0 or y < 0 or x + w > W or y + h > H:
+            if w < 1 or h < 1 or x < 0 or y < 0 or x + w > W or y + h > H:
                 raise CalibrationError(f"{where}: box {x},{y},{w},{h} is not inside the {W}x{H} image {path}")
             if row["image"] not in framed:
                 bodies = reader_bodies(img)
                 framed[row["image"]] = bodies, view_of_scene(img, [b.box for b in bodies])
             bodies, view = framed[row["image"]]
+            # a box round the pips alone is framed first: a 1's pip may be boxed a few px across
             x, y, w, h = as_read((x, y, w, h), [b.box for b in bodies])
+            if w < MIN_BOX_PX or h < MIN_BOX_PX:
+                raise CalibrationError(f"{where}: box {x},{y},{w},{h} is under {MIN_BOX_PX} px across and no die the "
+                                       f"reader finds in {path} holds it: box the whole die")
             crop = img[y:y + h, x:x + w]
             mask = None  # the standard reader finds the die in its crop
             group = f"{row['image']}#{x},{y}"

@@ -533,17 +533,16 @@ class FewShotModel:
         the "numerals" prior."""
         c = centre_die(crop, elevation)
         q = project(features(patches(c, list(QUERY_TURNS)), self.feature), self.mean, self.basis)
-        use_net = self.net_bank is not None
         net = values = None
-        if use_net or self.prior_reader == "numerals":
+        if self.net_bank is not None or self.prior_reader == "numerals":
             from dicetower.vision import numerals
 
             patch = numerals.face_patch(crop, mask, elevation)
             if self.prior_reader == "numerals":
                 values = numerals.values_from_proba(numerals.numeral_proba([patch])[0], self.die_type)
-            if use_net:
+            if self.net_bank is not None:
                 net = self.net_scores(net_embedding([patch])[0])
-        elif self.prior_reader:
+        if self.prior_reader and self.prior_reader != "numerals":  # the pip reader, whether or not the net describes
             values = standard_values(crop, self.die_type, self.prior_reader, mask, elevation)
         return self.mark_scores(q), net, c.colour, values
 
