@@ -14,7 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from dicetower.vision import synth
-from dicetower.vision.calibrate import CalibrationError, parse_face, read_labels
+from dicetower.vision.calibrate import (CalibrationError, LabelledCrop, calibrate, learnable_colours, parse_face,
+                                        read_labels)
 from dicetower.vision.calibrate_cli import calibrate as calibrate_cmd
 from dicetower.vision.faces import forget_die_set, load_die_set
 
@@ -129,3 +130,40 @@ def test_a_d10s_zero_is_learned_as_10_and_a_value_no_die_bears_is_refused(tmp_pa
     (tmp_path / "labels.csv").write_text("image,die_type,value,x,y,w,h,colour\ntray.png,d8,9,,,,,\n")
     with pytest.raises(CalibrationError, match="no face of a d8"):
         read_labels(tmp_path / "labels.csv", tmp_path)
+
+
+def _crop(face: str, colour: str, photo: int) -> LabelledCrop:
+    return LabelledCrop(np.zeros((8, 8, 3), np.uint8), parse_face("d6", face, colour, "test"), f"p{photo}.png")
+
+
+def test_colours_too_few_to_learn_are_dropped_and_named_only_when_the_faces_are_enough_without_them():
+    # every face in each colour twice: learned as labelled
+    both = [_crop(v, c, p) for v in "12" for c in ("red", "white") for p in (1, 2)]
+    assert learnable_colours(both) == (both, [])
+    # the white 2 on one photo: the faces are learned without colours, and the short class is named
+    short = [s for s in both if not (s.face.key == "d6:2@white" and s.group == "p2.png")]
+    plain, dropped = learnable_colours(short)
+    assert dropped == ["d6:2@white"] and {s.face.key for s in plain} == {"d6:1", "d6:2"}
+    assert [s.group for s in plain] == [s.group for s in short]
+    # a face on one photo in all its colours: no colour helps, calibrate names it
+    lone = [_crop("1", "red", 1), _crop("1", "red", 2), _crop("2", "white", 3)]
+    assert learnable_colours(lone) == (lone, [])
+    with pytest.raises(CalibrationError, match="fewer than 2 labelled photos: d6:2@white"):
+        calibrate(lone, "lone")
+
+
+def test_a_labels_csv_whose_colours_are_too_few_per_face_is_learned_without_them(tmp_path, user_data):
+    # the colour column is free text about the die; here one word per die, so some face and colour are on one photo
+    rng = np.random.default_rng(17)
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    rows = _scenes(photos, synth.alkemy_spec("white"), [1, 2, 3], 3, rng)
+    for i, row in enumerate(rows):
+        row[-1] = ("white", "ivory", "cream")[i % 3]
+    with (photos / "labels.csv").open("w", newline="") as f:
+        csv.writer(f).writerows([HEADER] + rows)
+    result = CliRunner().invoke(calibrate_cmd, ["--from-labels", str(photos / "labels.csv"), "--die-set", "worded"])
+    assert result.exit_code == 0, result.output
+    assert "learned without their colours" in result.stderr and "cross-validated accuracy" in result.stdout
+    forget_die_set("worded")
+    assert {c.key for c in load_die_set("worded").classes} == {"d6:1", "d6:2", "d6:3"}

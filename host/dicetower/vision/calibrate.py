@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import csv
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -265,6 +265,31 @@ def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool
     return out
 
 
+def photos_per_face(samples: list[LabelledCrop]) -> dict[FaceClass, int]:
+    """How many photos (LabelledCrop.group) show each face class of samples."""
+    photos: dict[FaceClass, set[str]] = {}
+    for s in samples:
+        photos.setdefault(s.face, set()).add(s.group)
+    return {c: len(g) for c, g in photos.items()}
+
+
+def learnable_colours(samples: list[LabelledCrop]) -> tuple[list[LabelledCrop], list[str]]:
+    """samples as calibrate can learn them, and the face classes (keys, e.g. "d6:4@ivory") whose colour was
+    dropped. labels.csv's colour column is free text about the die: a word there makes the face's colour part
+    of its class (Throwing Stones' ruby and gold faces), and calibrate needs 2 photos of every class. When
+    some face in some colour has fewer, but every face has 2 or more in its colours together, the faces are
+    learned without colours (face_colour None: the reader still tells each die's body colour) and the
+    short classes are returned, for the caller to say so; otherwise samples are returned as they are
+    (with [] when no class is short; when a face is short in all its colours together, calibrate names it)."""
+    short = sorted(c.key for c, n in photos_per_face(samples).items() if n < 2)
+    if not short:
+        return samples, []
+    plain = [replace(s, face=replace(s.face, face_colour=None)) for s in samples]
+    if any(n < 2 for n in photos_per_face(plain).values()):
+        return samples, []
+    return plain, short
+
+
 #: the least crops of every face that `dicetower calibrate --from-log` learns from (its --shots): the guided
 #: calibration's default photos per face
 LOG_MIN_SHOTS = 3
@@ -411,14 +436,12 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     classes = sorted({s.face for s in samples}, key=lambda c: (c.die_type, c.value or 0, c.key))
     if len(classes) < 2:
         raise CalibrationError("a die set needs at least 2 different faces to tell apart")
-    photos: dict[FaceClass, set[str]] = {}
-    for s in samples:
-        photos.setdefault(s.face, set()).add(s.group)
-    few = [c.key for c, g in photos.items() if len(g) < 2]
+    photos = photos_per_face(samples)
+    few = [c.key for c, n in photos.items() if n < 2]
     if few:
         raise CalibrationError(f"faces with fewer than 2 labelled photos: {', '.join(few)}; label at least 2 "
                                "(3 to 5 is better) per face")
-    k = max(2, min(folds, min(len(g) for g in photos.values())))
+    k = max(2, min(folds, min(photos.values())))
     fold = np.array(_folds(samples, k))
     rng = np.random.default_rng(seed)
     n = len(classes)

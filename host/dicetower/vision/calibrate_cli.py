@@ -72,7 +72,8 @@ def calibrate(die_set: str, labels: Path | None, log_path: Path | None, images_r
     (or --replay FILES...): the CLI says which face to set in the tray and stops when all are learned;
     with --tower PORT the tower's panel guides instead (OLED questions, ROLL and OK/NO buttons).
     Prints the cross-validated accuracy and the confusion matrix (also saved as PNG)."""
-    from dicetower.vision.calibrate import CalibrationError, calibrate as run, read_labels, read_log, save_confusion_png
+    from dicetower.vision.calibrate import (CalibrationError, calibrate as run, learnable_colours, read_labels, read_log,
+                                            save_confusion_png)
     from dicetower.vision.camera import FrameError
 
     out = _store_dir(die_set, store)
@@ -90,7 +91,10 @@ def calibrate(die_set: str, labels: Path | None, log_path: Path | None, images_r
                        f"training {die_set!r} ...")
             ds, report = run(logged.samples, die_set, out_dir=out, n_aug=augment)
         elif labels is not None:
-            samples = read_labels(labels, images_root or labels.parent)
+            samples, short = learnable_colours(read_labels(labels, images_root or labels.parent))
+            if short:
+                click.echo(f"warning: fewer than 2 photos of {', '.join(short)}: the faces are learned without "
+                           "their colours (label 2 or more photos of each face in each colour to learn them)", err=True)
             click.echo(f"{len(samples)} labelled dice from {labels}; training {die_set!r} ...")
             ds, report = run(samples, die_set, out_dir=out, n_aug=augment)
         else:
