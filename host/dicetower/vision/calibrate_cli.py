@@ -72,8 +72,8 @@ def calibrate(die_set: str, labels: Path | None, log_path: Path | None, images_r
     (or --replay FILES...): the CLI says which face to set in the tray and stops when all are learned;
     with --tower PORT the tower's panel guides instead (OLED questions, ROLL and OK/NO buttons).
     Prints the cross-validated accuracy and the confusion matrix (also saved as PNG)."""
-    from dicetower.vision.calibrate import (CalibrationError, calibrate as run, learnable_colours, read_labels, read_log,
-                                            save_confusion_png)
+    from dicetower.vision.calibrate import (CalibrationError, calibrate as run, learnable_colours, read_labels,
+                                            read_log, save_confusion_png)
     from dicetower.vision.camera import FrameError
 
     out = _store_dir(die_set, store)
