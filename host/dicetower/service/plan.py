@@ -27,17 +27,21 @@ class RollPlan:
     inputs: dict[str, Any] = field(default_factory=dict)
     die_types: tuple[str, ...] | None = None
 
+    def procedure_die(self) -> str | None:
+        """The die type the procedure expects as dice_input given the fixed inputs (rules.Procedure.die_type,
+        GEN-D04: "d6" for a d6 pool, the character's step die for stepdie.test), or None when it declares
+        none there. Raises RulesError when the inputs do not say which die it is (a table profile is checked
+        for this when loaded, service.table.plan_from_profile)."""
+        return rules.get(self.procedure).die_type(self.dice_input, self.inputs)
+
     def types_in_play(self) -> tuple[str, ...] | None:
         """The die types thrown for this roll, which the reader reads an unsure numbered die as
         (vision.reader.DiceReader's die_types) and the panel steps through when a die's type is corrected:
-        die_types when the table names them, else the one the procedure expects under dice_input given the
-        fixed inputs (rules.Procedure.die_type, GEN-D04: "d6" for a d6 pool, the character's step die for
-        stepdie.test), else None (any type: the procedure declares no dice there). Raises RulesError when
-        the inputs do not say which die the procedure takes (the table profile is checked for this when
-        loaded, service.table.plan_from_profile)."""
+        die_types when the table names them, else the procedure's own (procedure_die), else None (any type).
+        Raises RulesError as procedure_die does."""
         if self.die_types is not None:
             return self.die_types
-        die_type = rules.get(self.procedure).die_type(self.dice_input, self.inputs)
+        die_type = self.procedure_die()
         return None if die_type is None else (die_type,)
 
     def build_inputs(self, readings: list[DieReading]) -> dict[str, Any]:

@@ -84,7 +84,7 @@ def plan_from_profile(profile: dict[str, Any], path: Path) -> RollPlan:
                     inputs=_deref(roll.get("inputs", {}), profile, path),
                     die_types=_die_types(_deref(roll.get("die_types"), profile, path), path))
     try:
-        taken = rules.get(procedure).die_type(plan.dice_input, plan.inputs)
+        taken = plan.procedure_die()
     except rules.RulesError as exc:
         raise ProfileError(f"{path}: [roll] inputs do not say which die {procedure} takes as "
                            f"{plan.dice_input!r}: {exc}") from exc
