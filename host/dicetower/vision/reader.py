@@ -241,17 +241,16 @@ class DiceReader:
         the pip reader is unsure of, centred in a die-like body and spanning less of it than a d6's
         pips span of their die (PIP_BOX_OF_DIE: a numeral's holes or strokes, speckles; measured
         0.34..0.83 on a d20's numerals, 0.83..0.98 for unsure 2s and 3s on drawn pip dice) or
-        elongated crosswise (pips.crosswise_pips: a d20's digits, 0.73 and 0.79 of it), are
-        marks on that die, not a pip die, and give way to it (a sure face stays: a d6 showing 1 has
-        one pip far smaller than its body). Light pips the pip reader is unsure of with no die body
-        around them are glints (specular highlights on a dice dome or a tray: bright, tiny, on no
-        die), no die; dark pips are never highlights and stay a die (flagged unsure). A body is read when it
+        elongated crosswise (pips.crosswise_pips: a d20's digits, 0.73 and 0.79 of it), or lying within a
+        die-like body that is no d6 by its shape (NO_D6_SHAPE), are marks on that die, not a pip die, and
+        give way to it (_marks_on; a sure face stays: a d6 showing 1 has one pip far smaller than its body).
+        Light pips the pip reader is unsure of with no die body around them are glints (specular highlights on
+        a dice dome or a tray: bright, tiny, on no die), no die; dark pips are never highlights and stay a die
+        (flagged unsure). A body is read when it
         is die-like (is_die_like); with a calibrated set or a reference frame, which may read dice the standard
         reader would not take for dice, every body is read but one under MIN_BODY_SIDE px and, with no reference
         frame, one of a colour found all over the frame (ground_share above GROUND_SHARE_MAX)."""
-        marks = {id(b): [f for f in faces if f.confidence < UNSURE_BELOW and holds(b.box, f.centre)
-                         and (max(f.box[2:]) < PIP_BOX_OF_DIE * max(b.box[2:]) or crosswise_pips(f.pips))]
-                 for b in bodies}
+        marks = {id(b): [f for f in faces if _marks_on(image, b, f)] for b in bodies}
         marked = {id(f) for fs in marks.values() for f in fs}
         faces = [f for f in faces if not _glint(f, bodies)]
         pip_dice = [f for f in faces if id(f) not in marked]
@@ -302,6 +301,32 @@ class DiceReader:
 CUT_CONFIDENCE_MAX = 0.5
 #: A pip face's box side is about this fraction of its die's side (matteop65: 0.6..0.75).
 PIP_BOX_OF_DIE = 0.7
+#: A die-like body the shape model (shape.die_type_by_shape, top-down) gives less than this probability of
+#: being a d6 holds no pip face: the unsure "pips" read within it are its marks, however much of it they span
+#: (_marks_on). Measured: realdice's d20 with its two digits read as an unsure 2 spanning 0.78 and 0.83 of it
+#: (over PIP_BOX_OF_DIE, not crosswise) 0.001 and 0.004; the die-like bodies of matteop65's pip d6 (every 3rd
+#: photo) 0.046 at the least of 107, 0.079 at their 1st percentile, 0.82 at the median.
+NO_D6_SHAPE = 0.01
+
+
+def _marks_on(image: np.ndarray, body: DieBody, face: PipFace) -> bool:
+    """Whether a pip face is marks on a die body, not a pip die (DiceReader._numbered_bodies): read unsure,
+    centred in the body, and spanning less of it than a d6's pips span of their die (PIP_BOX_OF_DIE) or
+    elongated crosswise (pips.crosswise_pips), or lying within it (spanning less than all of it) when the
+    body is die-like (is_die_like) and no d6 by its shape (NO_D6_SHAPE; the shape model is asked only then).
+    image: HxWx3 uint8 BGR, the frame body and face were found in (px)."""
+    if face.confidence >= UNSURE_BELOW or not holds(body.box, face.centre):
+        return False
+    span = max(face.box[2:]) / max(body.box[2:])
+    if span < PIP_BOX_OF_DIE or crosswise_pips(face.pips):
+        return True
+    if span >= 1.0 or not is_die_like(image, body):
+        return False
+    from dicetower.vision.shape import die_type_by_shape
+
+    x, y, w, h = body.box
+    crop = image[y:y + h, x:x + w]
+    return die_type_by_shape(crop, body.mask[:crop.shape[0], :crop.shape[1]]).proba.get("d6", 0.0) < NO_D6_SHAPE
 #: A die's colour is not the ground's: at most this many pixels of its colour lie outside every body,
 #: per body pixel (DieBody.ground_share). Measured on real photos (../shared/datasets): lone dice on
 #: paper, wood and in a dice dome 0.1..0.75; patches of wood grain, floor and laptop keys 0.5..500,
