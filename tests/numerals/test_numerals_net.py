@@ -12,8 +12,8 @@ from dicetower.paths import models_dir
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision import synth
 from dicetower.vision.fewshot import EMBED_NODE
-from dicetower.vision.numerals import (META_FILE, ONNX_FILE, PATCH, face_patch, load_net, net_outputs,
-                                       numeral_classes, numeral_proba, value_proba)
+from dicetower.vision.numerals import (META_FILE, NEW_ENGINE, ONNX_FILE, PATCH, face_patch, load_net, net_outputs,
+                                       numeral_classes, numeral_proba, onnx_layers, read_onnx, value_proba)
 
 
 def test_model_ships_loads_in_cv2_dnn_and_is_under_5_mb():
@@ -42,7 +42,7 @@ def test_standard_set_describes_the_net_it_ships():
 
 
 def test_loaded_net_exposes_the_embedding_calibration_reads():
-    """The net as load_net reads it (numerals.read_onnx: OpenCV 5's classic engine) has the node
+    """The net as load_net reads it (numerals.read_onnx: the classic engine, or OpenCV 5.1's own) has the node
     fewshot.EMBED_NODE under the name its engine gives it, and net_outputs runs it: 128 values per
     quarter turn, non-negative (a ReLU's), and the class layer's own input (the logits are a linear
     map of them). An unknown node is a ValueError naming the nodes the net has."""
@@ -59,6 +59,24 @@ def test_loaded_net_exposes_the_embedding_calibration_reads():
     assert np.abs(a @ fit - logits).max() < 1e-2
     with pytest.raises(ValueError, match="no node"):
         net_outputs(patches, "/embed/embed.1/Relu_output_0")
+
+
+@pytest.mark.skipif(NEW_ENGINE is None, reason=f"OpenCV {cv2.__version__} has no new dnn engine (OpenCV 5 has)")
+def test_new_engine_names_the_same_outputs():
+    """OpenCV 5's new dnn engine (the only one in 5.1; in 5.0 beside the classic one) read by read_onnx(classic=
+    False): onnx_layers finds the embedding and the logits under its tensor names, and they hold what the net
+    load_net reads gives (5.1 fuses the embedding's ReLU into its Gemm: its output tensor stays)."""
+    net = read_onnx(models_dir() / "standard" / ONNX_FILE, classic=False)
+    names = onnx_layers(net, classic=False)
+    assert names["logits"] == "logits" and names[EMBED_NODE] == EMBED_NODE + "_output_0"
+    rng = np.random.default_rng(6)
+    patches = [rng.integers(0, 256, (PATCH, PATCH)).astype(np.uint8) for _ in range(6)]
+    turned = np.stack([np.rot90(p, j) for p in patches for j in range(4)]).astype(np.float32)[:, None]
+    blob = (turned / 255 - 0.5) / 0.25  # as net_outputs feeds the net
+    for node in ("logits", EMBED_NODE):
+        net.setInput(blob)
+        out = np.asarray(net.forward(names[node]), np.float32).reshape(len(blob), -1)
+        assert np.abs(out - net_outputs(patches, node)).max() < 1e-3, node
 
 
 def test_rendered_numerals_read_right_at_any_rotation():

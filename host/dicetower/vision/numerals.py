@@ -22,6 +22,7 @@ the net was trained on. Run time needs OpenCV and numpy only.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,25 +105,52 @@ _NET: NumeralNet | None = None
 _LOCK = threading.Lock()
 
 
-def read_onnx(path: Path) -> cv2.dnn.Net:
-    """The ONNX net at `path` as cv2.dnn reads it with its classic engine: OpenCV 5's
-    readNetFromONNX(path, engine=cv2.dnn.ENGINE_CLASSIC), OpenCV 4's readNetFromONNX(path) (its only
-    engine). OpenCV 5's default (ENGINE_AUTO: the new engine first) runs this small net slower: a
-    die's 3 patches x 4 turns 6.4 ms a forward pass against 4.2, a d20's 24 rows 12.9 against 8.5 (2
-    cores, median of 200). The one way the numeral net is read (load_net, train_numerals.export's
-    check). Raises cv2.error for a file cv2.dnn cannot parse."""
-    engine = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
-    if engine is None:
-        return cv2.dnn.readNetFromONNX(str(path))
-    return cv2.dnn.readNetFromONNX(str(path), engine=engine)
+#: Whether this OpenCV reads ONNX with its classic dnn engine: OpenCV 4 (its only engine) and 5.0 (asked for
+#: it, ENGINE_CLASSIC) do; OpenCV 5.1 has no classic engine, only its new one (ENGINE_OPENCV)
+CLASSIC_ENGINE = hasattr(cv2.dnn, "ENGINE_CLASSIC") or not hasattr(cv2.dnn, "ENGINE_OPENCV")
+#: OpenCV 5's new dnn engine: ENGINE_NEW in 5.0, ENGINE_OPENCV in 5.1; None in OpenCV 4
+NEW_ENGINE = getattr(cv2.dnn, "ENGINE_OPENCV", getattr(cv2.dnn, "ENGINE_NEW", None))
 
 
-def onnx_layers(net: cv2.dnn.Net) -> dict[str, str]:
-    """{ONNX node name: layer name} of a net read by read_onnx: the classic engine (OpenCV 4.8+ and 5)
-    names a node's layer "onnx_node!" + the node's name (the embedding layer "/embed/embed.1/Relu" is
-    "onnx_node!/embed/embed.1/Relu") and the graph's output by its own name ("logits"); net.forward
-    takes the layer name."""
-    return {name.split("!", 1)[-1]: name for name in net.getLayerNames()}
+def read_onnx(path: Path, classic: bool = CLASSIC_ENGINE) -> cv2.dnn.Net:
+    """The ONNX net at `path` as cv2.dnn reads it: with the classic engine where OpenCV has one (OpenCV 5.0's
+    readNetFromONNX(path, engine=cv2.dnn.ENGINE_CLASSIC), OpenCV 4's readNetFromONNX(path)), else with
+    OpenCV 5.1's own engine (NEW_ENGINE); classic False: OpenCV 5's new engine whatever else it has.
+    OpenCV 5.0's default (ENGINE_AUTO: the new engine first) runs this small net slower: a die's 3 patches
+    x 4 turns 6.4 ms a forward pass against 4.2, a d20's 24 rows 12.9 against 8.5 (2 cores, median of 200);
+    OpenCV 5.1's engine runs it as fast as 5.0's classic one (12 rows 2.5 against 2.7 ms, 96 rows 20
+    against 23; median of 100) and gives the same logits (3e-5 apart at most, on logits up to 12). The one
+    way the numeral net is read (load_net, train_numerals.export's check). Raises cv2.error for a file
+    cv2.dnn cannot parse, ValueError for classic False in OpenCV 4 (no new engine)."""
+    if classic:
+        engine = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
+        if engine is None:
+            return cv2.dnn.readNetFromONNX(str(path))
+        return cv2.dnn.readNetFromONNX(str(path), engine=engine)
+    if NEW_ENGINE is None:
+        raise ValueError(f"OpenCV {cv2.__version__} has no new dnn engine (OpenCV 5 has): "
+                         "read the net with classic=True")
+    return cv2.dnn.readNetFromONNX(str(path), engine=NEW_ENGINE)
+
+
+#: the name torch.onnx gives a node's first output tensor: the node's name and this
+OUTPUT_SUFFIX = "_output_0"
+
+
+def onnx_layers(net: cv2.dnn.Net, classic: bool = CLASSIC_ENGINE) -> dict[str, str]:
+    """{ONNX node name: the name net.forward takes for its output} of a net read by read_onnx(path, classic).
+    The classic engine (OpenCV 4.8+ and 5.0) names a node's layer "onnx_node!" + the node's name (the
+    embedding layer "/embed/embed.1/Relu" is "onnx_node!/embed/embed.1/Relu") and the graph's output by its
+    own name ("logits"), and net.forward takes the layer name. OpenCV 5's new engine fuses layers (5.1 the
+    embedding's ReLU into the Gemm before it, which then has no output of its own) and net.forward takes
+    the name of a tensor its graph keeps: the graph's outputs ("logits") and the outputs of the layers
+    left, which torch.onnx names after their node (OUTPUT_SUFFIX: "/embed/embed.1/Relu_output_0"), as
+    net.dump() lists them."""
+    if classic:
+        return {name.split("!", 1)[-1]: name for name in net.getLayerNames()}
+    tensors = re.findall(r'"([^"]+)" // <(?:Temp|Output)>', net.dump())
+    tensors += list(net.getUnconnectedOutLayersNames())
+    return {t.removesuffix(OUTPUT_SUFFIX): t for t in tensors}
 
 
 def load_net(directory: Path | None = None) -> NumeralNet:
