@@ -76,6 +76,32 @@ def test_the_lone_pip_of_a_1_found_as_a_body_is_a_1(reader: DiceReader):
         assert (r.value, r.unsure) == (1, False), f"{image} at {frac}: {r.value} ({r.confidence:.2f})"
 
 
+def test_a_1_nearer_than_any_close_up_scale_reads_is_a_1(reader: DiceReader):
+    """A 1 so near that its die runs off the frame: its one pip (90-120 px, 0.19-0.25 of the frame's
+    height) is the only body found, wider than any pip body (KERNEL_PX / PIP_OF_DIE analysis px) and too
+    wide for the coarsest close-up scale's filter. Read before as a numbered die (d8 6, d12 3, d6 2, each
+    at 0.01-0.02). Now a lone plain body up to LONE_PIP_OF_FRAME of the frame is read as a 1's pip at the
+    scale its size tells: a 1, unsure (its layout runs off the frame) or sure."""
+    for image, x, y, frac in [("images/Train/dice_31.jpg", 301, 232, 0.7), ("images/Train/dice_41.jpg", 248, 285, 0.7),
+                              ("images/Train/dice_45.jpg", 267, 338, 0.7), ("images/Train/dice_49.jpg", 234, 323, 0.5)]:
+        frame, value, centre = close_up(image, x, y, frac)
+        r = read_one(reader, frame, value, centre)
+        assert (r.die_type, r.value) == ("d6", 1), f"{image} at {frac}: {r.die_type} {r.value} ({r.confidence:.2f})"
+
+
+def test_a_1_whose_pip_is_small_in_its_body_is_read_sure(reader: DiceReader):
+    """A 1 whose body (the die with its sides and shadow) is more than twice its face box: the face, read at
+    a close-up scale in the body's box, was taken for a small die or a mark on a larger body (its box 0.48
+    of the body's side, under detect.CLOSE_UP_FACE) and made unsure, and the body was read instead as a
+    numbered die (d6 4, d6 2; 0.01-0.02). A 1's box is its pip's; its face is FACE_SIDE_DIAMETERS pip
+    diameters a side, which spans the body: a sure 1."""
+    for image, x, y, frac in [("images/Train/dice_1.jpg", 255, 220, 0.5), ("images/Train/dice_2.jpg", 265, 208, 0.3),
+                              ("images/Train/dice_41.jpg", 248, 285, 0.3)]:
+        frame, value, centre = close_up(image, x, y, frac)
+        r = read_one(reader, frame, value, centre)
+        assert (r.die_type, r.value, r.unsure) == ("d6", 1, False), f"{image} at {frac}: {r.value} ({r.confidence:.2f})"
+
+
 def test_pips_at_the_filter_edge_are_read_at_the_scale_they_tell(reader: DiceReader):
     """A 4 spanning 40 % of the frame, its pips (21 px) at the edge of the pip filter: two of them read
     at the analysis scale as a sure 2 at c72f92d. Read again where its pips fit the filter, it is a 4 (and

@@ -32,8 +32,8 @@ from dicetower.readings import UNSURE_BELOW
 
 from .boxes import centre, grown, holds, iou, meets, overlap
 from .colour import channel_medians
-from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, LINK_DIAMETERS, MARKED_PIP, PipFace, Pip, stray_marks, pip_marks,
-                   read_faces)
+from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, LINK_DIAMETERS, MARKED_PIP, PipFace, Pip, face_side, stray_marks,
+                   pip_marks, read_faces)
 
 #: Frames are analysed with their long side at most this many px (12 MP photos are downscaled).
 ANALYSIS_LONG_SIDE = 640
@@ -284,9 +284,13 @@ def _spanning(face: PipFace, bodies: list[tuple[int, int, int, int]]) -> PipFace
     unsure (confidence at most pips.AMBIGUOUS_CAP) when boxes hold its centre and its box spans less
     than CLOSE_UP_FACE of the side of each: no face of that die, but a small die or a mark on a larger
     body (a d20 on a tray's floor found as one body, taken whole for the pip of a 1, the floor for its
-    face). A face no box holds the centre of spans them (a die whose large pips were found as bodies)."""
+    face). A face no box holds the centre of spans them (a die whose large pips were found as bodies). A face's
+    span is its box or its face side by its pips (pips.face_side), the larger: a 1's box is its pip grown by
+    under a face side (matteop65 close-ups: 1s whose box was 0.48 of the die's body, shadow and side faces
+    with it, made unsure and the body read as a numbered die)."""
     holding = [b for b in bodies if holds(b, face.centre)]
-    if not holding or any(max(face.box[2:]) >= CLOSE_UP_FACE * max(b[2:]) for b in holding):
+    span = max(max(face.box[2:]), face_side(face.pips))  # a 1's box is its pip's, not its face's
+    if not holding or any(span >= CLOSE_UP_FACE * max(b[2:]) for b in holding):
         return face
     return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP))
 
@@ -339,6 +343,10 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
       filling the pattern's largest body (a 1's pip is the largest on its die; its side faces' pips are
       smaller), and only where no fuller face is read in the pattern. A face read in the reach of
       another whose pips are at most SIDE_FACE_PIPS of its pips across is a side face of that die.
+    - A lone plain body wider than the pip bodies' bound, up to LONE_PIP_OF_FRAME of the frame's short side,
+      whole in the frame, with no body alike in size within LINK_DIAMETERS of it and no smaller pip in it (the
+      pip of a 1 so near that its die runs off the frame, its white body the table's colour): a pattern of its
+      own, read as above at the scale its size tells (_close_read).
     - A face read at the analysis scale with pips at the filter's edge (median major axis at least
       PIP_OF_KERNEL of it: two pips of a 4 read as a sure 2, a side face's pip as a sure 1, the top face's
       larger pips lost): read again in its box grown by half; a face read there whose reach holds its
@@ -361,6 +369,18 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
 
     patterns = [g for g in _patterns([b for b in bodies if pip_body(b)])
                 if len(g) > 1 or not any(holds(g[0].box, (p.x, p.y)) for p in small_pips)]
+    short = min(image.shape[:2])
+
+    def lone_pip(b: DieBody) -> bool:  # a 1's pip wider than the filter at every close-up scale
+        side = max(b.box[2:])
+        if b.cut or side * s0 <= KERNEL_PX / PIP_OF_DIE or side > LONE_PIP_OF_FRAME * short or side >= largest:
+            return False
+        if any(holds(b.box, (p.x, p.y)) for p in small_pips):
+            return False
+        return not any(c is not b and max(side, max(c.box[2:])) <= PIPS_ALIKE * min(side, max(c.box[2:]))
+                       and math.dist(centre(b.box), centre(c.box)) <= LINK_DIAMETERS * side for c in bodies)
+
+    patterns += [[b] for b in bodies if lone_pip(b)]
     edge = PIP_OF_KERNEL * KERNEL_PX / s0
     at_edge = {id(f) for f in faces if statistics.median(p.major for p in f.pips) >= edge}
     if not patterns and not at_edge:
@@ -475,6 +495,12 @@ def _of_pattern(pattern: list["DieBody"], face: PipFace) -> PipFace | None:
     return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP)) if stray_marks(face.pips, others) else face
 
 
+#: A lone plain body up to this fraction of the frame's short side may be the pip of a 1 so near the camera that
+#: its die runs off the frame, the pip wider than the filter at every close-up scale (large_pip_faces'
+#: lone_pip): matteop65 close-ups of 1s at 0.5-0.7 of the frame, pips of 0.19-0.25 of it. The pip reader needs
+#: the face round a pip, out to 2.3 of its radii (surround_snr), in the frame: a pip 0.43 of it at most, centred.
+LONE_PIP_OF_FRAME = 0.3
+
 #: A pip is read where it is at most this fraction of the pip filter (KERNEL_PX) across: a pip as wide as
 #: the filter is only partly seen by it (matteop65 close-ups with pips 0.95 of the filter read a 4 as a
 #: sure 2, two of its pips lost).
@@ -487,11 +513,14 @@ def _close_read(gray_full: np.ndarray, region: tuple[int, int, int, int], pip_si
     close-up scale, as accept (given each face in frame px) returns them; [] when none. The pip size
     (pip_side, frame px) tells the scale: the first read is the finest of ANALYSIS_SCALES after the
     first at which it is at most PIP_OF_KERNEL of the pip filter (the coarsest when none is); coarser
-    ones follow while nothing is accepted."""
+    ones follow while nothing is accepted. A pip wider than the filter at the coarsest (a 1's pip too near,
+    LONE_PIP_OF_FRAME) is read once, at the scale at which it is PIP_OF_KERNEL of the filter."""
     previous = analysis_scale(gray_full.shape)
-    for long_side in ANALYSIS_SCALES[1:]:
-        s = analysis_scale(gray_full.shape, long_side)
-        if s >= previous or pip_side * s > PIP_OF_KERNEL * KERNEL_PX and long_side != ANALYSIS_SCALES[-1]:
+    scales = [analysis_scale(gray_full.shape, long_side) for long_side in ANALYSIS_SCALES[1:]]
+    if pip_side * scales[-1] > KERNEL_PX:  # wider than the filter at the coarsest: a 1's pip too near (lone_pip)
+        scales = [PIP_OF_KERNEL * KERNEL_PX / pip_side]
+    for s in scales:
+        if s >= previous or pip_side * s > PIP_OF_KERNEL * KERNEL_PX and s != scales[-1]:
             continue
         gray = cv2.resize(gray_full, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
         within = [(int(region[0] * s), int(region[1] * s), int(np.ceil(region[2] * s)), int(np.ceil(region[3] * s)))]

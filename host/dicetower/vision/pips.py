@@ -773,7 +773,7 @@ def runs_off(group: list[Pip], gray: np.ndarray, polarity: str, edges: tuple[boo
     edges: which of gray's sides (left, right, top, bottom) are the frame's edges (FRAME_EDGES: all; a
     region cut from a frame, detect._finer_faces, has sides inside it, past which the die goes on).
 
-    Looked at along three lines from the pips' centre toward each edge within a face side (_face_side)
+    Looked at along three lines from the pips' centre toward each edge within a face side (face_side)
     of a pip: square to the edge and at 45 degrees either side (a 2 cut to one pip has its missing
     pip on the diagonal). Along a line, the face runs on to the edge when nothing but face lies
     between: a pixel of the face is as plain as a face, within twice PLAIN_FACE of the pips' contrast
@@ -787,12 +787,12 @@ def runs_off(group: list[Pip], gray: np.ndarray, polarity: str, edges: tuple[boo
     A face that runs on to the edge is cut when
     - square to the edge, a place of a larger face (_larger_face_places: a 2 or 3 in a line as a
       column of a 4 or 6, a 2 as a 3's corner and centre, a 2:1 block of 4 as two rows of a 6) lies
-      past the edge, within a pip's radius of it, and within a face's diagonal (sqrt 2 x _face_side)
+      past the edge, within a pip's radius of it, and within a face's diagonal (sqrt 2 x face_side)
       of the face's far end the other way (the larger face is a face, no larger); or
     - the edge lies more than half a pip's diameter further from the centre than the face's own end
       the other way: every d6 layout and its square face are symmetric about the face's centre, and a
       face cut to some of its pips reaches further toward its missing ones. This holds while the edge
-      lies within a face's diagonal (sqrt 2 x _face_side) of the face's far end; what runs on beyond
+      lies within a face's diagonal (sqrt 2 x face_side) of the face's far end; what runs on beyond
       is no longer its face (a white die's side face as light as its top: a close-up whose crop
       cuts the die).
     A whole face whose die the edge cuts no further from its pips' centre than the face reaches the
@@ -806,7 +806,7 @@ def runs_off(group: list[Pip], gray: np.ndarray, polarity: str, edges: tuple[boo
     if not group or len(group) >= 6:
         return False
     h, w = gray.shape
-    reach = _face_side(group)
+    reach = face_side(group)
     major = sorted(p.major for p in group)[len(group) // 2]
     dia = _mean([p.diameter for p in group])
     near = [edge for edge in range(4) if edges[edge] and any(d <= reach for d in (
@@ -1094,9 +1094,9 @@ def _perpendicular_possible(g: list[Pip], h: list[Pip]) -> bool:
     return rg * rg + rh * rh <= PERPENDICULAR_FACES
 
 
-def _face_side(group: list[Pip]) -> float:
-    """Estimated side of the die face in px: FACE_SIDE_DIAMETERS pip diameters, from the pips' major
-    axes (which foreshortening does not shrink)."""
+def face_side(group: list[Pip]) -> float:
+    """Estimated side (px) of the die face whose pips are group (one face's, px of one frame):
+    FACE_SIDE_DIAMETERS pip diameters, from the pips' median major axis (which foreshortening does not shrink)."""
     majors = sorted(p.major for p in group)
     return FACE_SIDE_DIAMETERS * majors[len(majors) // 2]
 
@@ -1117,7 +1117,7 @@ def _side_face_by_shape(g: list[Pip], h: list[Pip]) -> bool | None:
         return False
     if not _perpendicular_possible(g, h):
         return False  # both seen too squarely to be two perpendicular faces of one cube
-    if max(_face_side(g), _face_side(h)) > SAME_DIE_PIPS * min(_face_side(g), _face_side(h)):
+    if max(face_side(g), face_side(h)) > SAME_DIE_PIPS * min(face_side(g), face_side(h)):
         return False  # one die's pips are of one size, and their major axes, which a tilt does not shrink, show it
     front_g, front_h = _frontalness(g), _frontalness(h)
     flatter = (_layout_roundness(h) or _roundness(h)) - (_layout_roundness(g) or _roundness(g))
@@ -1166,7 +1166,7 @@ def _lies_toward(g: list[Pip], h: list[Pip], toward: tuple[float, float]) -> boo
     dx, dy = gx - hx, gy - hy
     along = dx * toward[0] + dy * toward[1]
     across = abs(dy * toward[0] - dx * toward[1])
-    side = max(_face_side(g), _face_side(h))
+    side = max(face_side(g), face_side(h))
     return along > 0.5 * across and math.hypot(dx, dy) < 1.2 * side and _frontalness(h) > 0.5 * _frontalness(g)
 
 
