@@ -94,6 +94,22 @@ def test_a_spreadsheets_labels_csv_is_read_as_written(tmp_path):
     assert crops[0].crop.shape[0] >= h - 2
 
 
+def test_a_box_run_past_the_border_is_its_part_inside(tmp_path):
+    # a die at the image's right edge, its box rounded out 3 px past the border (and one at the top, from y -2),
+    # as labelling tools and YOLO-to-pixel conversions give them: the crop is the box's part inside the image
+    rng = np.random.default_rng(4)
+    frame, truths = synth.render_scene([(synth.alkemy_spec("white"), 3)], rng, size=(400, 300), die_px=(90, 110))
+    x, y, w, h = truths[0]["box"]
+    frame = np.ascontiguousarray(frame[y - 2:, :x + w])  # the die touches the top and the right border
+    cv2.imwrite(str(tmp_path / "edge.png"), frame)
+    H, W = frame.shape[:2]
+    with (tmp_path / "labels.csv").open("w", newline="") as f:
+        csv.writer(f).writerows([HEADER, ["edge.png", "d6", "3", x - 2, -2, w + 5, h + 4, ""]])
+    crops = read_labels(tmp_path / "labels.csv", tmp_path)
+    assert [(c.face.die_type, c.face.value) for c in crops] == [("d6", 3)]
+    assert h - 2 <= crops[0].crop.shape[0] <= H and w - 2 <= crops[0].crop.shape[1] <= W - (x - 2) + 1
+
+
 def test_missing_header_is_refused(tmp_path):
     (tmp_path / "labels.csv").write_text("file,value\na.png,3\n")
     with pytest.raises(CalibrationError, match="must have a header image,die_type,value,x,y,w,h,colour"):

@@ -193,14 +193,20 @@ def as_read(box: tuple[int, int, int, int], boxes: list[tuple[int, int, int, int
 MIN_BOX_PX = 8
 
 
+#: A labelled box that runs past its image's border (labelling tools round boxes out, and a die cut by the
+#: border is boxed whole) is taken as its part inside the image when that is at least this share of its area
+BOX_INSIDE = 0.5
+
+
 def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool] | None = None
                 ) -> list[LabelledCrop]:
     """Labelled crops from a labels.csv (columns image,die_type,value,x,y,w,h,colour, in any order; colour
     may be left out; header names are read without case, surrounding blanks or a UTF-8 byte-order mark, as
     spreadsheets write them). keep: optional filter on the row dict (its keys the lower-case column names).
     A box round part of a die (matteop65's round its pips: a 1's a few px across) is framed as the reader
-    frames that die (as_read). Raises CalibrationError for a missing column, an unreadable image, a box
-    outside its image, or one under MIN_BOX_PX across that no die the reader finds holds (naming the row)."""
+    frames that die (as_read); a box run past the image's border, its part inside (BOX_INSIDE). Raises
+    CalibrationError for a missing column, an unreadable image, a box mostly outside its image, or one under
+    MIN_BOX_PX across that no die the reader finds holds (naming the row)."""
     labels_csv, images_root = Path(labels_csv), Path(images_root)
     try:
         with labels_csv.open(newline="", encoding="utf-8-sig") as fh:
@@ -238,8 +244,10 @@ def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool
                 raise CalibrationError(f"{where}: box {','.join(box)} is not a number in every one of x,y,w,h "
                                        "(pixels)") from None
             H, W = img.shape[:2]
-            if w < 1 or h < 1 or x < 0 or y < 0 or x + w > W or y + h > H:
+            x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
+            if w < 1 or h < 1 or x1 <= x0 or y1 <= y0 or (x1 - x0) * (y1 - y0) < BOX_INSIDE * w * h:
                 raise CalibrationError(f"{where}: box {x},{y},{w},{h} is not inside the {W}x{H} image {path}")
+            x, y, w, h = x0, y0, x1 - x0, y1 - y0  # a box run past the border, as labelling tools round them
             if row["image"] not in framed:
                 bodies = reader_bodies(img)
                 framed[row["image"]] = bodies, view_of_scene(img, [b.box for b in bodies])
