@@ -43,6 +43,24 @@ def test_corrupt_and_missing_images_are_reported_and_the_rest_still_read(tmp_pat
     assert "corrupt.jpg" in proc.stderr and "gone.png" in proc.stderr
 
 
+def test_a_folder_is_read_as_its_image_files_in_name_order(tmp_path):
+    # a folder of photos (with a text file and a subfolder, which are not read) and an empty folder
+    photos = tmp_path / "photos"
+    (photos / "sub").mkdir(parents=True)
+    for name, src in (("b.JPG", "dice_30.jpg"), ("a.png", "valid_24.jpg")):
+        (photos / name).write_bytes((DEMO / src).read_bytes())
+    (photos / "notes.txt").write_text("not an image")
+    (photos / "sub" / "c.jpg").write_bytes((DEMO / "valid_24.jpg").read_bytes())
+    (tmp_path / "empty").mkdir()
+    proc = run(str(photos), str(tmp_path / "empty"), "--json")
+    assert proc.returncode == 1  # the empty folder
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [line["image"] for line in lines] == [str(photos / "a.png"), str(photos / "b.JPG"), str(tmp_path / "empty")]
+    assert sorted(d["value"] for d in lines[0]["dice"]) == [4, 4]
+    assert sorted(d["value"] for d in lines[1]["dice"]) == [1, 1, 1]
+    assert "no image file" in lines[2]["error"] and "empty" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_an_image_too_small_to_hold_a_die_is_an_error_line_not_a_crash(tmp_path):
     import cv2
 

@@ -1,4 +1,4 @@
-"""`dicetower read IMAGE... [--json] [--die-set NAME | --die-types d4,d20] [--annotate DIR]`: the dice reader
+"""`dicetower read IMAGE|FOLDER... [--json] [--die-set NAME | --die-types d4,d20] [--annotate DIR]`: the dice reader
 on photos.
 
 The --json form is the project's stable reading interface (checked independently): one object per
@@ -42,6 +42,23 @@ def read_image_file(reader: DiceReader, path: str, annotate_dir: Path | None = N
     return out
 
 
+#: the files of a folder given to `dicetower read` that are read (the formats OpenCV's imread decodes), any case
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
+
+
+def image_paths(args: tuple[str, ...]) -> list[str]:
+    """The image paths to read for `dicetower read`'s arguments: a folder stands for its image files
+    (IMAGE_SUFFIXES, not its subfolders') in name order, each as the folder's path joined with its name; any
+    other argument, and a folder with no image file, is itself (`read` reports it)."""
+    out: list[str] = []
+    for arg in args:
+        folder = Path(arg)
+        files = sorted(f.name for f in folder.iterdir() if f.is_file() and f.suffix.lower() in IMAGE_SUFFIXES) \
+            if folder.is_dir() else []
+        out += [str(folder / name) for name in files] or [arg]
+    return out
+
+
 def _table(result: dict[str, Any]) -> str:
     """Readable form of one read_image_file result."""
     lines = [f"{result['image']}: {len(result['dice'])} dice, {result['ms']:.1f} ms"]
@@ -67,17 +84,21 @@ def _table(result: dict[str, Any]) -> str:
               help="Save each annotated frame (boxes, values, confidences) as DIR/<image name>.png.")
 def read(images: tuple[str, ...], as_json: bool, die_set: str | None, die_types: str | None,
          annotate_dir: Path | None) -> None:
-    """Read the dice in each IMAGE (JPEG/PNG): die type, value, box [x, y, w, h] px, confidence.
-    A missing or corrupt image is reported on stderr (and as an "error" line with --json); the others
-    are still read, and the exit code is 1."""
+    """Read the dice in each IMAGE (JPEG/PNG; a folder: its image files, in name order): die type, value, box
+    [x, y, w, h] px, confidence. A missing or corrupt image is reported on stderr (and as an "error" line with
+    --json); the others are still read, and the exit code is 1."""
     try:
         named = None if die_types is None else [t for t in die_types.split(",") if t.strip()]
         reader = DiceReader(die_set, die_types=named)
     except (ValueError, LookupError) as exc:
         raise click.ClickException(str(exc)) from exc
     failed = 0
-    for path in images:
-        result = read_image_file(reader, path, annotate_dir)
+    for path in image_paths(images):
+        if Path(path).is_dir():
+            kinds = ", ".join(IMAGE_SUFFIXES)
+            result = {"image": path, "error": f"{path}: a folder with no image file in it ({kinds})"}
+        else:
+            result = read_image_file(reader, path, annotate_dir)
         if "error" in result:
             failed += 1
             click.echo(f"error: {result['error']}", err=True)
