@@ -9,6 +9,7 @@ import pytest
 
 from dicetower import paths
 from dicetower.readings import DieReading
+from dicetower.vision.boxes import holds
 from dicetower.vision.camera import load_image
 from dicetower.vision import scoring
 from dicetower.vision.reader import DiceReader
@@ -100,6 +101,21 @@ def test_a_1_whose_pip_is_small_in_its_body_is_read_sure(reader: DiceReader):
         frame, value, centre = close_up(image, x, y, frac)
         r = read_one(reader, frame, value, centre)
         assert (r.die_type, r.value, r.unsure) == ("d6", 1, False), f"{image} at {frac}: {r.value} ({r.confidence:.2f})"
+
+
+def test_a_die_beside_a_close_ups_die_is_no_side_face_of_it(reader: DiceReader):
+    """Valid/valid_64 close up round its 4 (0.3 of the frame): the 1 beside the 4 (labelled at 161,73), its pip
+    as large as the 4's and 8.6 of them from the 4's centre, lay in the 4's reach (its box grown by its side,
+    read again at a close-up scale) and was taken for the 4's side face: lost. Both are read now, sure."""
+    folder = paths.shared_dir() / "datasets" / "matteop65_table_d6"
+    if not folder.is_dir():
+        pytest.skip(f"shared datasets not found at {folder}")
+    frame, (x0, y0, k) = scoring.close_up(load_image(folder / "images/Valid/valid_64.jpg"), (223, 89, 47, 45), 0.3)
+    readings = reader.read(frame)
+    for value, (x, y, w, h) in ((1, (161, 73, 13, 14)), (4, (223, 89, 47, 45))):
+        at = ((x + w / 2 - x0) * k, (y + h / 2 - y0) * k)
+        assert [(r.value, r.unsure) for r in readings if holds(r.box, at)] == [(value, False)], \
+            [(r.value, round(r.confidence, 2), r.box) for r in readings]
 
 
 def test_pips_at_the_filter_edge_are_read_at_the_scale_they_tell(reader: DiceReader):

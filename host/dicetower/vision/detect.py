@@ -32,8 +32,8 @@ from dicetower.readings import UNSURE_BELOW
 
 from .boxes import centre, grown, holds, iou, meets, overlap
 from .colour import channel_medians
-from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, LINK_DIAMETERS, MARKED_PIP, PipFace, Pip, face_side, stray_marks,
-                   pip_marks, read_faces)
+from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, LINK_DIAMETERS, MARKED_PIP, SIDE_REACH_DIAMETERS, PipFace, Pip,
+                   face_side, stray_marks, pip_marks, read_faces)
 
 #: Frames are analysed with their long side at most this many px (12 MP photos are downscaled).
 ANALYSIS_LONG_SIDE = 640
@@ -395,10 +395,9 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
         found += [f for f in read if len(f.pips) > 1] or read  # a 1 stands where no fuller face of those pips is read
     found = [f for f in found  # side faces of a die read in its reach
              if not any(holds(grown(g.box, 1.0), f.centre) and _pip_side(f) < SIDE_FACE_PIPS * _pip_side(g) for g in found)]
-    reach = [grown(f.box, 1.0) for f in found]
     kept: list[PipFace] = []
     for f in faces:
-        if any(holds(r, f.centre) for r in reach):
+        if any(_part_of(f, g) for g in found):
             continue
         again = [] if id(f) not in at_edge else _close_read(
             gray_full, grown(f.box, 0.5), statistics.median(p.major for p in f.pips),
@@ -408,12 +407,29 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
             continue
         again = [g if _holds_pips(g, f) else replace(g, confidence=min(g.confidence, AMBIGUOUS_CAP)) for g in again]
         found += [g for g in again if all(overlap(g.box, h.box) < 0.3 for h in found)]
-        reach = [grown(g.box, 1.0) for g in found]
     if not found:
         return faces, bodies
-    kept = [f for f in kept if not any(holds(r, f.centre) for r in reach)]
+    kept = [f for f in kept if not any(_part_of(f, g) for g in found)]
+    reach = [grown(g.box, 1.0) for g in found]
     bodies = [b for b in bodies if not any(holds(r, centre(b.box)) for r in reach)]
     return kept + found, bodies
+
+
+def _part_of(face: PipFace, other: PipFace) -> bool:
+    """Whether face (read at the analysis scale, frame px) is part of the die of other (a face read again at a
+    close-up scale): in other's reach (its box grown by its side on every side: its die and side faces), unless
+    it is another die's top face beside it: read sure, with pips as large as other's (a side face's are
+    foreshortened: over SIDE_FACE_PIPS of other's across) and its centre farther from other's centre than half
+    other's face side (pips.face_side) and SIDE_REACH_DIAMETERS of its pips beyond, where other's side faces lie.
+    matteop65 close-ups: a sure 1 beside a 4, 8.6 of the 4's pip diameters from its centre (7.4 the reach), their
+    pips alike, was taken for the 4's side face and lost; a 2's front face, read as a sure 1, lies 4.8 pip
+    diameters from it (7.6 the reach), its pip 0.76 of the 2's across."""
+    if not holds(grown(other.box, 1.0), face.centre):
+        return False
+    side_faces = face_side(other.pips) / 2 + SIDE_REACH_DIAMETERS * _pip_side(other)  # from other's centre
+    beside = (face.confidence >= UNSURE_BELOW and _pip_side(face) > SIDE_FACE_PIPS * _pip_side(other)
+              and math.dist(face.centre, other.centre) > side_faces)
+    return not beside
 
 
 #: A face read in the reach of another whose pips are at most this fraction of the other's across is a
