@@ -90,6 +90,17 @@ def test_a_1_nearer_than_any_close_up_scale_reads_is_a_1(reader: DiceReader):
         assert (r.die_type, r.value) == ("d6", 1), f"{image} at {frac}: {r.die_type} {r.value} ({r.confidence:.2f})"
 
 
+def test_a_1s_pip_and_its_side_faces_pips_are_no_one_pattern(reader: DiceReader):
+    """A 1 at 0.3 of the frame, its round pip (52 px, roundness 0.84) found as a body, and beside it its side
+    faces' foreshortened pips (28-30 px by 42-54, roundness 0.38-0.49): their long sides alike, they made one
+    pattern of pip bodies, in which no face was read: the 1's pip was read as a numbered die (6, 0.02), and the
+    side faces' pips as five more, all unsure. Bodies foreshortened unlike are no one face's pips: one die, a
+    sure 1."""
+    frame, value, centre = close_up("images/Train/dice_31.jpg", 301, 232, 0.3)
+    r = read_one(reader, frame, value, centre)
+    assert (r.die_type, r.value, r.unsure) == ("d6", 1, False), f"{r.die_type} {r.value} ({r.confidence:.2f})"
+
+
 def test_a_1_whose_pip_is_small_in_its_body_is_read_sure(reader: DiceReader):
     """A 1 whose body (the die with its sides and shadow) is more than twice its face box: the face, read at
     a close-up scale in the body's box, was taken for a small die or a mark on a larger body (its box 0.48

@@ -326,6 +326,11 @@ def close_up_regions(image_shape: tuple[int, ...], bodies: list["DieBody"]) -> l
 
 #: Pips alike: the bodies that are one face's pips have sides within this factor of each other.
 PIPS_ALIKE = 1.5
+#: ... and roundness (minor over major axis) within this of each other, as one face's pips found as pips do
+#: (pips._linked: one plane foreshortens them alike). A close-up 1's round pip (0.84) beside its side face's
+#: foreshortened pips (0.38-0.49), their long sides alike, made one pattern read as no face: the 1's pip was
+#: read as a numbered die and its side faces' pips as five more.
+PIP_BODIES_ROUNDNESS = 0.25
 #: A body is the pip of a face read at the analysis scale (not a die holding smaller pips) when that
 #: pip's diameter is at least this fraction of the body's side (a pip found as a body: 0.7..1.0 on
 #: matteop65 close-ups; a d6 holding its pips: 0.15..0.25, PIP_OF_DIE).
@@ -476,9 +481,11 @@ def _holds_pips(face: PipFace, other: PipFace) -> bool:
 
 def _patterns(cands: list["DieBody"]) -> list[list["DieBody"]]:
     """Groups (two bodies or more) of pip bodies that may be one face's pips: sides within PIPS_ALIKE of
-    each other, centres within LINK_DIAMETERS of their larger side (linked in a chain)."""
+    each other, foreshortened alike (roundness within PIP_BODIES_ROUNDNESS) and centres within LINK_DIAMETERS
+    of their larger side (linked in a chain)."""
     n = len(cands)
     group = list(range(n))
+    roundness = [_roundness(c.mask) for c in cands]
 
     def root(i: int) -> int:
         while group[i] != i:
@@ -490,12 +497,25 @@ def _patterns(cands: list["DieBody"]) -> list[list["DieBody"]]:
             a, b = cands[i].box, cands[j].box
             sa, sb = max(a[2:]), max(b[2:])
             d = float(np.hypot(a[0] + a[2] / 2 - b[0] - b[2] / 2, a[1] + a[3] / 2 - b[1] - b[3] / 2))
-            if max(sa, sb) <= PIPS_ALIKE * min(sa, sb) and d <= LINK_DIAMETERS * max(sa, sb):
+            if (max(sa, sb) <= PIPS_ALIKE * min(sa, sb) and d <= LINK_DIAMETERS * max(sa, sb)
+                    and abs(roundness[i] - roundness[j]) <= PIP_BODIES_ROUNDNESS):
                 group[root(i)] = root(j)
     out: dict[int, list[DieBody]] = {}
     for i in range(n):
         out.setdefault(root(i), []).append(cands[i])
     return list(out.values())
+
+
+def _roundness(mask: np.ndarray) -> float:
+    """Minor over major axis (0..1] of a blob (mask: hxw uint8, non-zero = blob) from its second moments; 1.0
+    for an empty mask."""
+    m = cv2.moments(mask, binaryImage=True)
+    if m["m00"] <= 0:
+        return 1.0
+    a, b, c = m["mu20"], m["mu11"], m["mu02"]
+    root = math.hypot(a - c, 2 * b)
+    major = a + c + root
+    return math.sqrt(max(a + c - root, 0.0) / major) if major > 0 else 1.0
 
 
 def _pattern_region(pattern: list["DieBody"]) -> tuple[int, int, int, int]:
