@@ -101,6 +101,16 @@ def test_a_1s_pip_and_its_side_faces_pips_are_no_one_pattern(reader: DiceReader)
     assert (r.die_type, r.value, r.unsure) == ("d6", 1, False), f"{r.die_type} {r.value} ({r.confidence:.2f})"
 
 
+def test_a_close_up_die_filling_the_frame_is_read_by_its_pips(reader: DiceReader):
+    """A white 1 at 0.5 of the frame on the light table: no body whole in the frame large enough to hold pips
+    wider than the filter (close_up_regions: none), so the smaller scales were not read; the die was found
+    filling the frame (find_close_up) and read by the numeral net as a d10 10 (0.01). Its box is now searched
+    at the smaller scales first: a sure 1."""
+    frame, value, centre = close_up("images/Train/dice_25.jpg", 499, 300, 0.5)
+    r = read_one(reader, frame, value, centre)
+    assert (r.die_type, r.value, r.unsure) == ("d6", 1, False), f"{r.die_type} {r.value} ({r.confidence:.2f})"
+
+
 def test_a_1_whose_pip_is_small_in_its_body_is_read_sure(reader: DiceReader):
     """A 1 whose body (the die with its sides and shadow) is more than twice its face box: the face, read at
     a close-up scale in the body's box, was taken for a small die or a mark on a larger body (its box 0.48

@@ -98,7 +98,7 @@ class ReadsElsewhere(Protocol):
 
 def find_pip_faces(image: np.ndarray,
                    close_ups: bool | Callable[[], list[tuple[int, int, int, int]]] = True,
-                   elsewhere: ReadsElsewhere | None = None) -> list[PipFace]:
+                   elsewhere: ReadsElsewhere | None = None, from_close_ups: bool = False) -> list[PipFace]:
     """Top faces of the pip dice in a frame. image: HxWx3 uint8 BGR, any size. Boxes and pips in frame
     px. Dark and light pips are both looked for; where both readings claim one die, the more confident
     stays. Faces whose pips are near the pip filter's limit at the analysis scale (small dice) are read
@@ -113,12 +113,17 @@ def find_pip_faces(image: np.ndarray,
     once: scales it is not larger than read the same pixels and would find the same nothing (a 90 px
     tile: one scale, not three). elsewhere, when given, may make the analysis scale's light read and
     _finer_faces' whole-frame read (ReadsElsewhere: the reader's second process) while this process
-    makes the others; the faces are the same."""
+    makes the others; the faces are the same. from_close_ups: the analysis scale was read already and held
+    no face, so only the smaller scales are read (in close_ups' boxes: the reader's second look, in the die
+    of a close-up that fills the frame, find_close_up)."""
     gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     factors = {analysis_scale(gray_full.shape, long_side) for long_side in (ANALYSIS_SCALES if close_ups else ANALYSIS_SCALES[:1])}
     regions: list[tuple[int, int, int, int]] | None = None  # close_ups() once called
     previous: float | None = None  # the finer scale read before a close-up scale (nothing found there)
     for s in sorted(factors, reverse=True):
+        if from_close_ups and s == max(factors):
+            previous = s
+            continue
         gray = _scaled(gray_full, s)
         within = None
         if callable(close_ups) and s < max(factors):
