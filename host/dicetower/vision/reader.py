@@ -96,8 +96,9 @@ class DiceReader:
     (`make models`). Whether a blob is a die at all (tables hold cables, cups, keyboards and hands) is
     decided apart from which face it shows (is_die_like); a die-like blob is reported even when the
     classifier is unsure of its face (flagged unsure), any other is dropped. A frame in which
-    nothing is found may be a close-up of one die (detect.find_close_up): its pips are looked for in it at
-    the smaller scales, and a sure pip face is read, else the die by the face classifier. With die_set, every
+    nothing is found may be a close-up of one die (detect.find_close_up): without die_set its pips are looked
+    for in it at the smaller scales, and a sure pip face is read, else the die by the face classifier. With
+    die_set, every
     die-sized blob is read and unsure ones are flagged; a body cut by the frame's border is read unsure
     (CUT_CONFIDENCE_MAX), or not at all when it is of the ground's colour (_cut_ground). A pip face
     whose layout's places reach past the border is read unsure too (pips.layout_in_frame). Frames
@@ -231,8 +232,8 @@ class DiceReader:
             faces = []
         if not faces and not bodies and reference is None:
             close_up = find_close_up(image)  # one die filling the frame: no table around it to see
-            if close_up is not None:  # a pip die's pips may be too large for the analysis scale's filter
-                box = close_up.box
+            if close_up is not None and self.die_set is None:  # (a calibrated set reads its own dice)
+                box = close_up.box  # a pip die's pips may be too large for the analysis scale's filter
                 faces = [f for f in find_pip_faces(image, lambda: [box], from_close_ups=True)
                          if f.confidence >= UNSURE_BELOW]
             bodies = [] if close_up is None or faces else [close_up]
