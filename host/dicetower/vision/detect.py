@@ -369,7 +369,7 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
       smaller), and only where no fuller face is read in the pattern. A face read in the reach of
       another whose pips are at most SIDE_FACE_PIPS of its pips across is a side face of that die.
     - A lone plain body wider than the pip bodies' bound, up to LONE_PIP_OF_FRAME of the frame's short side,
-      whole in the frame, with no body alike in size within LINK_DIAMETERS of it and no smaller pip in it (the
+      whole in the frame, alone in its pattern among all the bodies (_patterns) and with no smaller pip in it (the
       pip of a 1 so near that its die runs off the frame, its white body the table's colour): a pattern of its
       own, read as above at the scale its size tells (_close_read).
     - A face read at the analysis scale with pips at the filter's edge (median major axis at least
@@ -400,12 +400,11 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
         side = max(b.box[2:])
         if b.cut or side * s0 <= KERNEL_PX / PIP_OF_DIE or side > LONE_PIP_OF_FRAME * short or side >= largest:
             return False
-        if any(holds(b.box, (p.x, p.y)) for p in small_pips):
-            return False
-        return not any(c is not b and max(side, max(c.box[2:])) <= PIPS_ALIKE * min(side, max(c.box[2:]))
-                       and math.dist(centre(b.box), centre(c.box)) <= LINK_DIAMETERS * side for c in bodies)
+        return not any(holds(b.box, (p.x, p.y)) for p in small_pips)
 
-    patterns += [[b] for b in bodies if lone_pip(b)]
+    lone = {id(b) for b in bodies if lone_pip(b)}
+    if lone:  # alone in its pattern: no body alike near it
+        patterns += [g for g in _patterns(bodies) if len(g) == 1 and id(g[0]) in lone]
     edge = PIP_OF_KERNEL * KERNEL_PX / s0
     at_edge = {id(f) for f in faces if statistics.median(p.major for p in f.pips) >= edge}
     if not patterns and not at_edge:

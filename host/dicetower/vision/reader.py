@@ -333,6 +333,8 @@ def _marks_on(image: np.ndarray, body: DieBody, face: PipFace) -> bool:
     x, y, w, h = body.box
     crop = image[y:y + h, x:x + w]
     return die_type_by_shape(crop, body.mask[:crop.shape[0], :crop.shape[1]]).proba.get("d6", 0.0) < NO_D6_SHAPE
+
+
 #: A die's colour is not the ground's: at most this many pixels of its colour lie outside every body,
 #: per body pixel (DieBody.ground_share). Measured on real photos (../shared/datasets): lone dice on
 #: paper, wood and in a dice dome 0.1..0.75; patches of wood grain, floor and laptop keys 0.5..500,
