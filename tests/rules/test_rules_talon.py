@@ -342,3 +342,19 @@ def test_ko_check_resolves_the_endurance_test_and_gives_its_odds():
     odds = REGISTRY["talon.ko_check"].odds({**base, "endurance_test": {"skill_value": 8}})
     # effective 10: an honour >= 4 (not an Ace) keeps the character up: 40 of the 52 honours
     assert odds["knocked_out"]["fraction"] == "3/13"
+
+
+def test_demolition_man_rethrows_end_the_chain_of_the_die_that_showed_1():
+    proc = REGISTRY["talon.demolition_man"]
+    first = {"dice": "2D6", "throws": [{"die_type": "d6", "value": 1}, {"die_type": "d6", "value": 4}]}
+    out = resolve("talon.demolition_man", first)  # a flat first throw: a face per die
+    assert out["reroll_request"]["dice"] == [0] and out["damage_before_armour"] == 5
+    again = proc.rethrow(first, out, [{"die_type": "d6", "value": 1}])
+    out = resolve("talon.demolition_man", again)
+    assert out["reroll_request"]["dice"] == [0] and out["damage_before_armour"] == 6
+    done = resolve("talon.demolition_man", proc.rethrow(again, out, [{"die_type": "d6", "value": 3}]))
+    assert done["complete"] is True and done["damage_before_armour"] == 1 + 1 + 3 + 4
+    with pytest.raises(RulesError, match="showed 1"):
+        proc.rethrow(first, resolve("talon.demolition_man", first), [])
+    with pytest.raises(RulesError, match="cannot be declined"):
+        proc.rethrow(first, resolve("talon.demolition_man", first), None)

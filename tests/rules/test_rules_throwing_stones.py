@@ -457,3 +457,42 @@ def test_malformed_inputs_get_a_rules_error_never_a_crash(bad):
                 fn(dict(bad))
             except rules.RulesError as exc:
                 assert str(exc).strip()
+
+
+# ---------------------------------------------------------------- re-throws through the tower (GEN-D03)
+
+
+def rethrown(proc: str, inputs: dict, dice: list | None) -> dict | None:
+    """The inputs proc's rethrow gives for its own outcome on inputs, with dice re-thrown (None: declined)."""
+    return rules.get(proc).rethrow(inputs, rules.resolve(proc, inputs), dice)
+
+
+def test_a_mulligan_rethrow_replaces_every_stone_once_and_may_be_declined():
+    inputs = base(characteristic="A", roll=[stone("ash", 5), stone("birch", 1)])  # one chance face
+    again = rethrown("throwing_stones.characteristic_test", inputs, [stone("birch", 3), stone("ash", 3)])
+    out = rules.resolve("throwing_stones.characteristic_test", again)
+    assert "reroll_request" not in out and out["mulligan_allowed"] is False  # no second mulligan (TS-D14)
+    assert [f["colour"] for f in out["faces"]] == ["silver", "silver"] and out["result"] == 2  # merged by identity
+    assert rethrown("throwing_stones.characteristic_test", inputs, None) is None  # declined: the throw stands
+    with pytest.raises(rules.RulesError, match="throw exactly the dice"):
+        rules.resolve("throwing_stones.characteristic_test",
+                      rethrown("throwing_stones.characteristic_test", inputs, [stone("ash", 3)]))
+
+
+def test_damage_rethrows_go_to_the_attackers_stage_then_the_defenders():
+    roll = [stone("ash", 4), stone("birch", 5), stone("cedar", 5)]
+    common = base(damage_roll=roll, weapon="dague", worn_armour=["cuir"], attacker_attack_roll_effects=["berserk"])
+    second_inputs = rethrown("throwing_stones.damage", common, [stone("ash", 2)])
+    second = rules.resolve("throwing_stones.damage", second_inputs)
+    assert second["stage"] == "armour_reroll" and second["damage"] == 6
+    picked = second["reroll_request"]["positions"]
+    assert picked == [2, 0]  # the defender's default: the stones adding most (cedar ruby+3, then ash ruby+1)
+    final = rules.resolve("throwing_stones.damage", rules.get("throwing_stones.damage").rethrow(
+        second_inputs, second, [stone("cedar", 1), stone("ash", 1)]))
+    assert final["stage"] == "final" and "reroll_request" not in final and final["damage_before_armour"] == 6
+    # cedar now silver, ash a ruby name face, birch still ruby + 1 sword: 2 rubies + 1 sword
+    assert (final["rubies"], final["sword_points"], final["damage"]) == (2, 1, 3)
+    declined = rules.resolve("throwing_stones.damage", rethrown("throwing_stones.damage", common, None))
+    assert declined["stage"] == "armour_reroll" and declined["damage"] == 2 + 3  # ash's gold face kept
+    kept = rules.get("throwing_stones.damage").rethrow(second_inputs, second, None)
+    assert rules.resolve("throwing_stones.damage", kept)["damage"] == 6  # the defender forces none

@@ -15,6 +15,10 @@ Screen = list[str] | dict[str, Any]
 #: The die type (e.g. "d6") a procedure takes through the tower under an input key, given its other inputs
 #: (key, inputs) -> die type, or None when that key takes no dice (see takes)
 DiceTaken = Callable[[str, dict[str, Any]], "str | None"]
+#: How the readings of a physical re-throw (GEN-D03) enter a procedure's inputs: (inputs, outcome, dice) -> the
+#: inputs to resolve again with, where outcome holds the reroll_request and dice are the readings of only the
+#: dice it asked for; dice None: the player declined an optional re-throw, and None back: the outcome stands
+Rethrow = Callable[[dict[str, Any], Outcome, list[Any] | None], dict[str, Any] | None]
 
 
 class RulesError(ValueError):
@@ -34,6 +38,10 @@ class Procedure:
     dice:    (input key, inputs) -> the die type the procedure expects under that key (GEN-D04: what
              resolve checks the dice against), or None when the key takes no dice; None for procedures
              that take no numbered or pip dice through the tower (see takes)
+    rethrow: (inputs, outcome, dice) -> the inputs to resolve again with once the dice that the outcome's
+             "reroll_request" names were picked up and dropped through the tower again (GEN-D03): dice are the
+             readings of that re-throw only (Rethrow); None for procedures whose requests the table settles
+             itself (a declaration of rerolls, every player's initiative thrown again)
     """
 
     id: str
@@ -41,6 +49,7 @@ class Procedure:
     odds: Callable[[dict[str, Any]], Outcome] | None = None
     screen: Callable[[Outcome], Screen] | None = None
     dice: DiceTaken | None = None
+    rethrow: Rethrow | None = None
 
     @property
     def system(self) -> str:
@@ -71,14 +80,15 @@ REGISTRY: dict[str, Procedure] = {}
 
 
 def procedure(proc_id: str, *, odds: Callable[[dict[str, Any]], Outcome] | None = None,
-              screen: Callable[[Outcome], Screen] | None = None, dice: DiceTaken | None = None):
-    """Decorator registering `fn(inputs) -> outcome` under `proc_id` (odds, screen, dice: see Procedure).
+              screen: Callable[[Outcome], Screen] | None = None, dice: DiceTaken | None = None,
+              rethrow: Rethrow | None = None):
+    """Decorator registering `fn(inputs) -> outcome` under `proc_id` (odds, screen, dice, rethrow: see Procedure).
     Raises ValueError on a duplicate id."""
 
     def wrap(fn: Callable[[dict[str, Any]], Outcome]) -> Callable[[dict[str, Any]], Outcome]:
         if proc_id in REGISTRY:
             raise ValueError(f"procedure {proc_id} registered twice")
-        REGISTRY[proc_id] = Procedure(proc_id, fn, odds, screen, dice)
+        REGISTRY[proc_id] = Procedure(proc_id, fn, odds, screen, dice, rethrow)
         return fn
 
     return wrap

@@ -165,22 +165,47 @@ def _demolition_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     return odds_result("talon.demolition_man", dist, mean=str(dist.mean()))
 
 
-@procedure("talon.demolition_man", odds=_demolition_odds)
+def _chains(throws: Any, count: int) -> list[list[Any]]:
+    """Each damage die's faces, first throw then each re-throw, from demolition_man's "throws" (a copy).
+    Raises RulesError when throws lists no face."""
+    if not isinstance(throws, list) or not throws:
+        raise RulesError("throws must list the faces read, first throw then each re-throw")
+    if isinstance(throws[0], list):
+        return [list(chain) for chain in throws]
+    return [list(throws)] if count == 1 else [[face] for face in throws]
+
+
+def _demolition_rethrow(inputs: dict[str, Any], outcome: dict[str, Any], dice: list[Any] | None) -> dict[str, Any]:
+    """demolition_man's inputs once the dice its outcome's reroll_request names (those whose last face is 1) were
+    dropped through the tower again (GEN-D03): each re-thrown die's reading ends the faces of the die it is, in
+    the request's order. dice: the readings of that re-throw only. Raises RulesError when their number is not
+    the request's, or dice is None (these re-throws are the rule, not a choice)."""
+    pending = outcome["reroll_request"]["dice"]
+    if dice is None:
+        raise RulesError("Demolition man throws every 1 again (TAL-D20): it cannot be declined")
+    if len(dice) != len(pending):
+        raise RulesError(f"{len(dice)} dice read in the re-throw but {len(pending)} showed 1: "
+                         "throw exactly the dice that showed 1 (GEN-D03)")
+    chains = _chains(inputs.get("throws"), parse_dice(inputs.get("dice", "1D6"))[0])
+    for i, reading in zip(pending, dice):
+        chains[i].append(reading)
+    return {**inputs, "throws": chains}
+
+
+@procedure("talon.demolition_man", odds=_demolition_odds, rethrow=_demolition_rethrow)
 def demolition_man(inputs: dict[str, Any]) -> dict[str, Any]:
     """Atout Demolition man (seed 002 "9. Atouts"; RULES.md 3.10; TAL-D20): each damage die showing 1
     counts its point and is thrown again (physically, GEN-D03), while it shows 1, at most 20 times.
     Levels 2-4 act on damage cards only, unsupported in dice mode (logged).
 
     inputs {"level", "dice": "1D6", "throws": [first face, re-throw faces...]} for one die, or
-           "throws": [[die 1 faces...], [die 2 faces...]] for several dice.
+           "throws": [[die 1 faces...], [die 2 faces...]] for several dice, whose first throw may be given
+           flat, a face per die ([die 1 face, die 2 face]: the tower's reading of the dice dropped together).
     Returns damage_before_armour, and reroll_request {"dice": [indices], "why"} while a die's last
-    face is 1 (pick it up and drop it again), complete False then."""
+    face is 1 (pick it up and drop it again: _demolition_rethrow adds its reading), complete False then."""
     level = as_int(inputs.get("level", 1), "level")
     count, die_type, plus = parse_dice(inputs.get("dice", "1D6"))
-    throws = inputs.get("throws")
-    if not isinstance(throws, list) or not throws:
-        raise RulesError("throws must list the faces read, first throw then each re-throw")
-    chains = throws if isinstance(throws[0], list) else [throws]
+    chains = _chains(inputs.get("throws"), count)
     if len(chains) != count:
         raise RulesError(f"{len(chains)} dice thrown but {inputs.get('dice')} needs {count} (GEN-D04)")
     total, pending = plus, []

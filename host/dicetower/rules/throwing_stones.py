@@ -29,7 +29,7 @@ from .screen import fit
 from .throwing_stones_stones import (
     CHARACTERISTIC_COLOUR, MAGIC_TALENTS, MAX_THROWN, TALENTS, Face, allowed_rainbow, catalogue_of,
     characteristic_colour, colour_count, count_effect, monster, norm_id, plain_id, rainbow_choices,
-    read_throw, stone_faces, sum_die, thrown_stone_faces,
+    read_throw, rethrow_into, stone_faces, sum_die, thrown_stone_faces,
 )
 
 ALL = "ALL"
@@ -133,6 +133,10 @@ def run_test(inputs: dict[str, Any], *, save: bool, talent_required: bool = Fals
     return out
 
 
+#: A chance mulligan's re-throw: every stone of the throw at "roll" thrown again, once (TS-D14)
+MULLIGAN = rethrow_into("roll", mulligan_taken=True)
+
+
 def _mulligan(faces: list[Face], inputs: dict[str, Any]) -> dict[str, Any]:
     """Chance mulligan (TS-D14): an odd number of chance faces lets the owner re-throw every stone once."""
     chance = count_effect(faces, "chance")
@@ -178,7 +182,8 @@ def test_screen(outcome: dict[str, Any]) -> dict[str, Any]:
     return {"big": str(outcome["result"])[:4], "lines": lines}
 
 
-@procedure("throwing_stones.characteristic_test", odds=_test_odds("throwing_stones.characteristic_test", False), screen=test_screen)
+@procedure("throwing_stones.characteristic_test", odds=_test_odds("throwing_stones.characteristic_test", False),
+           screen=test_screen, rethrow=MULLIGAN)
 def characteristic_test(inputs: dict[str, Any]) -> dict[str, Any]:
     """Characteristic test: result = faces of the characteristic's colour; success iff result >=
     difficulty (seed 000, Test et jet de protections; RULES.md 1.4; TS-D02, TS-D03).
@@ -191,7 +196,8 @@ def characteristic_test(inputs: dict[str, Any]) -> dict[str, Any]:
     return run_test(inputs, save=False)
 
 
-@procedure("throwing_stones.talent_test", odds=_test_odds("throwing_stones.talent_test", False, True), screen=test_screen)
+@procedure("throwing_stones.talent_test", odds=_test_odds("throwing_stones.talent_test", False, True),
+           screen=test_screen, rethrow=MULLIGAN)
 def talent_test(inputs: dict[str, Any]) -> dict[str, Any]:
     """Talent test: result = faces of the use's colour + pluses on every face of that talent,
     whatever its colour (seed 000, Test et jet de protections, Table 1; RULES.md 1.4; TS-D05).
@@ -203,7 +209,8 @@ def talent_test(inputs: dict[str, Any]) -> dict[str, Any]:
     return run_test(inputs, save=False, talent_required=True)
 
 
-@procedure("throwing_stones.save", odds=_test_odds("throwing_stones.save", True), screen=test_screen)
+@procedure("throwing_stones.save", odds=_test_odds("throwing_stones.save", True), screen=test_screen,
+           rethrow=MULLIGAN)
 def save(inputs: dict[str, Any]) -> dict[str, Any]:
     """Save (jet de protection): the test (or talent test, with "talent") +1 per name face, +1 per
     centrer, +1 per zele face (seed 000, Test et jet de protections, Table 1; RULES.md 1.4; TS-D06).
@@ -252,7 +259,8 @@ def _roll_all_odds(inputs: dict[str, Any]) -> dict[str, Any]:
                      mulligan=odds_json.probability_where(chance, lambda c: c % 2 == 1))
 
 
-@procedure("throwing_stones.roll_all", odds=_roll_all_odds)
+@procedure("throwing_stones.roll_all", odds=_roll_all_odds,
+           rethrow=MULLIGAN)
 def roll_all(inputs: dict[str, Any]) -> dict[str, Any]:
     """The throw (RULES.md 1.3): all the character's stones, at most 10 (TS-D04), read through the
     catalogue (TS-D01), then the chance mulligan (TS-D14).
@@ -350,7 +358,8 @@ def _mulligan_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     return _outcomes(chance, "throwing_stones.chance_mulligan", mulligan=p)
 
 
-@procedure("throwing_stones.chance_mulligan", odds=_mulligan_odds)
+@procedure("throwing_stones.chance_mulligan", odds=_mulligan_odds,
+           rethrow=MULLIGAN)
 def chance_mulligan(inputs: dict[str, Any]) -> dict[str, Any]:
     """Chance (Table 1; RULES.md 1.5; TS-D14): an odd number of chance faces in a throw lets its owner
     re-throw all its stones once, before reroll declarations; no second mulligan.

@@ -279,7 +279,21 @@ def _damage_screen(outcome: dict[str, Any]) -> dict[str, Any]:
     return {"big": str(outcome["damage"])[:4], "lines": lines[:3]}
 
 
-@procedure("throwing_stones.damage", odds=_damage_odds, screen=_damage_screen)
+def _damage_rethrow(inputs: dict[str, Any], outcome: dict[str, Any], dice: list[Any] | None) -> dict[str, Any]:
+    """damage's inputs once the damage stones its outcome's reroll_request names were dropped through the tower
+    again (GEN-D03): at stage "attacker_reroll" (Bersek, optional) as damage_roll_reroll, at "armour_reroll" (the
+    defender's forced rerolls) as armour_reroll, {"positions": the request's, "roll": dice}. Declined (dice
+    None): the attacker goes on to the armour stage (attacker_reroll_declined); the defender forces none."""
+    positions = list(outcome["reroll_request"]["positions"])
+    if outcome.get("stage") == "attacker_reroll":
+        if dice is None:
+            return {**inputs, "attacker_reroll_declined": True}
+        return {**inputs, "damage_roll_reroll": {"positions": positions, "roll": list(dice)}}
+    forced = {"positions": [], "roll": []} if dice is None else {"positions": positions, "roll": list(dice)}
+    return {**inputs, "armour_reroll": forced}
+
+
+@procedure("throwing_stones.damage", odds=_damage_odds, screen=_damage_screen, rethrow=_damage_rethrow)
 def damage(inputs: dict[str, Any]) -> dict[str, Any]:
     """Damage roll (seed 000, Dégâts et Mort, Table 5 Dégât; RULES.md 1.8; TS-D02, TS-D07, TS-D08,
     TS-D10, TS-D11): ruby faces + swords of the W best sword faces; only swords and rubies count (no

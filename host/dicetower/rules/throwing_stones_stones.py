@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterable
 import icepool
 
 from .dice import merge_reroll
-from .registry import RulesError
+from .registry import Rethrow, RulesError
 
 COLOURS = ("ruby", "gold", "silver")
 #: Characteristic letter -> face colour (seed 000: Rubis = [F]orce, Or = [I]ntelligence, Argent = [A]gilité)
@@ -340,6 +340,23 @@ def apply_reroll(items: list[Any], reroll: Any, where: str) -> list[Any]:
                         by_identity=by_identity)
 
 
+def rethrow_into(key: str, **extra: Any) -> Rethrow:
+    """A procedure's Rethrow (rules.registry) for a reroll_request naming stones of the throw at inputs[key]: the
+    inputs with the re-thrown stones' readings at inputs[key + "_reroll"] = {"positions": the request's, "roll":
+    those readings}, which read_throw merges by stone identity (GEN-D03), an earlier reroll of that throw merged
+    into inputs[key] first, and `extra` inputs set (e.g. mulligan_taken=True: no second mulligan, TS-D14).
+    Declined (dice None): None, the outcome stands. Raises RulesError as apply_reroll does."""
+
+    def rethrow(inputs: dict[str, Any], outcome: dict[str, Any], dice: list[Any] | None) -> dict[str, Any] | None:
+        if dice is None:
+            return None
+        so_far = apply_reroll(inputs[key], inputs.get(f"{key}_reroll"), f"{key}_reroll")
+        return {**inputs, **extra, key: so_far,
+                f"{key}_reroll": {"positions": list(outcome["reroll_request"]["positions"]), "roll": list(dice)}}
+
+    return rethrow
+
+
 def _with_die_id(item: Any) -> Any:
     if isinstance(item, dict) and "die_id" not in item and "stone_id" in item:
         return {**item, "die_id": item["stone_id"]}
@@ -447,7 +464,7 @@ def fold_die(stones: list[list[Face]], initial: Any, step: Callable[[Any, Face],
     return state
 
 
-__all__ = ["Face", "MONSTERS", "WEAPONS", "ARMOURS", "TALENTS", "MAGIC_TALENTS", "CHARACTERISTIC_COLOUR", "read_throw", "read_face", "apply_reroll",
-           "colour_count", "count_effect", "rainbow_choices", "allowed_rainbow", "characteristic_colour",
-           "thrown_stone_faces", "sum_die", "fold_die", "monster", "norm_id", "plain_id", "catalogue_of",
-           "stone_faces"]
+__all__ = ["Face", "MONSTERS", "WEAPONS", "ARMOURS", "TALENTS", "MAGIC_TALENTS", "CHARACTERISTIC_COLOUR",
+           "read_throw", "read_face", "apply_reroll", "rethrow_into", "colour_count", "count_effect",
+           "rainbow_choices", "allowed_rainbow", "characteristic_colour", "thrown_stone_faces", "sum_die",
+           "fold_die", "monster", "norm_id", "plain_id", "catalogue_of", "stone_faces"]
