@@ -74,3 +74,44 @@ def test_system_resolves_a_known_photo_on_the_tower(system, tower, tmp_path):
             assert result.outcome[key] == expected[key], key
         assert sim.wait_until(lambda: sim.shows(result.screen, result.big), 5.0), sim.oled_text_art()
         assert log.rolls()[-1]["outcome"]["roll_status"] == "resolved"
+
+
+DEMOLITION_TABLE = """name = "Demolition man"
+system = "talon"
+
+[roll]
+procedure = "talon.demolition_man"
+dice_input = "throws"
+inputs = { dice = "3D6" }
+apply = { damage_before_armour = "characters.garde.wounds" }
+
+[characters.garde]
+wounds = 0
+"""
+
+
+def test_a_rethrow_asked_on_the_oled_completes_the_roll_at_the_next_press(tower, tmp_path):
+    """Talon's Demolition man (TAL-D20, GEN-D03): valid_46 shows 2, 1, 3; the tower asks for the 1 again, and
+    valid_14 (one 3) is that re-throw: 2 + 1 + 3 + 3 = 9, logged as two rolls and added to the wounds once."""
+    sim, link = tower
+    (tmp_path / "talon.toml").write_text(DEMOLITION_TABLE)
+    table = Table(tmp_path / "talon.toml")
+    with RollLog(tmp_path / "rolls.sqlite") as log:
+        service = TowerService(link, ReplayCamera([DEMO / "valid_46.jpg", DEMO / "valid_14.jpg"]),
+                               RollPipeline(DiceReader(), log, table.plan, table), confirm_timeout_s=1.0)
+        service.start()
+        results = []
+        for _ in range(2):
+            sim.press("roll")
+            deadline, result = time.monotonic() + 60, None
+            while result is None and time.monotonic() < deadline:
+                result = service.poll(0.1)
+            assert result is not None, "no ROLL reached the host"
+            results.append(result)
+            assert sim.wait_until(lambda: sim.shows(result.screen, result.big), 5.0), sim.oled_text_art()
+            if len(results) == 1:
+                assert result.screen[-1] == "REROLL 1: ROLL" and table.profile["characters"]["garde"]["wounds"] == 0
+        first, last = results
+        assert last.outcome["rethrow_of"] == first.roll_id and last.outcome["damage_before_armour"] == 9
+        assert Table(tmp_path / "talon.toml").profile["characters"]["garde"]["wounds"] == 9
+        assert [len(r["dice"]) for r in log.rolls()] == [3, 1]

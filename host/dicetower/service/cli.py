@@ -66,7 +66,7 @@ def describe(result: RollResult) -> str:
 def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log_path: Path | None,
         table_path: Path | None, die_set: str | None, rolls: int | None) -> None:
     """Run the tower service. In the terminal: `r` presses ROLL (simulated tower), `y`/`n` answer an
-    unsure reading, `q` quits."""
+    unsure reading (`n` also declines an optional re-throw), `q` quits."""
     from dicetower.audit.rolllog import RollLog
     from dicetower.audit.sprt import FairnessWatch
     from dicetower.link import LinkError, TowerLink
@@ -175,7 +175,7 @@ def takes_key(typed: str, key: str) -> bool:
 def _interactive(service, sim) -> None:  # type: ignore[no-untyped-def]
     """Keys: r = press ROLL (simulated tower), y/n = keep or drop again an unsure reading, digits then Enter =
     correct it to that value, a die type, a space and the value (e.g. d8 5) then Enter = correct its type
-    and value, q = quit."""
+    and value, n = decline an optional re-throw (a mulligan) and keep the throw as it is, q = quit."""
     quit_flag = threading.Event()
 
     def keys() -> None:
@@ -200,7 +200,8 @@ def _interactive(service, sim) -> None:  # type: ignore[no-untyped-def]
             elif key in ("y", "n"):
                 service.answers.put("OK" if key == "y" else "NO")
 
-    unsure = "y/n = keep/re-throw an unsure die, its value (or type and value: d8 5) + Enter = correct it"
+    unsure = ("y/n = keep/re-throw an unsure die, its value (or type and value: d8 5) + Enter = correct it, "
+              "n = keep a throw whose re-throw is optional")
     click.echo(f"r = ROLL, {unsure}, q = quit" if sim else f"press ROLL on the tower; {unsure}; q = quit")
     with _cbreak():
         threading.Thread(target=keys, daemon=True).start()

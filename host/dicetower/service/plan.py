@@ -44,10 +44,11 @@ class RollPlan:
         die_type = self.procedure_die()
         return None if die_type is None else (die_type,)
 
+    def dice(self, readings: list[DieReading]) -> list[dict[str, Any]]:
+        """The readings as the procedure takes dice: reading dicts (die_type, value, colour, face_colour,
+        symbols, die_id), without where they lay or how sure the reader was."""
+        return [{k: v for k, v in r.to_json().items() if k not in ("box", "confidence", "unsure")} for r in readings]
+
     def build_inputs(self, readings: list[DieReading]) -> dict[str, Any]:
         """The procedure's inputs for these readings: the fixed inputs plus the dice."""
-        dice = [
-            {k: v for k, v in r.to_json().items() if k not in ("box", "confidence", "unsure")}
-            for r in readings
-        ]
-        return {**self.inputs, self.dice_input: dice}
+        return {**self.inputs, self.dice_input: self.dice(readings)}

@@ -85,6 +85,45 @@ def screen_form(procedure_id: str, outcome: dict[str, Any]) -> tuple[list[str], 
     return list(form), None
 
 
+@dataclass(frozen=True)
+class PendingRethrow:
+    """A logged roll whose outcome asks for some of its dice to be picked up and dropped through the tower again
+    (its "reroll_request", GEN-D03), under a procedure that says how that re-throw is merged (rules Procedure's
+    rethrow). roll_id: the log's id of that roll; inputs: what it was resolved with; outcome: its outcome;
+    frame_sha256, frame_source: its frame (a declined re-throw is resolved on the dice of that frame)."""
+
+    roll_id: int
+    inputs: dict[str, Any]
+    outcome: dict[str, Any]
+    frame_sha256: str
+    frame_source: str
+
+    @property
+    def request(self) -> dict[str, Any]:
+        return dict(self.outcome["reroll_request"])
+
+    @property
+    def optional(self) -> bool:
+        """Whether the player may decline the re-throw (a chance mulligan, Bersek's rerolls) or not (Demolition
+        man's 1s, the defender's armour rerolls)."""
+        return bool(self.request.get("optional", False))
+
+    @property
+    def count(self) -> int:
+        """How many dice are to be thrown again (the request's positions, or Talon's dice)."""
+        return len(self.request.get("positions", self.request.get("dice", [])))
+
+
+def rethrow_screen(lines: list[str], big: str | None, pending: PendingRethrow) -> list[str]:
+    """lines (of a form with the large figure big, or None) ending with what the player does next: "REROLL n:
+    ROLL" (pick up those n dice and drop them again) and, when the re-throw is optional, "NO: keep as is"; the
+    form's last lines make room (at most 3 lines under big, 8 without)."""
+    from dicetower.rules.screen import fit
+
+    ask = [fit(f"REROLL {pending.count}: ROLL")] + ([fit("NO: keep as is")] if pending.optional else [])
+    return lines[:(3 if big is not None else 8) - len(ask)] + ask
+
+
 def refusal_screen(title: str, detail: str) -> list[str]:
     """Screen for a throw that must be made again: a title and the reason folded to 16 columns."""
     words, lines, line = detail.split(), [title[:16]], ""
@@ -106,6 +145,9 @@ class RollPipeline:
     log:    RollLog-like (record_roll(...))
     table:  the table profile (dicetower.service.table.Table) whose state resolved outcomes change
             (wounds, hearts, ...), saved after the roll is logged; None for no state
+    pending: the re-throw the last resolved outcome asks for (PendingRethrow), or None: the next throw's dice
+            are then that re-throw's, merged into that roll's inputs (GEN-D03), and the table's state waits
+            for the outcome that asks for none
     """
 
     def __init__(self, reader: Reader, log: Log, plan: RollPlan, table: Any = None):
@@ -113,6 +155,7 @@ class RollPipeline:
         self.log = log
         self.plan = plan
         self.table = table
+        self.pending: PendingRethrow | None = None
 
     def read(self, image: np.ndarray) -> list[DieReading]:
         """Read every die in the frame. image: HxWx3 uint8 BGR."""
@@ -131,6 +174,11 @@ class RollPipeline:
         type the procedure does not take is refused, GEN-D04), the readings are logged as read, and each
         confirmation (with its correction) is logged after the roll (RollLog.mark_confirmed), so the audit
         counts the corrected face, under the corrected type, and keeps what was read.
+        While a re-throw is pending (self.pending) these readings are its dice: the procedure's rethrow merges
+        them into the asking roll's inputs (a wrong count or stone is refused as above, and the re-throw stays
+        pending), and the outcome says "rethrow_of": that roll's id. An outcome that asks for a re-throw of its
+        own (reroll_request, under a procedure that merges one) becomes pending, and its screen ends with what
+        to do (rethrow_screen).
         Raises the log's error when logging fails (a correction that is no face of its die included:
         LogError): the caller must then not show a result."""
         confirmed = confirmed or {}
@@ -140,6 +188,8 @@ class RollPipeline:
         sha = frame_sha256(image, source)
         big = None
         unsure = [i for i, r in enumerate(readings) if r.unsure]
+        pending = self.pending
+        inputs: dict[str, Any] = {}
         if rejected:
             outcome: dict[str, Any] = {"roll_status": "rethrow", "reason": "unsure reading rejected (GEN-D01)"}
             screen = refusal_screen("DROP AGAIN", "an unsure die was rejected: drop the dice again")
@@ -148,11 +198,17 @@ class RollPipeline:
             screen = refusal_screen("NO DICE SEEN", "drop the dice again")
         else:
             try:
-                outcome = {"roll_status": "resolved", **rules.resolve(self.plan.procedure, self.plan.build_inputs(readings))}
+                if pending is None:
+                    inputs = self.plan.build_inputs(readings)
+                else:
+                    inputs = self._rethrow_inputs(pending, self.plan.dice(readings))
+                outcome = {"roll_status": "resolved", **rules.resolve(self.plan.procedure, inputs)}
                 screen, big = screen_form(self.plan.procedure, outcome)
             except rules.RulesError as exc:
                 outcome = {"roll_status": "rethrow", "reason": str(exc)}
                 screen = refusal_screen("THROW AGAIN", str(exc))
+        if pending is not None:
+            outcome["rethrow_of"] = pending.roll_id
         record = self.log.record_roll(readings_as_read, outcome, system=self.plan.procedure.split(".")[0],
                                       procedure=self.plan.procedure, frame_sha256=sha, frame_source=source,
                                       crops=die_crops(image, readings_as_read))
@@ -161,5 +217,61 @@ class RollPipeline:
                 self.log.mark_confirmed(record.roll_id, i, None)
             else:
                 self.log.mark_confirmed(record.roll_id, i, correction.value, correction.die_type)
-        changes = self.table.apply(outcome) if self.table is not None and outcome["roll_status"] == "resolved" else []
+        screen, changes = self._settle(record.roll_id, inputs, outcome, screen, big, sha, source)
         return RollResult(record.roll_id, readings, outcome, screen, sha, source, unsure, changes, big)
+
+    def decline(self) -> RollResult | None:
+        """The player declined the pending re-throw, when it is optional (a chance mulligan, Bersek's damage
+        rerolls): the procedure's rethrow says what follows, either the asking outcome as it stands (without its
+        request) or a resolution on the same dice with the re-throw declined (the attacker declines and the
+        defender's armour rerolls come next). That outcome is logged as a roll of no dice on the asking roll's
+        frame, with "rethrow_of" and "rethrow_declined", then settled like any (its own request pending, or the
+        table's state changed). None when no optional re-throw is pending. Raises the log's error (LogError)."""
+        pending = self.pending
+        if pending is None or not pending.optional:
+            return None
+        proc = rules.get(self.plan.procedure)
+        assert proc.rethrow is not None  # a re-throw is pending only under a procedure that merges one
+        big = None
+        inputs = pending.inputs
+        try:
+            declined = proc.rethrow(pending.inputs, pending.outcome, None)
+            if declined is None:
+                outcome = {k: v for k, v in pending.outcome.items() if k != "reroll_request"}
+            else:
+                inputs = declined
+                outcome = {"roll_status": "resolved", **rules.resolve(self.plan.procedure, inputs)}
+            screen, big = screen_form(self.plan.procedure, outcome)
+        except rules.RulesError as exc:
+            outcome = {"roll_status": "rethrow", "reason": str(exc)}
+            screen = refusal_screen("CANNOT DECLINE", str(exc))
+        outcome.update(rethrow_of=pending.roll_id, rethrow_declined=True)
+        record = self.log.record_roll([], outcome, system=self.plan.procedure.split(".")[0],
+                                      procedure=self.plan.procedure, frame_sha256=pending.frame_sha256,
+                                      frame_source=pending.frame_source, crops=[])
+        screen, changes = self._settle(record.roll_id, inputs, outcome, screen, big, pending.frame_sha256,
+                                       pending.frame_source)
+        return RollResult(record.roll_id, [], outcome, screen, pending.frame_sha256, pending.frame_source, [],
+                          changes, big)
+
+    def _rethrow_inputs(self, pending: PendingRethrow, dice: list[dict[str, Any]]) -> dict[str, Any]:
+        """The pending roll's inputs with these re-thrown dice merged (the procedure's rethrow). Raises RulesError."""
+        proc = rules.get(self.plan.procedure)
+        assert proc.rethrow is not None  # a re-throw is pending only under a procedure that merges one
+        inputs = proc.rethrow(pending.inputs, pending.outcome, dice)
+        assert inputs is not None  # dice given: the re-throw is merged
+        return inputs
+
+    def _settle(self, roll_id: int, inputs: dict[str, Any], outcome: dict[str, Any], screen: list[str],
+                big: str | None, sha: str, source: str) -> tuple[list[str], list[str]]:
+        """After a logged roll: a resolved outcome that asks for a re-throw the procedure merges becomes pending
+        (its screen says what to do); one that asks for none ends any pending re-throw and changes the table's
+        state. A refused throw (roll_status "rethrow") leaves a pending re-throw pending. Returns (screen, the
+        table's changed fields)."""
+        if outcome["roll_status"] != "resolved":
+            return screen, []
+        if "reroll_request" in outcome and rules.get(self.plan.procedure).rethrow is not None:
+            self.pending = PendingRethrow(roll_id, inputs, outcome, sha, source)
+            return rethrow_screen(screen, big, self.pending), []
+        self.pending = None
+        return screen, self.table.apply(outcome) if self.table is not None else []

@@ -103,19 +103,54 @@ class TowerService:
         self.link.show_idle(self.idle_line)
 
     def poll(self, timeout_s: float = 0.1) -> RollResult | None:
-        """Handle at most one tower event; returns the RollResult when it was a ROLL. A tower that
-        restarted (BOOT) gets its idle line again; a due fairness alarm is shown."""
+        """Handle at most one tower event; returns the RollResult when it was a ROLL, or a NO that declined
+        the pending optional re-throw (handle_decline). A tower that restarted (BOOT) gets its idle line
+        again; a due fairness alarm is shown."""
         if self._pending_alarm and time.monotonic() >= self._pending_alarm[0]:
             self.link.show_screen(self._pending_alarm[1])
             self._pending_alarm = None
+        pending = self.pipeline.pending
+        if pending is not None and pending.optional and self._typed_no():
+            return self.handle_decline()
         event = self.link.next_event(timeout_s)
         if event is None:
             return None
         if event.type == "BOOT":
             self.start()
+        if event.type == "BTN" and event.fields.get("name") == "no" and pending is not None and pending.optional:
+            return self.handle_decline()
         if event.type != "ROLL":
             return None
         return self.handle_roll()
+
+    def _typed_no(self) -> bool:
+        """Whether "NO" was typed at the host (answers) while an optional re-throw is pending; any other answer
+        then is dropped with a warning that says what it can be."""
+        try:
+            answer = self.answers.get_nowait()
+        except queue.Empty:
+            return False
+        if answer.split() == ["NO"]:
+            return True
+        log.warning("answer %r ignored: a re-throw is pending: press ROLL to throw those dice again, or type NO to "
+                    "keep the throw as it is", answer)
+        return False
+
+    def handle_decline(self) -> RollResult | None:
+        """The player declined the pending optional re-throw (NO on the panel while the screen says "NO: keep as
+        is"): RollPipeline.decline's outcome is logged, then shown. A log that cannot be written ends it as
+        handle_roll's do. None when no optional re-throw is pending."""
+        from dicetower.audit.rolllog import LogError
+
+        try:
+            result = self.pipeline.decline()
+        except LogError as exc:
+            self._fail(f"roll log: {exc}", ["LOG FAILED", "result NOT shown", "check the host's", "disk, then",
+                                             "press NO again"])
+            return None
+        if result is not None:
+            self._show(result)
+        return result
 
     def handle_roll(self) -> RollResult | None:
         """Frame -> readings -> (confirmation of unsure dice) -> outcome -> log -> screen.
@@ -161,14 +196,18 @@ class TowerService:
                 confirmed[i] = corrected
         result = self.pipeline.resolve_and_log(frame.image, frame.source, readings, rejected=rejected,
                                                confirmed=confirmed)
+        self._show(result)
+        if self.watch is not None and not rejected:
+            self._watch(result.readings, list(confirmed))
+        return result
+
+    def _show(self, result: RollResult) -> None:
+        """Show a logged result on the tower and hand it to on_result."""
         self.link.show_screen(result.screen, big=result.big)
         self.link.set_light("idle")
         self.results.append(result)
         if self.on_result:
             self.on_result(result)
-        if self.watch is not None and not rejected:
-            self._watch(result.readings, list(confirmed))
-        return result
 
     def _watch(self, readings: list[DieReading], confirmed: list[int]) -> None:
         """Feed the fairness watch; schedule the display of its first alarm (issue 5 item 3)."""
