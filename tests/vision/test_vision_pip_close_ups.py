@@ -162,3 +162,15 @@ def test_a_12_megapixel_close_up_reads_as_its_640_copy(reader: DiceReader):
     assert (a.value, a.unsure) == (b.value, b.unsure) == (value, False)
     scale = 4000 / 640
     assert np.allclose(np.array(b.box) / scale, a.box, atol=0.1 * a.box[2]), f"boxes {a.box} and {b.box}"
+
+
+def test_a_face_cut_by_the_frame_stays_unsure_when_read_again_closer(reader: DiceReader):
+    """two_37's 2 at (277, 110) close up (0.3 of the frame): the die left of it, cut by the frame's left edge,
+    shows two pips of a side face there, as wide as the pip filter. The analysis scale reads them as a 2 the edge
+    cuts (runs_off); read again at a close-up scale, which does not ask about the edge, they were a sure 2 of a
+    die that is not in the frame whole (ee4427e). That 2 is unsure now, and the middle die's 2 is read sure."""
+    frame, value, centre = close_up("images/Train/two_37.jpg", 277, 110, 0.3)
+    readings = reader.read(frame)
+    middle = [r for r in readings if holds(r.box, centre)]
+    assert [(r.value, r.unsure) for r in middle] == [(value, False)], [(r.value, r.confidence, r.box) for r in readings]
+    assert all(r.unsure for r in readings if r not in middle), [(r.value, r.confidence, r.box) for r in readings]

@@ -379,7 +379,8 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
       hold its pips is in doubt (AMBIGUOUS_CAP): the two scales disagree.
     The reach of a face read again (its box grown by its side on every side: the die and its side faces)
     holds no other die: the faces read at the analysis scale there (a side face's pip taken for a 1) and
-    the bodies there (its pips) are parts of it."""
+    the bodies there (its pips) are parts of it. A face read again that the analysis scale read on the same
+    pips, of the same value, and found cut by the frame's edge (PipFace.runs_off) stays cut."""
     s0 = analysis_scale(image.shape)
     small_pips = [p for f in faces for p in f.pips]
     sure = [p.diameter for f in faces if f.confidence >= UNSURE_BELOW for p in f.pips]
@@ -433,6 +434,10 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
         found += [g for g in again if all(overlap(g.box, h.box) < 0.3 for h in found)]
     if not found:
         return faces, bodies
+    # a close-up scale does not ask whether the frame's edge cuts a face (read_faces' finer), but the pips and the
+    # edge are the analysis scale's
+    found = [replace(g, runs_off=True) if any(f.runs_off and f.value == g.value and _holds_pips(g, f) for f in faces)
+             else g for g in found]
     kept = [f for f in kept if not any(_part_of(f, g) for g in found)]
     reach = [grown(g.box, 1.0) for g in found]
     bodies = [b for b in bodies if not any(holds(r, centre(b.box)) for r in reach)]
