@@ -72,11 +72,18 @@ def frame_sha256(image: np.ndarray, source: str | None = None) -> str:
     return hashlib.sha256(np.ascontiguousarray(image).tobytes()).hexdigest()
 
 
+#: Outcome keys the service adds to a procedure's outcome (what became of the throw, which roll a re-throw
+#: completes), which are not the procedure's to show
+SERVICE_KEYS = ("roll_status", "rethrow_of", "rethrow_declined")
+
+
 def screen_form(procedure_id: str, outcome: dict[str, Any]) -> tuple[list[str], str | None]:
     """(lines, big figure or None): the procedure's own OLED form when it has one, else the rules
-    engine's generic form; checked to fit the 128x64 OLED (rules.screen.check_screen, ValueError)."""
+    engine's generic form, of the outcome without the service's own keys (SERVICE_KEYS); checked to fit the
+    128x64 OLED (rules.screen.check_screen, ValueError)."""
     from dicetower.rules import screen as generic
 
+    outcome = {k: v for k, v in outcome.items() if k not in SERVICE_KEYS}
     proc = rules.get(procedure_id)
     form = proc.screen(outcome) if proc.screen is not None else generic.generic_screen(procedure_id, outcome)
     generic.check_screen(form)
