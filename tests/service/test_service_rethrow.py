@@ -69,8 +69,7 @@ def test_demolition_man_waits_for_each_1_thrown_again_and_applies_the_total_once
     svc, link, log, table = tower(tmp_path, DEMOLITION, [[d6(1)], [d6(1)], [d6(3)]], [event("ROLL")] * 3)
     first = svc.poll(1.0)
     assert first.outcome["reroll_request"]["dice"] == [0] and link.screens[-1][-1] == "REROLL 1: ROLL"
-    # the generic form shows the procedure's outcome, not the service's roll_status
-    assert first.screen[:2] == ["DEMOLITION MAN", "dama befo armo 1"]
+    assert first.big == "1" and first.screen == ["DEMOLITION MAN", "before armour", "REROLL 1: ROLL"]
     assert svc.pipeline.pending.roll_id == first.roll_id and table.applied == []
     second = svc.poll(1.0)
     assert second.outcome["rethrow_of"] == first.roll_id and second.outcome["damage_before_armour"] == 2

@@ -5,6 +5,7 @@ import hashlib
 import numpy as np
 import pytest
 
+from dicetower import rules
 from dicetower.readings import DieReading
 from dicetower.service.plan import RollPlan
 from dicetower.service.roll import RollPipeline, frame_sha256, refusal_screen
@@ -83,3 +84,12 @@ def test_frame_hash_is_of_the_file_bytes_when_read_from_a_file(tmp_path):
 def test_refusal_screen_folds_to_the_oled():
     lines = refusal_screen("THROW AGAIN", "a d8 was seen in a d6 pool: take it out and drop the dice again")
     assert lines[0] == "THROW AGAIN" and all(len(line) <= 16 for line in lines) and len(lines) <= 8
+
+
+def test_the_generic_oled_form_shows_the_procedures_outcome_not_the_services_keys():
+    from dicetower.service.roll import screen_form
+
+    outcome = rules.resolve("talon.npc_modifiers", {"npc_grade": "bons"})
+    lines, big = screen_form("talon.npc_modifiers", {"roll_status": "resolved", "rethrow_of": 3, **outcome})
+    assert (lines, big) == screen_form("talon.npc_modifiers", outcome)
+    assert lines[0] == "NPC MODIFIERS" and len(lines) == 1 + len(outcome)  # a line per key of the procedure's

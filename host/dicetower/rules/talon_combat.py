@@ -192,7 +192,16 @@ def _demolition_rethrow(inputs: dict[str, Any], outcome: dict[str, Any], dice: l
     return {**inputs, "throws": chains}
 
 
-@procedure("talon.demolition_man", odds=_demolition_odds, rethrow=_demolition_rethrow)
+def _demolition_screen(outcome: dict[str, Any]) -> dict[str, Any]:
+    """Demolition man's damage so far as a large figure, and how many of its dice show 1 (thrown again)."""
+    pending = outcome.get("reroll_request", {}).get("dice", [])
+    return {"big": str(outcome["damage_before_armour"])[:4],
+            "lines": [fit("DEMOLITION MAN"), fit("before armour"),
+                      fit(f"{len(pending)} x 1: again" if pending else "complete")]}
+
+
+@procedure("talon.demolition_man", odds=_demolition_odds, screen=_demolition_screen, rethrow=_demolition_rethrow,
+           dice=takes(lambda inputs: parse_dice(inputs.get("dice", "1D6"))[1], "throws"))
 def demolition_man(inputs: dict[str, Any]) -> dict[str, Any]:
     """Atout Demolition man (seed 002 "9. Atouts"; RULES.md 3.10; TAL-D20): each damage die showing 1
     counts its point and is thrown again (physically, GEN-D03), while it shows 1, at most 20 times.
