@@ -110,7 +110,7 @@ def test_a_rethrow_asked_on_the_oled_completes_the_roll_at_the_next_press(tower,
             results.append(result)
             assert sim.wait_until(lambda: sim.shows(result.screen, result.big), 5.0), sim.oled_text_art()
             if len(results) == 1:
-                assert result.screen[-1] == "REROLL 1: ROLL" and table.profile["characters"]["garde"]["wounds"] == 0
+                assert result.screen[-2] == "REROLL 1: ROLL" and table.profile["characters"]["garde"]["wounds"] == 0
         first, last = results
         assert last.outcome["rethrow_of"] == first.roll_id and last.outcome["damage_before_armour"] == 9
         assert Table(tmp_path / "talon.toml").profile["characters"]["garde"]["wounds"] == 9

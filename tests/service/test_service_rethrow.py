@@ -68,8 +68,8 @@ DEMOLITION = RollPlan("talon.demolition_man", "throws", {"dice": "1D6"})
 def test_demolition_man_waits_for_each_1_thrown_again_and_applies_the_total_once(tmp_path):
     svc, link, log, table = tower(tmp_path, DEMOLITION, [[d6(1)], [d6(1)], [d6(3)]], [event("ROLL")] * 3)
     first = svc.poll(1.0)
-    assert first.outcome["reroll_request"]["dice"] == [0] and link.screens[-1][-1] == "REROLL 1: ROLL"
-    assert first.big == "1" and first.screen == ["DEMOLITION MAN", "before armour", "REROLL 1: ROLL"]
+    assert first.outcome["reroll_request"]["dice"] == [0] and link.screens[-1] == first.screen
+    assert first.big == "1" and first.screen == ["DEMOLITION MAN", "REROLL 1: ROLL", "hold NO: give up"]
     assert svc.pipeline.pending.roll_id == first.roll_id and table.applied == []
     second = svc.poll(1.0)
     assert second.outcome["rethrow_of"] == first.roll_id and second.outcome["damage_before_armour"] == 2
@@ -135,4 +135,17 @@ def test_no_typed_at_the_host_declines_too(tmp_path):
     assert svc.poll(0.1) is None and svc.pipeline.pending is not None
     svc.answers.put("NO")
     assert svc.poll(0.1).outcome["rethrow_declined"] is True and svc.pipeline.pending is None
+    log.close()
+
+
+def test_a_held_no_abandons_a_pending_rethrow_and_the_next_roll_is_new(tmp_path):
+    events = [event("ROLL"), event("BTN", name="no", press="long"), event("ROLL")]
+    svc, link, log, table = tower(tmp_path, DEMOLITION, [[d6(1)], [d6(4)]], events)
+    first = svc.poll(1.0)
+    gave_up = svc.poll(1.0)
+    assert gave_up.outcome == {**gave_up.outcome, "roll_status": "abandoned", "rethrow_of": first.roll_id}
+    assert link.screens[-1][0] == "ABANDONED" and svc.pipeline.pending is None and table.applied == []
+    new = svc.poll(1.0)
+    assert "rethrow_of" not in new.outcome and new.outcome["damage_before_armour"] == 4
+    assert [len(r["dice"]) for r in log.rolls()] == [1, 0, 1] and table.applied == [new.outcome]
     log.close()

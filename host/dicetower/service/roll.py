@@ -123,11 +123,12 @@ class PendingRethrow:
 
 def rethrow_screen(lines: list[str], big: str | None, pending: PendingRethrow) -> list[str]:
     """lines (of a form with the large figure big, or None) ending with what the player does next: "REROLL n:
-    ROLL" (pick up those n dice and drop them again) and, when the re-throw is optional, "NO: keep as is"; the
-    form's last lines make room (at most 3 lines under big, 8 without)."""
+    ROLL" (pick up those n dice and drop them again), then "NO: keep as is" when the re-throw is optional
+    (RollPipeline.decline), else "hold NO: give up" (RollPipeline.abandon); the form's last lines make room (at
+    most 3 lines under big, 8 without)."""
     from dicetower.rules.screen import fit
 
-    ask = [fit(f"REROLL {pending.count}: ROLL")] + ([fit("NO: keep as is")] if pending.optional else [])
+    ask = [fit(f"REROLL {pending.count}: ROLL"), fit("NO: keep as is" if pending.optional else "hold NO: give up")]
     return lines[:(3 if big is not None else 8) - len(ask)] + ask
 
 
@@ -260,6 +261,23 @@ class RollPipeline:
                                        pending.frame_source)
         return RollResult(record.roll_id, [], outcome, screen, pending.frame_sha256, pending.frame_source, [],
                           changes, big)
+
+    def abandon(self) -> RollResult | None:
+        """The player gave up the pending re-throw (the dice that should go again are lost, or will not read): logged
+        as a roll of no dice on the asking roll's frame, outcome {"roll_status": "abandoned", "reason",
+        "rethrow_of"}; nothing is resolved, and the table's state is not changed. None when no re-throw is pending.
+        Raises the log's error (LogError)."""
+        pending = self.pending
+        if pending is None:
+            return None
+        outcome = {"roll_status": "abandoned", "reason": "the re-throw was given up: the roll it completes stays "
+                   "unresolved", "rethrow_of": pending.roll_id}
+        record = self.log.record_roll([], outcome, system=self.plan.procedure.split(".")[0],
+                                      procedure=self.plan.procedure, frame_sha256=pending.frame_sha256,
+                                      frame_source=pending.frame_source, crops=[])
+        self.pending = None
+        return RollResult(record.roll_id, [], outcome, refusal_screen("ABANDONED", "roll not resolved: press ROLL"),
+                          pending.frame_sha256, pending.frame_source)
 
     def _rethrow_inputs(self, pending: PendingRethrow, dice: list[dict[str, Any]]) -> dict[str, Any]:
         """The pending roll's inputs with these re-thrown dice merged (the procedure's rethrow). Raises RulesError."""

@@ -117,8 +117,11 @@ class TowerService:
             return None
         if event.type == "BOOT":
             self.start()
-        if event.type == "BTN" and event.fields.get("name") == "no" and pending is not None and pending.optional:
-            return self.handle_decline()
+        if event.type == "BTN" and event.fields.get("name") == "no" and pending is not None:
+            if event.fields.get("press") == "long":
+                return self.handle_decline(abandon=True)
+            if pending.optional:
+                return self.handle_decline()
         if event.type != "ROLL":
             return None
         return self.handle_roll()
@@ -136,14 +139,15 @@ class TowerService:
                     "keep the throw as it is", answer)
         return False
 
-    def handle_decline(self) -> RollResult | None:
+    def handle_decline(self, abandon: bool = False) -> RollResult | None:
         """The player declined the pending optional re-throw (NO on the panel while the screen says "NO: keep as
-        is"): RollPipeline.decline's outcome is logged, then shown. A log that cannot be written ends it as
-        handle_roll's do. None when no optional re-throw is pending."""
+        is"; RollPipeline.decline) or, abandon, gave up any pending re-throw (NO held: RollPipeline.abandon, the
+        dice that should go again are lost or will not read): that outcome is logged, then shown. A log that cannot
+        be written ends it as handle_roll's do. None when no such re-throw is pending."""
         from dicetower.audit.rolllog import LogError
 
         try:
-            result = self.pipeline.decline()
+            result = self.pipeline.abandon() if abandon else self.pipeline.decline()
         except LogError as exc:
             self._fail(f"roll log: {exc}", ["LOG FAILED", "result NOT shown", "check the host's", "disk, then",
                                              "press NO again"])
