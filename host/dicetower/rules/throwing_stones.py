@@ -209,8 +209,7 @@ def talent_test(inputs: dict[str, Any]) -> dict[str, Any]:
     return run_test(inputs, save=False, talent_required=True)
 
 
-@procedure("throwing_stones.save", odds=_test_odds("throwing_stones.save", True), screen=test_screen,
-           rethrow=MULLIGAN)
+@procedure("throwing_stones.save", odds=_test_odds("throwing_stones.save", True), screen=test_screen, rethrow=MULLIGAN)
 def save(inputs: dict[str, Any]) -> dict[str, Any]:
     """Save (jet de protection): the test (or talent test, with "talent") +1 per name face, +1 per
     centrer, +1 per zele face (seed 000, Test et jet de protections, Table 1; RULES.md 1.4; TS-D06).
@@ -259,8 +258,7 @@ def _roll_all_odds(inputs: dict[str, Any]) -> dict[str, Any]:
                      mulligan=odds_json.probability_where(chance, lambda c: c % 2 == 1))
 
 
-@procedure("throwing_stones.roll_all", odds=_roll_all_odds,
-           rethrow=MULLIGAN)
+@procedure("throwing_stones.roll_all", odds=_roll_all_odds, rethrow=MULLIGAN)
 def roll_all(inputs: dict[str, Any]) -> dict[str, Any]:
     """The throw (RULES.md 1.3): all the character's stones, at most 10 (TS-D04), read through the
     catalogue (TS-D01), then the chance mulligan (TS-D14).
@@ -358,8 +356,7 @@ def _mulligan_odds(inputs: dict[str, Any]) -> dict[str, Any]:
     return _outcomes(chance, "throwing_stones.chance_mulligan", mulligan=p)
 
 
-@procedure("throwing_stones.chance_mulligan", odds=_mulligan_odds,
-           rethrow=MULLIGAN)
+@procedure("throwing_stones.chance_mulligan", odds=_mulligan_odds, rethrow=MULLIGAN)
 def chance_mulligan(inputs: dict[str, Any]) -> dict[str, Any]:
     """Chance (Table 1; RULES.md 1.5; TS-D14): an odd number of chance faces in a throw lets its owner
     re-throw all its stones once, before reroll declarations; no second mulligan.
