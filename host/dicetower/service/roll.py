@@ -12,6 +12,7 @@ import numpy as np
 
 from dicetower import rules
 from dicetower.readings import DieReading
+from dicetower.rules.registry import Rethrow
 from dicetower.vision.crops import die_crops
 
 from .plan import RollPlan
@@ -217,9 +218,7 @@ class RollPipeline:
                 screen = refusal_screen("THROW AGAIN", str(exc))
         if pending is not None:
             outcome["rethrow_of"] = pending.roll_id
-        record = self.log.record_roll(readings_as_read, outcome, system=self.plan.procedure.split(".")[0],
-                                      procedure=self.plan.procedure, frame_sha256=sha, frame_source=source,
-                                      crops=die_crops(image, readings_as_read))
+        record = self._record(readings_as_read, outcome, sha, source, die_crops(image, readings_as_read))
         for i, correction in sorted(confirmed.items()):  # a person vouched for these readings: the audit may count them
             if correction is None:
                 self.log.mark_confirmed(record.roll_id, i, None)
@@ -238,12 +237,10 @@ class RollPipeline:
         pending = self.pending
         if pending is None or not pending.optional:
             return None
-        proc = rules.get(self.plan.procedure)
-        assert proc.rethrow is not None  # a re-throw is pending only under a procedure that merges one
         big = None
         inputs = pending.inputs
         try:
-            declined = proc.rethrow(pending.inputs, pending.outcome, None)
+            declined = self._rethrow()(pending.inputs, pending.outcome, None)
             if declined is None:
                 outcome = {k: v for k, v in pending.outcome.items() if k != "reroll_request"}
             else:
@@ -254,9 +251,7 @@ class RollPipeline:
             outcome = {"roll_status": "rethrow", "reason": str(exc)}
             screen = refusal_screen("CANNOT DECLINE", str(exc))
         outcome.update(rethrow_of=pending.roll_id, rethrow_declined=True)
-        record = self.log.record_roll([], outcome, system=self.plan.procedure.split(".")[0],
-                                      procedure=self.plan.procedure, frame_sha256=pending.frame_sha256,
-                                      frame_source=pending.frame_source, crops=[])
+        record = self._record([], outcome, pending.frame_sha256, pending.frame_source, [])
         screen, changes = self._settle(record.roll_id, inputs, outcome, screen, big, pending.frame_sha256,
                                        pending.frame_source)
         return RollResult(record.roll_id, [], outcome, screen, pending.frame_sha256, pending.frame_source, [],
@@ -272,18 +267,26 @@ class RollPipeline:
             return None
         outcome = {"roll_status": "abandoned", "reason": "the re-throw was given up: the roll it completes stays "
                    "unresolved", "rethrow_of": pending.roll_id}
-        record = self.log.record_roll([], outcome, system=self.plan.procedure.split(".")[0],
-                                      procedure=self.plan.procedure, frame_sha256=pending.frame_sha256,
-                                      frame_source=pending.frame_source, crops=[])
+        record = self._record([], outcome, pending.frame_sha256, pending.frame_source, [])
         self.pending = None
         return RollResult(record.roll_id, [], outcome, refusal_screen("ABANDONED", "roll not resolved: press ROLL"),
                           pending.frame_sha256, pending.frame_source)
 
+    def _record(self, readings: list[DieReading], outcome: dict[str, Any], sha: str, source: str,
+                crops: list[bytes]) -> Any:
+        """Log one roll of the plan's procedure (RollLog.record_roll: committed when this returns)."""
+        return self.log.record_roll(readings, outcome, system=self.plan.procedure.split(".")[0],
+                                    procedure=self.plan.procedure, frame_sha256=sha, frame_source=source, crops=crops)
+
+    def _rethrow(self) -> Rethrow:
+        """The plan's procedure's rethrow (a re-throw is pending only under a procedure that has one)."""
+        rethrow = rules.get(self.plan.procedure).rethrow
+        assert rethrow is not None
+        return rethrow
+
     def _rethrow_inputs(self, pending: PendingRethrow, dice: list[dict[str, Any]]) -> dict[str, Any]:
         """The pending roll's inputs with these re-thrown dice merged (the procedure's rethrow). Raises RulesError."""
-        proc = rules.get(self.plan.procedure)
-        assert proc.rethrow is not None  # a re-throw is pending only under a procedure that merges one
-        inputs = proc.rethrow(pending.inputs, pending.outcome, dice)
+        inputs = self._rethrow()(pending.inputs, pending.outcome, dice)
         assert inputs is not None  # dice given: the re-throw is merged
         return inputs
 

@@ -104,8 +104,8 @@ class TowerService:
 
     def poll(self, timeout_s: float = 0.1) -> RollResult | None:
         """Handle at most one tower event; returns the RollResult when it was a ROLL, or a NO that declined
-        the pending optional re-throw (handle_decline). A tower that restarted (BOOT) gets its idle line
-        again; a due fairness alarm is shown."""
+        the pending optional re-throw or a held NO that gave up a pending one (handle_decline). A tower that
+        restarted (BOOT) gets its idle line again; a due fairness alarm is shown."""
         if self._pending_alarm and time.monotonic() >= self._pending_alarm[0]:
             self.link.show_screen(self._pending_alarm[1])
             self._pending_alarm = None
