@@ -428,6 +428,16 @@ def test_bersek_rerolls_come_first_and_are_capped_at_one_per_face():
     assert second["reroll_request"]["who"] == "defender" and len(second["reroll_request"]["positions"]) == 2
 
 
+def test_bersek_with_every_damage_stone_adding_something_goes_straight_to_the_armour_stage():
+    """GEN-D05's default offers the stones that add nothing; with none there is no attacker stage to ask about
+    (no empty "REROLL 0" request for the tower to wait on)."""
+    roll = [stone("birch", 5), stone("cedar", 5)]  # ruby+1; ruby+3
+    out = rules.resolve("throwing_stones.damage", base(damage_roll=roll, weapon="dague", worn_armour=["cuir"],
+                                                       attacker_attack_roll_effects=["berserk"]))
+    assert out["attacker_rerolls_allowed"] == 1 and out["stage"] == "armour_reroll"
+    assert out["reroll_request"]["who"] == "defender" and out["reroll_request"]["positions"]
+
+
 def test_special_effects_odds_match_enumeration_and_name_what_they_lack():
     ids = ["birch", "dogwood"]
     odds = rules.get("throwing_stones.special_effects").odds(base(attacker_stones=ids))

@@ -342,10 +342,12 @@ def damage(inputs: dict[str, Any]) -> dict[str, Any]:
             raise RulesError(f"the attacker may reroll at most {own_allowed} damage stones (1 per Bersek face on the "
                              f"hitting attack, TS-D09, plus attacker_rerolls), not {n}")
     forced_reroll = inputs.get("armour_reroll")
-    if own_allowed and own_reroll is None and forced_reroll is None and not inputs.get("attacker_reroll_declined"):
-        # the attacker declares first (Table 5, Dégât); GEN-D05 default: the stones that add nothing
-        idle = [i for i, f in enumerate(faces) if f.colour != "ruby" and f.swords == 0]
-        offered = idle if own_allowed == ALL else idle[:int(own_allowed)]
+    # the attacker declares first (Table 5, Dégât); GEN-D05 default: the stones that add nothing, and when every
+    # stone adds something there is nothing to offer and the defender's stage follows at once
+    idle = [i for i, f in enumerate(faces) if f.colour != "ruby" and f.swords == 0]
+    offered = idle if own_allowed == ALL else idle[:int(own_allowed)]
+    if (own_allowed and offered and own_reroll is None and forced_reroll is None
+            and not inputs.get("attacker_reroll_declined")):
         out["stage"] = "attacker_reroll"
         out["reroll_request"] = {"who": "attacker", "optional": True, "positions": offered,
                                  "stones": [faces[p].stone_id for p in offered],
