@@ -183,3 +183,17 @@ def test_a_labels_csv_whose_colours_are_too_few_per_face_is_learned_without_them
     assert "learned without their colours" in result.stderr and "cross-validated accuracy" in result.stdout
     forget_die_set("worded")
     assert {c.key for c in load_die_set("worded").classes} == {"d6:1", "d6:2", "d6:3"}
+
+
+def test_a_calibration_with_no_sure_reading_gives_no_accuracy_when_sure():
+    """With every cross-validated reading unsure (the sure threshold above them all, as a few labelled
+    photos with a confusion can leave it) there is no accuracy when sure to print: "n/a", not 0.000,
+    which would read as every sure reading wrong."""
+    from dicetower.vision.calibrate import CalibrationReport
+    from dicetower.vision.faces import FaceClass
+
+    classes = [FaceClass("d6", v) for v in (1, 2)]
+    report = CalibrationReport(classes, 0.5, np.array([[1, 1], [0, 2]]), 2, 1.0, None, 4, threshold=1.0)
+    assert "accuracy when sure n/a (none sure)" in report.text()
+    sure = CalibrationReport(classes, 0.75, np.array([[1, 1], [0, 2]]), 2, 0.5, 1.0, 4)
+    assert "accuracy when sure 1.000" in sure.text()

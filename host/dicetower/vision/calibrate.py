@@ -380,14 +380,15 @@ def read_log(log_path: Path, min_shots: int = LOG_MIN_SHOTS) -> LogCrops:
 class CalibrationReport:
     """Cross-validation of a calibration: accuracy over the held-out labelled crops, confusion
     matrix (rows = true class, columns = predicted, in `classes` order), folds used, the share of
-    held-out crops that were unsure, and the accuracy over the sure ones."""
+    held-out crops that were unsure, and the accuracy over the sure ones (None when none was sure: no
+    accuracy to give, not 0)."""
 
     classes: list[FaceClass]
     accuracy: float
     confusion: np.ndarray
     folds: int
     unsure_rate: float
-    sure_accuracy: float
+    sure_accuracy: float | None
     n: int
     predictions: list[tuple[int, int, float]] = field(default_factory=list)  # (true, predicted, confidence)
     temperature: float = 1.0
@@ -398,7 +399,7 @@ class CalibrationReport:
         keys = [c.key for c in self.classes]
         width = max(len(k) for k in keys)
         lines = [f"cross-validated accuracy: {self.accuracy:.3f} over {self.n} labelled dice ({self.folds} folds, "
-                 f"grouped by photo); unsure {self.unsure_rate:.3f}, accuracy when sure {self.sure_accuracy:.3f}",
+                 f"grouped by photo); unsure {self.unsure_rate:.3f}, accuracy when sure {self.sure_accuracy_text}",
                  f"confidence: temperature {self.temperature:.4f}, a reading is sure when its face's probability "
                  f"is >= {self.threshold:.4f} (chosen so the cross-validated sure readings reach "
                  f"{SURE_TARGET:.1%})",
@@ -407,6 +408,11 @@ class CalibrationReport:
         for i, k in enumerate(keys):
             lines.append(f"{k:>{width}} " + " ".join(f"{v:>3d}" for v in self.confusion[i]) + f"   ({i})")
         return "\n".join(lines)
+
+    @property
+    def sure_accuracy_text(self) -> str:
+        """sure_accuracy to 3 decimals, or "n/a (none sure)"."""
+        return "n/a (none sure)" if self.sure_accuracy is None else f"{self.sure_accuracy:.3f}"
 
 
 def _folds(samples: list[LabelledCrop], k: int) -> list[int]:
@@ -539,12 +545,13 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
     correct = np.array([t == j for t, j, _ in preds])
     sure = np.array([c >= UNSURE_BELOW for _, _, c in preds])
     report = CalibrationReport(classes, float(correct.mean()), conf, k, float(1 - sure.mean()),
-                               float(correct[sure].mean()) if sure.any() else 0.0, len(preds), preds,
+                               float(correct[sure].mean()) if sure.any() else None, len(preds), preds,
                                temperature, threshold)
     prior_faces = ([classes[i].key for i in range(n) if model.prior_value[i] >= 0]
                    if model.prior_value is not None else [])
+    sure_accuracy = None if report.sure_accuracy is None else round(report.sure_accuracy, 4)
     ds.meta = {"calibrated_from": len(samples), "cv_accuracy": round(report.accuracy, 4),
-               "cv_unsure_rate": round(report.unsure_rate, 4), "cv_sure_accuracy": round(report.sure_accuracy, 4),
+               "cv_unsure_rate": round(report.unsure_rate, 4), "cv_sure_accuracy": sure_accuracy,
                "folds": k, "augment": n_aug, "temperature": round(temperature, 5), "threshold": round(threshold, 5),
                "mark_temperature": round(mark_temperature, 5), "prior_reader": model.prior_reader,
                "prior_weight": prior_weight, "net_share": net_share, "faces_read_by_prior": prior_faces,

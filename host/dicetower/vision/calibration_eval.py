@@ -281,7 +281,7 @@ def held_out(learn: list[LabelledCrop], test: list[LabelledCrop], name: str, see
     return (f"{name:<34} learned {len(learn):3d} read {len(test):4d}  accuracy {ok.mean():.3f}  "
             f"unsure {1 - s.mean():.3f}  sure accuracy {sure_acc} ({int((~ok & s).sum())} sure wrong)  "
             f"| cv accuracy {report.accuracy:.3f} unsure {report.unsure_rate:.3f} "
-            f"sure {report.sure_accuracy:.3f} threshold {report.threshold:.3f}\n    "
+            f"sure {report.sure_accuracy_text} threshold {report.threshold:.3f}\n    "
             + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())))
 
 
@@ -407,7 +407,7 @@ def realdice_rows(per_face: int, seed: int = SEED) -> list[str]:
             f"accuracy {ok.mean():.3f}  unsure {1 - s.mean():.3f}  sure accuracy {sure_acc} "
             f"({int((~ok & s).sum())} sure wrong; no die in {len(found) - sum(found)})  "
             f"| cv accuracy {report.accuracy:.3f} unsure {report.unsure_rate:.3f} "
-            f"sure {report.sure_accuracy:.3f} threshold {report.threshold:.3f}"]
+            f"sure {report.sure_accuracy_text} threshold {report.threshold:.3f}"]
 
 
 SOURCES = {"fickett": fickett_rows, "synthetic": synthetic_rows, "realdice": realdice_rows}
