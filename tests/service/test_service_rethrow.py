@@ -149,3 +149,16 @@ def test_a_held_no_abandons_a_pending_rethrow_and_the_next_roll_is_new(tmp_path)
     assert "rethrow_of" not in new.outcome and new.outcome["damage_before_armour"] == 4
     assert [len(r["dice"]) for r in log.rolls()] == [1, 0, 1] and table.applied == [new.outcome]
     log.close()
+
+
+def test_a_bersek_damage_roll_of_stones_that_all_count_asks_the_defender_not_the_attacker(tmp_path):
+    """Bersek's rerolls go to the stones that add nothing (GEN-D05); with every stone a ruby there are none, and
+    the tower asks at once for the defender's armour rerolls (no "REROLL 0" for the attacker to dismiss)."""
+    plan = RollPlan("throwing_stones.damage", "damage_roll",
+                    {"weapon": "dague", "worn_armour": ["cuir"], "attacker_attack_roll_effects": ["berserk"],
+                     "catalogue": CATALOGUE})
+    svc, link, log, table = tower(tmp_path, plan, [[stone("ash", 1), stone("birch", 4)]], [event("ROLL")])
+    first = svc.poll(1.0)
+    assert first.outcome["stage"] == "armour_reroll" and svc.pipeline.pending is not None
+    assert svc.pipeline.pending.request["who"] == "defender" and svc.pipeline.pending.count >= 1
+    assert f"REROLL {svc.pipeline.pending.count}: ROLL" in first.screen and table.applied == []
