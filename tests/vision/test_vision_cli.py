@@ -61,6 +61,23 @@ def test_a_folder_is_read_as_its_image_files_in_name_order(tmp_path):
     assert "no image file" in lines[2]["error"] and "empty" in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_a_folder_of_subfolders_is_read_below_and_same_named_photos_keep_both_annotations(tmp_path):
+    """A dataset's root holds no photo of its own, its photos lie in images/Train, images/Valid...: they are
+    read in order of their path under it; two photos of one name each get their annotated frame."""
+    root = tmp_path / "dataset"
+    for sub, src in (("images/Valid", "valid_24.jpg"), ("images/Train", "dice_30.jpg")):
+        (root / sub).mkdir(parents=True)
+        (root / sub / "dice.jpg").write_bytes((DEMO / src).read_bytes())
+    (root / "labels.csv").write_text("image,die_type,value,x,y,w,h,colour\n")
+    proc = run(str(root), "--json", "--annotate", str(tmp_path / "ann"))
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [line["image"] for line in lines] == [str(root / "images/Train/dice.jpg"), str(root / "images/Valid/dice.jpg")]
+    assert [sorted(d["value"] for d in line["dice"]) for line in lines] == [[1, 1, 1], [4, 4]]
+    assert [line["annotated"] for line in lines] == [str(tmp_path / "ann" / "dice.png"), str(tmp_path / "ann" / "dice-2.png")]
+    assert all(Path(line["annotated"]).read_bytes()[:4] == b"\x89PNG" for line in lines)
+
+
 def test_an_image_too_small_to_hold_a_die_is_an_error_line_not_a_crash(tmp_path):
     import cv2
 

@@ -15,28 +15,28 @@ from dicetower.readings import DieReading
 
 from .roll import RollResult
 
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp"}
-
-
 def demo_feed() -> list[Path]:
     """The shipped replay feed: real photos in demo/matteop65 (MIT, see its ATTRIBUTION.md)."""
     return image_files((str(paths.repo_root() / "demo" / "matteop65"),))
 
 
 def image_files(items: tuple[str, ...]) -> list[Path]:
-    """Image files named directly or found in the named folders, in name order.
+    """Image files named directly or standing for the named folders (vision.camera.folder_images: a folder's
+    own image files in name order, or those below it when it holds none), in the order given.
     Raises click.BadParameter when a path does not exist or holds no image."""
+    from dicetower.vision.camera import IMAGE_SUFFIXES, folder_images
+
     files: list[Path] = []
     for item in items:
         path = Path(item)
         if path.is_dir():
-            files += sorted(p for p in path.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+            files += folder_images(path)
         elif path.is_file():
             files.append(path)
         else:
             raise click.BadParameter(f"{item}: no such file or folder", param_hint="--replay")
     if not files:
-        raise click.BadParameter("no image files (.jpg .png .bmp) found", param_hint="--replay")
+        raise click.BadParameter(f"no image files ({' '.join(IMAGE_SUFFIXES)}) found", param_hint="--replay")
     return files
 
 

@@ -41,6 +41,22 @@ def load_image(path: Path | str) -> np.ndarray:
     return image
 
 
+#: image files read from a folder (the formats OpenCV's imread decodes), in any case
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
+
+
+def folder_images(folder: Path | str) -> list[Path]:
+    """The image files (IMAGE_SUFFIXES) a folder stands for, in name order: those directly in it; when there
+    are none, those anywhere below it, in order of their path under it (a dataset's root, its photos under
+    images/...). A folder holding images of its own is not searched deeper, so an --annotate folder kept
+    inside it is not read as photos. [] for a folder with no image file at any depth. Raises OSError when
+    the folder cannot be listed (NotADirectoryError for a file)."""
+    root = Path(folder)
+    own = sorted(f for f in root.iterdir() if f.is_file() and f.suffix.lower() in IMAGE_SUFFIXES)
+    return own or sorted((f for f in root.rglob("*") if f.is_file() and f.suffix.lower() in IMAGE_SUFFIXES),
+                         key=lambda f: f.relative_to(root).parts)
+
+
 class ReplayCamera:
     """Serves image files in order, as a camera would serve frames; loops back to the first file when
     loop=True, else raises FrameError after the last one.

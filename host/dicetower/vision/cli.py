@@ -15,15 +15,15 @@ from typing import Any
 
 import click
 
-from .camera import FrameError, load_image
+from .camera import IMAGE_SUFFIXES, FrameError, folder_images, load_image
 from .reader import DiceReader, check_image
 
 
-def read_image_file(reader: DiceReader, path: str, annotate_dir: Path | None = None) -> dict[str, Any]:
+def read_image_file(reader: DiceReader, path: str, annotated: Path | None = None) -> dict[str, Any]:
     """Read one image file as `dicetower read --json` reports it: {"image", "dice", "ms"} (ms: time to
     decode and read the image), or {"image", "error"} when the file is missing or corrupt or the image
-    too small to hold a die (reader.check_image). Saves the annotated frame as annotate_dir/<stem>.png
-    when annotate_dir is given."""
+    too small to hold a die (reader.check_image). Saves the annotated frame as the PNG file annotated when
+    given (its folder made), and adds its path as "annotated"."""
     try:
         t0 = time.perf_counter()
         image = check_image(load_image(path))
@@ -34,29 +34,37 @@ def read_image_file(reader: DiceReader, path: str, annotate_dir: Path | None = N
     except ValueError as exc:  # check_image: decoded, but no frame the reader can read
         return {"image": path, "error": f"{path}: {exc}"}
     out: dict[str, Any] = {"image": path, "dice": [r.to_json() for r in readings], "ms": round(ms, 1)}
-    if annotate_dir is not None:
+    if annotated is not None:
         from .annotate import save_annotated
 
-        out_path = save_annotated(image, readings, annotate_dir / (Path(path).stem + ".png"))
+        out_path = save_annotated(image, readings, annotated)
         out["annotated"] = str(out_path)
     return out
 
 
-#: the files of a folder given to `dicetower read` that are read (the formats OpenCV's imread decodes), any case
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
-
-
 def image_paths(args: tuple[str, ...]) -> list[str]:
     """The image paths to read for `dicetower read`'s arguments: a folder stands for its image files
-    (IMAGE_SUFFIXES, not its subfolders') in name order, each as the folder's path joined with its name; any
-    other argument, and a folder with no image file, is itself (`read` reports it)."""
+    (camera.folder_images: those in it, or when it holds none those below it), each as the folder's path
+    joined with its path under it; any other argument, and a folder with no image file, is itself (`read`
+    reports it)."""
     out: list[str] = []
     for arg in args:
         folder = Path(arg)
-        files = sorted(f.name for f in folder.iterdir() if f.is_file() and f.suffix.lower() in IMAGE_SUFFIXES) \
-            if folder.is_dir() else []
-        out += [str(folder / name) for name in files] or [arg]
+        files = folder_images(folder) if folder.is_dir() else []
+        out += [str(folder / f.relative_to(folder)) for f in files] or [arg]
     return out
+
+
+def _annotated_name(path: str, taken: set[str]) -> str:
+    """The annotated frame's file name for the image at path: <stem>.png, or <stem>-2.png, -3... when a photo
+    of that stem was annotated before in this run (taken, the names so far, which it is added to)."""
+    stem, k = Path(path).stem, 1
+    name = f"{stem}.png"
+    while name in taken:
+        k += 1
+        name = f"{stem}-{k}.png"
+    taken.add(name)
+    return name
 
 
 def _table(result: dict[str, Any]) -> str:
@@ -81,10 +89,12 @@ def _table(result: dict[str, Any]) -> str:
                    "unsure of is read again as one of them (one read sure as another type stays that type). "
                    "Default: any of d4, d6, d8, d10, d12, d20.")
 @click.option("--annotate", "annotate_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Save each annotated frame (boxes, values, confidences) as DIR/<image name>.png.")
+              help="Save each annotated frame (boxes, values, confidences) as DIR/<image name>.png "
+                   "(<image name>-2.png for a second photo of that name).")
 def read(images: tuple[str, ...], as_json: bool, die_set: str | None, die_types: str | None,
          annotate_dir: Path | None) -> None:
-    """Read the dice in each IMAGE (JPEG/PNG; a folder: its image files, in name order): die type, value, box
+    """Read the dice in each IMAGE (JPEG/PNG; a folder: its image files in name order, or those in its
+    subfolders when it holds none): die type, value, box
     [x, y, w, h] px, confidence. A missing or corrupt image is reported on stderr (and as an "error" line with
     --json); the others are still read, and the exit code is 1."""
     try:
@@ -93,12 +103,14 @@ def read(images: tuple[str, ...], as_json: bool, die_set: str | None, die_types:
     except (ValueError, LookupError) as exc:
         raise click.ClickException(str(exc)) from exc
     failed = 0
+    names: set[str] = set()  # the annotated files' names so far: photos of one name in two folders keep both
     for path in image_paths(images):
         if Path(path).is_dir():
             kinds = ", ".join(IMAGE_SUFFIXES)
             result = {"image": path, "error": f"{path}: a folder with no image file in it ({kinds})"}
         else:
-            result = read_image_file(reader, path, annotate_dir)
+            annotated = None if annotate_dir is None else annotate_dir / _annotated_name(path, names)
+            result = read_image_file(reader, path, annotated)
         if "error" in result:
             failed += 1
             click.echo(f"error: {result['error']}", err=True)
