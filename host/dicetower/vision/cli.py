@@ -94,9 +94,9 @@ def _table(result: dict[str, Any]) -> str:
 def read(images: tuple[str, ...], as_json: bool, die_set: str | None, die_types: str | None,
          annotate_dir: Path | None) -> None:
     """Read the dice in each IMAGE (JPEG/PNG; a folder: its image files in name order, or those in its
-    subfolders when it holds none): die type, value, box
-    [x, y, w, h] px, confidence. A missing or corrupt image is reported on stderr (and as an "error" line with
-    --json); the others are still read, and the exit code is 1."""
+    subfolders when it holds none): die type, value, box [x, y, w, h] px, confidence. A missing or corrupt
+    image is reported on stderr (and as an "error" line with --json); the others are still read, and the exit
+    code is 1."""
     try:
         named = None if die_types is None else [t for t in die_types.split(",") if t.strip()]
         reader = DiceReader(die_set, die_types=named)
