@@ -72,9 +72,9 @@ def test_a_folder_of_subfolders_is_read_below_and_same_named_photos_keep_both_an
     proc = run(str(root), "--json", "--annotate", str(tmp_path / "ann"))
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert [line["image"] for line in lines] == [str(root / "images/Train/dice.jpg"), str(root / "images/Valid/dice.jpg")]
+    assert [line["image"] for line in lines] == [str(root / "images" / sub / "dice.jpg") for sub in ("Train", "Valid")]
     assert [sorted(d["value"] for d in line["dice"]) for line in lines] == [[1, 1, 1], [4, 4]]
-    assert [line["annotated"] for line in lines] == [str(tmp_path / "ann" / "dice.png"), str(tmp_path / "ann" / "dice-2.png")]
+    assert [line["annotated"] for line in lines] == [str(tmp_path / "ann" / name) for name in ("dice.png", "dice-2.png")]
     assert all(Path(line["annotated"]).read_bytes()[:4] == b"\x89PNG" for line in lines)
 
 
