@@ -78,6 +78,14 @@ def test_missing_input_field_is_a_clear_error_not_a_traceback():
     assert "Traceback" not in proc.stderr
 
 
+def test_input_of_the_wrong_shape_is_a_clear_error_not_a_traceback():
+    """A string where a procedure reads an object (talon.npc_tracks' track) is refused with exit 1, the
+    procedure named in the message, and no traceback (it was an AttributeError)."""
+    proc = run("resolve", "talon.npc_tracks", input_obj={"npc": "troisieme_zone", "track": "x", "damage": 3})
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "talon.npc_tracks cannot use these inputs" in json.loads(proc.stdout)["error"]
+
+
 def test_unknown_procedure_exits_2_listing_the_systems_ids():
     proc = run("resolve", "d6pool.no_such_thing", input_obj={})
     assert proc.returncode == 2

@@ -66,16 +66,7 @@ def resolve(procedure_id: str, input_file: Any) -> None:
         outcome = proc.resolve(inputs)
     except rules.RulesError as exc:
         _fail(str(exc), 1, procedure=procedure_id)
-    except (KeyError, TypeError, ValueError) as exc:
-        _fail(_unusable(procedure_id, exc), 1, procedure=procedure_id)
     _emit(outcome)
-
-
-def _unusable(procedure_id: str, exc: Exception) -> str:
-    """Message for inputs a procedure could not use although it raised no RulesError (a missing key
-    or a value of the wrong type): what failed, and where to look for the expected shape."""
-    what = f"missing input {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
-    return f"{procedure_id} cannot use these inputs ({what}); see its vectors in shared/rules/vectors.json"
 
 
 def certain_odds(proc: rules.Procedure, inputs: dict[str, Any]) -> dict[str, Any]:
@@ -112,8 +103,6 @@ def odds(procedure_id: str, input_file: Any, table: bool) -> None:
         result = proc.odds(inputs) if proc.odds is not None else certain_odds(proc, inputs)
     except rules.RulesError as exc:
         _fail(str(exc), 1, procedure=procedure_id)
-    except (KeyError, TypeError, ValueError) as exc:
-        _fail(_unusable(procedure_id, exc), 1, procedure=procedure_id)
     if table:
         click.echo(odds_table(result))
     else:

@@ -78,17 +78,43 @@ def takes(die: str | Callable[[dict[str, Any]], str], *keys: str) -> DiceTaken:
 
 REGISTRY: dict[str, Procedure] = {}
 
+#: What a procedure raises on inputs of a shape it does not read (a missing key, a number where a list goes, a
+#: string where an object goes) when it has no check of its own for them
+UNUSABLE_INPUT = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+
+
+def refusing(proc_id: str, fn: Callable[[dict[str, Any]], Outcome]) -> Callable[[dict[str, Any]], Outcome]:
+    """fn (a procedure's resolve or odds: inputs -> outcome) raising RulesError for inputs it cannot use: its own
+    RulesError as it is, any other UNUSABLE_INPUT as a RulesError that names the procedure, what failed and where
+    the expected shape is shown (the original chained as its __cause__). A table's or a CLI user's malformed
+    inputs are refused with a message, never a traceback."""
+
+    def checked(inputs: dict[str, Any]) -> Outcome:
+        try:
+            return fn(inputs)
+        except RulesError:
+            raise
+        except UNUSABLE_INPUT as exc:
+            what = f"missing input {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
+            raise RulesError(f"{proc_id} cannot use these inputs ({what}); see its vectors in "
+                             "shared/rules/vectors.json") from exc
+
+    checked.__doc__, checked.__name__ = fn.__doc__, fn.__name__
+    return checked
+
 
 def procedure(proc_id: str, *, odds: Callable[[dict[str, Any]], Outcome] | None = None,
               screen: Callable[[Outcome], Screen] | None = None, dice: DiceTaken | None = None,
               rethrow: Rethrow | None = None):
-    """Decorator registering `fn(inputs) -> outcome` under `proc_id` (odds, screen, dice, rethrow: see Procedure).
+    """Decorator registering `fn(inputs) -> outcome` under `proc_id` (odds, screen, dice, rethrow: see Procedure);
+    the registered resolve and odds raise RulesError on inputs they cannot use (refusing). Returns fn itself.
     Raises ValueError on a duplicate id."""
 
     def wrap(fn: Callable[[dict[str, Any]], Outcome]) -> Callable[[dict[str, Any]], Outcome]:
         if proc_id in REGISTRY:
             raise ValueError(f"procedure {proc_id} registered twice")
-        REGISTRY[proc_id] = Procedure(proc_id, fn, odds, screen, dice, rethrow)
+        REGISTRY[proc_id] = Procedure(proc_id, refusing(proc_id, fn), None if odds is None else refusing(proc_id, odds),
+                                      screen, dice, rethrow)
         return fn
 
     return wrap
