@@ -86,6 +86,13 @@ def test_input_of_the_wrong_shape_is_a_clear_error_not_a_traceback():
     assert "talon.npc_tracks cannot use these inputs" in json.loads(proc.stdout)["error"]
 
 
+def test_odds_of_a_pool_too_large_to_work_out_is_a_clear_error():
+    """Exact odds of 100,000 d6 run past Python's recursion limit in icepool: refused, exit 1, no traceback."""
+    proc = run("odds", "d6pool.count_successes", input_obj={"dice": 100_000})
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "too large to work out exactly" in json.loads(proc.stdout)["error"]
+
+
 def test_unknown_procedure_exits_2_listing_the_systems_ids():
     proc = run("resolve", "d6pool.no_such_thing", input_obj={})
     assert proc.returncode == 2

@@ -86,8 +86,9 @@ UNUSABLE_INPUT = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 def refusing(proc_id: str, fn: Callable[[dict[str, Any]], Outcome]) -> Callable[[dict[str, Any]], Outcome]:
     """fn (a procedure's resolve or odds: inputs -> outcome) raising RulesError for inputs it cannot use: its own
     RulesError as it is, any other UNUSABLE_INPUT as a RulesError that names the procedure, what failed and where
-    the expected shape is shown (the original chained as its __cause__). A table's or a CLI user's malformed
-    inputs are refused with a message, never a traceback."""
+    the expected shape is shown, and a RecursionError (exact odds of a pool of some thousand dice) as one saying
+    the count is too large (the original chained as its __cause__). A table's or a CLI user's malformed inputs
+    are refused with a message, never a traceback."""
 
     def checked(inputs: dict[str, Any]) -> Outcome:
         try:
@@ -98,6 +99,9 @@ def refusing(proc_id: str, fn: Callable[[dict[str, Any]], Outcome]) -> Callable[
             what = f"missing input {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
             raise RulesError(f"{proc_id} cannot use these inputs ({what}); see its vectors in "
                              "shared/rules/vectors.json") from exc
+        except RecursionError as exc:  # icepool sums n dice recursively: about a thousand is past Python's limit
+            raise RulesError(f"{proc_id}: these inputs are too large to work out exactly (a pool of about a "
+                             "thousand dice or more); give a smaller count") from exc
 
     checked.__doc__, checked.__name__ = fn.__doc__, fn.__name__
     return checked
