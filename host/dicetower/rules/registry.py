@@ -6,6 +6,7 @@ when dicetower.rules imports the five system modules.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -90,6 +91,7 @@ def refusing(proc_id: str, fn: Callable[[dict[str, Any]], Outcome]) -> Callable[
     the count is too large (the original chained as its __cause__). A table's or a CLI user's malformed inputs
     are refused with a message, never a traceback."""
 
+    @functools.wraps(fn)
     def checked(inputs: dict[str, Any]) -> Outcome:
         try:
             return fn(inputs)
@@ -103,7 +105,6 @@ def refusing(proc_id: str, fn: Callable[[dict[str, Any]], Outcome]) -> Callable[
             raise RulesError(f"{proc_id}: these inputs are too large to work out exactly (a pool of about a "
                              "thousand dice or more); give a smaller count") from exc
 
-    checked.__doc__, checked.__name__ = fn.__doc__, fn.__name__
     return checked
 
 
