@@ -132,6 +132,19 @@ def test_make_run_rolls_three_times_and_logs_them(tmp_path):
         assert len(log.rolls()) == 3
 
 
+def test_a_bad_table_profile_is_a_one_line_error_before_the_tower_starts(tmp_path):
+    """The profile's error names the file and what to fix, without a Python traceback (a ProfileError was
+    printed with one), and nothing is started or logged."""
+    table = tmp_path / "bad.toml"
+    table.write_text("system = 'd6pool'\n[roll]\nprocedure = 'd6pool.nothing_such'\n")
+    proc = subprocess.run([sys.executable, "-m", "dicetower.cli", "run", "--rolls", "1",
+                           "--log", str(tmp_path / "r.sqlite"), "--table", str(table)],
+                          capture_output=True, text=True, timeout=240, cwd=paths.repo_root())
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert f"Error: {table}: unknown procedure 'd6pool.nothing_such'" in proc.stderr
+    assert "simulated tower running" not in proc.stdout and not (tmp_path / "r.sqlite").exists()
+
+
 def test_a_tables_die_types_with_a_calibrated_set_is_refused_before_the_tower_starts(tmp_path):
     # the table names its dice (`[roll] die_types`); a calibrated set reads the dice it was calibrated on
     table = tmp_path / "named.toml"

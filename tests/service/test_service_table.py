@@ -80,6 +80,9 @@ dice = { F = "d8" }
     assert Table(tests).plan.types_in_play() is None  # no dice thrown: any type
 
 
+POOL = "system = 'd6pool'\n[roll]\nprocedure = 'd6pool.count_successes'\n"
+
+
 @pytest.mark.parametrize("text, message", [
     ("system = 'chess'", "must be one of"),
     ("system = 'd6pool'\n[roll]\nprocedure = 'alkemy.simple_test'", "not of the table's system"),
@@ -92,6 +95,12 @@ dice = { F = "d8" }
      r"die_types \['d8'\] leave out the d6 that d6pool.count_successes takes as 'faces' \(GEN-D04\)"),
     ("system = 'stepdie'\n[roll]\nprocedure = 'stepdie.test'\ndice_input = 'face'\ninputs = { tn = 4 }",
      r"inputs do not say which die stepdie.test takes as 'face': give the die thrown"),
+    # shapes the rules would meet only at the first roll (a TypeError on the idle line, a refusal at every ROLL)
+    (POOL + "inputs = [1, 2]", r"\[roll\] inputs must be a table"),
+    (POOL + "odds = 5", r"\[roll\] odds must be a table"),
+    (POOL + "dice_input = 5", r"dice_input must name the input"),
+    (POOL + "apply = { successes = 3 }", r"\[roll.apply\] maps an outcome key to a profile path"),
+    ("system = 'd6pool'\nroll = 'd6pool.count_successes'", r"'roll' must be a table"),
 ])
 def test_bad_profiles_say_what_to_fix(tmp_path, text, message):
     with pytest.raises(ProfileError, match=message):

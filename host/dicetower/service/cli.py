@@ -75,16 +75,19 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
 
     from .roll import RollPipeline
     from .plan import RollPlan
-    from .table import Table
+    from .table import ProfileError, Table
     from .tower import TowerService
 
     if rolls is not None and port:
         raise click.UsageError("--rolls presses ROLL on the simulated tower; it cannot press a real tower's button")
     camera = LiveCamera(camera_index) if camera_index is not None else ReplayCamera(image_files(replay) if replay else demo_feed())
     log_path = log_path or paths.default_log_path()
-    table = Table(table_path) if table_path else None
+    try:
+        table = Table(table_path) if table_path else None
+        idle_line = table.idle_line() if table else "d6 pool: ROLL"
+    except ProfileError as exc:  # the message names the file and the field to fix
+        raise click.ClickException(str(exc)) from exc
     plan = table.plan if table else RollPlan()
-    idle_line = table.idle_line() if table else "d6 pool: ROLL"
     try:  # a calibrated set reads the dice it was calibrated on: it takes no die types, and refuses those a table names
         reader = DiceReader(die_set, die_types=plan.die_types if die_set else plan.types_in_play())
     except (ValueError, LookupError) as exc:  # an unknown die set, die types in play named with one

@@ -66,13 +66,25 @@ def _deref(value: Any, profile: dict[str, Any], path: Path) -> Any:
 
 
 def plan_from_profile(profile: dict[str, Any], path: Path) -> RollPlan:
-    """The RollPlan of a parsed profile. Raises ProfileError on an unknown procedure id, a `[roll]
-    die_types` that is not a list of die types the standard set reads (vision.faces.check_die_types) or
-    that leaves out the die the procedure takes (GEN-D04), and `[roll] inputs` that do not say which die
-    the procedure takes (stepdie.test with no die: rules.Procedure.die_type)."""
+    """The RollPlan of a parsed profile. Raises ProfileError on a `[roll]` whose inputs, odds or apply are not
+    tables (dereferenced; apply's targets profile paths) or whose dice_input is not an input's name, an unknown
+    procedure id, a `[roll] die_types` that is not a list of die types the standard set reads
+    (vision.faces.check_die_types) or that leaves out the die the procedure takes (GEN-D04), and `[roll] inputs`
+    that do not say which die the procedure takes (stepdie.test with no die: rules.Procedure.die_type)."""
     roll = profile.get("roll", {})
+    if not isinstance(roll, dict):
+        raise ProfileError(f"{path}: 'roll' must be a table ([roll] with procedure = \"...\"), not {roll!r}")
+    for key in ("inputs", "odds", "apply"):
+        if not isinstance(_deref(roll.get(key, {}), profile, path), dict):
+            raise ProfileError(f"{path}: [roll] {key} must be a table such as {{ dice = 5 }}, not {roll[key]!r}")
+    if not isinstance(roll.get("dice_input", "faces"), str):
+        raise ProfileError(f"{path}: [roll] dice_input must name the input the dice go to (e.g. \"faces\"), "
+                           f"not {roll['dice_input']!r}")
+    if not all(isinstance(target, str) for target in roll.get("apply", {}).values()):
+        raise ProfileError(f"{path}: [roll.apply] maps an outcome key to a profile path such as "
+                           f"\"characters.brom.health.wounds\"")
     procedure = roll.get("procedure")
-    if not procedure:
+    if not procedure or not isinstance(procedure, str):
         raise ProfileError(f"{path}: [roll] needs a 'procedure' (a RULES.md procedure id)")
     if not procedure.startswith(profile["system"] + "."):
         raise ProfileError(f"{path}: procedure {procedure} is not of the table's system {profile['system']}")
