@@ -93,3 +93,27 @@ def test_the_generic_oled_form_shows_the_procedures_outcome_not_the_services_key
     lines, big = screen_form("talon.npc_modifiers", {"roll_status": "resolved", "rethrow_of": 3, **outcome})
     assert (lines, big) == screen_form("talon.npc_modifiers", outcome)
     assert lines[0] == "NPC MODIFIERS" and len(lines) == 1 + len(outcome)  # a line per key of the procedure's
+
+
+def test_a_table_state_that_cannot_be_saved_leaves_the_roll_logged_and_shown(tmp_path, monkeypatch):
+    """A full disk (or a read-only profile) when the outcome is added to the table's state: the roll stays
+    logged and is shown, its state change reported as not saved, and the profile on disk is as it was (it
+    raised out of the roll before)."""
+    import errno
+
+    from dicetower.service import table as table_mod
+
+    path = tmp_path / "t.toml"
+    path.write_text('system = "d6pool"\n[roll]\nprocedure = "d6pool.count_successes"\n'
+                    'apply = { successes = "characters.ana.xp" }\n[characters.ana]\nxp = 1\n', encoding="utf-8")
+    table = table_mod.Table(path)
+
+    def full(path, profile):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(table_mod, "save_profile", full)
+    log = MemoryLog()
+    result = RollPipeline(FixedReader([]), log, table.plan, table).resolve_and_log(IMAGE, "mem", [die(5), die(2)])
+    assert result.outcome["successes"] == 1 and len(log.rows) == 1 and result.screen
+    assert len(result.state_changes) == 1 and result.state_changes[0].startswith("NOT saved:")
+    assert "No space left" in result.state_changes[0] and 'xp = 1' in path.read_text(encoding="utf-8")

@@ -295,11 +295,19 @@ class RollPipeline:
         """After a logged roll: a resolved outcome that asks for a re-throw the procedure merges becomes pending
         (its screen says what to do); one that asks for none ends any pending re-throw and changes the table's
         state. A refused throw (roll_status "rethrow") leaves a pending re-throw pending. Returns (screen, the
-        table's changed fields)."""
+        table's changed fields, or one "NOT saved: <why>" when the profile could not be updated: a full disk, a
+        read-only file, an [roll.apply] target that is no number; the roll stays logged and is shown)."""
         if outcome["roll_status"] != "resolved":
             return screen, []
         if "reroll_request" in outcome and rules.get(self.plan.procedure).rethrow is not None:
             self.pending = PendingRethrow(roll_id, inputs, outcome, sha, source)
             return rethrow_screen(screen, big, self.pending), []
         self.pending = None
-        return screen, self.table.apply(outcome) if self.table is not None else []
+        if self.table is None:
+            return screen, []
+        from .table import ProfileError
+
+        try:
+            return screen, self.table.apply(outcome)
+        except (ProfileError, OSError) as exc:  # the roll is logged and shown; the profile on disk is as it was
+            return screen, [f"NOT saved: {exc}"]
