@@ -145,6 +145,18 @@ def test_a_bad_table_profile_is_a_one_line_error_before_the_tower_starts(tmp_pat
     assert "simulated tower running" not in proc.stdout and not (tmp_path / "r.sqlite").exists()
 
 
+def test_a_log_that_is_no_sqlite_file_is_a_one_line_error_before_the_tower_starts(tmp_path):
+    """--log naming another kind of file: the roll log's LogError (it names the file, which is left untouched)
+    as one line, not a traceback, and the simulated tower is not started."""
+    photo = tmp_path / "photo.jpg"
+    photo.write_bytes((DEMO / "valid_24.jpg").read_bytes())
+    proc = subprocess.run([sys.executable, "-m", "dicetower.cli", "run", "--rolls", "1", "--log", str(photo)],
+                          capture_output=True, text=True, timeout=240, cwd=paths.repo_root())
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert f"Error: {photo} is not a SQLite database" in proc.stderr and "simulated tower running" not in proc.stdout
+    assert photo.read_bytes() == (DEMO / "valid_24.jpg").read_bytes()
+
+
 def test_a_tables_die_types_with_a_calibrated_set_is_refused_before_the_tower_starts(tmp_path):
     # the table names its dice (`[roll] die_types`); a calibrated set reads the dice it was calibrated on
     table = tmp_path / "named.toml"

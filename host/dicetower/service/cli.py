@@ -67,7 +67,7 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
         table_path: Path | None, die_set: str | None, rolls: int | None) -> None:
     """Run the tower service. In the terminal: `r` presses ROLL (simulated tower), `y`/`n` answer an
     unsure reading (`n` also declines an optional re-throw), `q` quits."""
-    from dicetower.audit.rolllog import RollLog
+    from dicetower.audit.rolllog import LogError, RollLog
     from dicetower.audit.sprt import FairnessWatch
     from dicetower.link import LinkError, TowerLink
     from dicetower.vision.camera import LiveCamera, ReplayCamera
@@ -94,6 +94,10 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
         raise click.ClickException(str(exc)) from exc
 
     with contextlib.ExitStack() as stack:
+        try:  # opened first: a log that cannot be used (another kind of file, a corrupt one) stops nothing started
+            log = stack.enter_context(RollLog(log_path, tower=port or "sim"))
+        except LogError as exc:  # the message names the file and what to do
+            raise click.ClickException(str(exc)) from exc
         sim = None
         if port is None:
             from dicetower.sim import SimTower
@@ -101,7 +105,6 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
             sim = stack.enter_context(SimTower())
             port = sim.serial_url
             click.echo(f"simulated tower running; serial link at {port}")
-        log = stack.enter_context(RollLog(log_path, tower="sim" if sim else port))
         link = TowerLink(port)
         stack.callback(link.close)
 
