@@ -157,6 +157,17 @@ def test_a_log_that_is_no_sqlite_file_is_a_one_line_error_before_the_tower_start
     assert photo.read_bytes() == (DEMO / "valid_24.jpg").read_bytes()
 
 
+def test_a_camera_that_cannot_be_opened_is_a_one_line_error_before_the_tower_starts(tmp_path):
+    """--camera naming no camera (an unplugged webcam): LiveCamera's FrameError as one line saying what to
+    check, not a traceback, and nothing started or logged."""
+    proc = subprocess.run([sys.executable, "-m", "dicetower.cli", "run", "--rolls", "1", "--camera", "99",
+                           "--log", str(tmp_path / "r.sqlite")],
+                          capture_output=True, text=True, timeout=240, cwd=paths.repo_root())
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "Error: camera 99: cannot open it" in proc.stderr and "simulated tower running" not in proc.stdout
+    assert not (tmp_path / "r.sqlite").exists()
+
+
 def test_a_tables_die_types_with_a_calibrated_set_is_refused_before_the_tower_starts(tmp_path):
     # the table names its dice (`[roll] die_types`); a calibrated set reads the dice it was calibrated on
     table = tmp_path / "named.toml"

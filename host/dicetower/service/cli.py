@@ -70,7 +70,7 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
     from dicetower.audit.rolllog import LogError, RollLog
     from dicetower.audit.sprt import FairnessWatch
     from dicetower.link import LinkError, TowerLink
-    from dicetower.vision.camera import LiveCamera, ReplayCamera
+    from dicetower.vision.camera import FrameError, LiveCamera, ReplayCamera
     from dicetower.vision.reader import DiceReader
 
     from .roll import RollPipeline
@@ -80,7 +80,11 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
 
     if rolls is not None and port:
         raise click.UsageError("--rolls presses ROLL on the simulated tower; it cannot press a real tower's button")
-    camera = LiveCamera(camera_index) if camera_index is not None else ReplayCamera(image_files(replay) if replay else demo_feed())
+    try:
+        camera = (LiveCamera(camera_index) if camera_index is not None
+                  else ReplayCamera(image_files(replay) if replay else demo_feed()))
+    except FrameError as exc:  # no such camera, or one another program holds: the message says what to check
+        raise click.ClickException(str(exc)) from exc
     log_path = log_path or paths.default_log_path()
     try:
         table = Table(table_path) if table_path else None
