@@ -168,6 +168,17 @@ def test_a_camera_that_cannot_be_opened_is_a_one_line_error_before_the_tower_sta
     assert not (tmp_path / "r.sqlite").exists()
 
 
+def test_a_tower_port_that_cannot_be_opened_is_a_one_line_error(tmp_path):
+    """--port naming no tower (an unplugged cable, a wrong name; here a socket:// URL nothing listens on):
+    the link's LinkError as one line saying what to check, not a traceback."""
+    proc = subprocess.run([sys.executable, "-m", "dicetower.cli", "run", "--port", "socket://127.0.0.1:1",
+                           "--log", str(tmp_path / "r.sqlite")],
+                          capture_output=True, text=True, timeout=240, cwd=paths.repo_root(), stdin=subprocess.DEVNULL)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "Error: cannot open the tower's serial port socket://127.0.0.1:1" in proc.stderr
+    assert "plugged in" in proc.stderr
+
+
 def test_a_tables_die_types_with_a_calibrated_set_is_refused_before_the_tower_starts(tmp_path):
     # the table names its dice (`[roll] die_types`); a calibrated set reads the dice it was calibrated on
     table = tmp_path / "named.toml"

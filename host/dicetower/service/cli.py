@@ -109,7 +109,10 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
             sim = stack.enter_context(SimTower())
             port = sim.serial_url
             click.echo(f"simulated tower running; serial link at {port}")
-        link = TowerLink(port)
+        try:
+            link = TowerLink(port)
+        except LinkError as exc:  # an unplugged cable, a wrong port name: the message says what to check
+            raise click.ClickException(str(exc)) from exc
         stack.callback(link.close)
 
         def show(result: RollResult) -> None:
