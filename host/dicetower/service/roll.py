@@ -16,6 +16,7 @@ from dicetower.rules.registry import Rethrow
 from dicetower.vision.crops import die_crops
 
 from .plan import RollPlan
+from .table import ProfileError
 
 
 class Reader(Protocol):
@@ -305,8 +306,6 @@ class RollPipeline:
         self.pending = None
         if self.table is None:
             return screen, []
-        from .table import ProfileError
-
         try:
             return screen, self.table.apply(outcome)
         except (ProfileError, OSError) as exc:  # the roll is logged and shown; the profile on disk is as it was
