@@ -100,6 +100,22 @@ def test_table_form_and_annotated_png(tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_an_annotated_frame_that_cannot_be_saved_is_an_error_beside_the_dice_read(tmp_path):
+    """A folder --annotate cannot make is said before any photo is read; a frame that cannot be written (here
+    a folder in its place; a full disk alike) is an "annotate_error" beside the dice, which are kept, and the
+    exit code is 1 (it was an OSError traceback)."""
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    proc = run(str(DEMO / "valid_24.jpg"), "--annotate", str(blocker / "ann"))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr and "cannot make the folder" in proc.stderr
+    (tmp_path / "ann" / "valid_24.png").mkdir(parents=True)  # where the PNG would go
+    proc = run(str(DEMO / "valid_24.jpg"), "--json", "--annotate", str(tmp_path / "ann"))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    line = json.loads(proc.stdout)
+    assert sorted(d["value"] for d in line["dice"]) == [4, 4] and "not saved" in line["annotate_error"]
+    assert "not saved" in proc.stderr
+
+
 def test_unknown_die_set_is_a_clear_error():
     proc = run(str(DEMO / "valid_24.jpg"), "--die-set", "no_such_set_xyz")
     assert proc.returncode != 0

@@ -3,7 +3,8 @@ on photos.
 
 The --json form is the project's stable reading interface (checked independently): one object per
 line and image, {"image": <path as given>, "dice": [DieReading.to_json()...], "ms": <read time>}, or
-{"image": ..., "error": <what went wrong>} for an image that cannot be read."""
+{"image": ..., "error": <what went wrong>} for an image that cannot be read. With --annotate a line also holds
+"annotated" (the PNG's path), or "annotate_error" when that frame could not be saved."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ def read_image_file(reader: DiceReader, path: str, annotated: Path | None = None
     """Read one image file as `dicetower read --json` reports it: {"image", "dice", "ms"} (ms: time to
     decode and read the image), or {"image", "error"} when the file is missing or corrupt or the image
     too small to hold a die (reader.check_image). Saves the annotated frame as the PNG file annotated when
-    given (its folder made), and adds its path as "annotated"."""
+    given (its folder made), and adds its path as "annotated", or "annotate_error" saying why it could not be
+    written (the dice read are kept)."""
     try:
         t0 = time.perf_counter()
         image = check_image(load_image(path))
@@ -37,8 +39,10 @@ def read_image_file(reader: DiceReader, path: str, annotated: Path | None = None
     if annotated is not None:
         from .annotate import save_annotated
 
-        out_path = save_annotated(image, readings, annotated)
-        out["annotated"] = str(out_path)
+        try:
+            out["annotated"] = str(save_annotated(image, readings, annotated))
+        except OSError as exc:  # a full disk, a folder that cannot be made: the dice read stand
+            out["annotate_error"] = f"{annotated}: the annotated frame was not saved ({exc})"
     return out
 
 
@@ -95,13 +99,18 @@ def read(images: tuple[str, ...], as_json: bool, die_set: str | None, die_types:
          annotate_dir: Path | None) -> None:
     """Read the dice in each IMAGE (JPEG/PNG; a folder: its image files in name order, or those in its
     subfolders when it holds none): die type, value, box [x, y, w, h] px, confidence. A missing or corrupt
-    image is reported on stderr (and as an "error" line with --json); the others are still read, and the exit
-    code is 1."""
+    image, or an annotated frame that cannot be saved, is reported on stderr (and as an "error" line, or an
+    "annotate_error" beside the dice, with --json); the others are still read, and the exit code is 1."""
     try:
         named = None if die_types is None else [t for t in die_types.split(",") if t.strip()]
         reader = DiceReader(die_set, die_types=named)
     except (ValueError, LookupError) as exc:
         raise click.ClickException(str(exc)) from exc
+    if annotate_dir is not None:
+        try:  # made before any photo is read: a folder that cannot be made is said at once
+            annotate_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise click.ClickException(f"--annotate {annotate_dir}: cannot make the folder ({exc})") from exc
     failed = 0
     names: set[str] = set()  # the annotated files' names so far: photos of one name in two folders keep both
     for path in image_paths(images):
@@ -111,9 +120,9 @@ def read(images: tuple[str, ...], as_json: bool, die_set: str | None, die_types:
         else:
             annotated = None if annotate_dir is None else annotate_dir / _annotated_name(path, names)
             result = read_image_file(reader, path, annotated)
-        if "error" in result:
+        if "error" in result or "annotate_error" in result:
             failed += 1
-            click.echo(f"error: {result['error']}", err=True)
+            click.echo(f"error: {result.get('error') or result['annotate_error']}", err=True)
         if as_json:
             click.echo(json.dumps(result))
         elif "error" not in result:
