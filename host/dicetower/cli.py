@@ -36,6 +36,16 @@ class LazyGroup(click.Group):
         module_name, attr = target.split(":")
         return getattr(importlib.import_module(module_name), attr)
 
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the subcommand; a file or folder it cannot use that it did not report itself (a user data
+        directory where a file stands, a full disk, no permission: OSError) is one "Error:" line naming the
+        path, exit code 1, not a traceback."""
+        try:
+            return super().invoke(ctx)
+        except OSError as exc:
+            raise click.ClickException(f"{exc}: check that the path is a folder you may write to and that its "
+                                       "disk has room") from exc
+
 
 @click.group(cls=LazyGroup)
 @click.version_option(package_name="dicetower")
