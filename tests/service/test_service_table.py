@@ -100,6 +100,7 @@ POOL = "system = 'd6pool'\n[roll]\nprocedure = 'd6pool.count_successes'\n"
     (POOL + "odds = 5", r"\[roll\] odds must be a table"),
     (POOL + "dice_input = 5", r"dice_input must name the input"),
     (POOL + "apply = { successes = 3 }", r"\[roll.apply\] maps an outcome key to a profile path"),
+    (POOL + "apply = '@characters'\n[characters]\nana = 1", r"\[roll\] apply must be a table"),
     ("system = 'd6pool'\nroll = 'd6pool.count_successes'", r"'roll' must be a table"),
 ])
 def test_bad_profiles_say_what_to_fix(tmp_path, text, message):

@@ -67,15 +67,18 @@ def _deref(value: Any, profile: dict[str, Any], path: Path) -> Any:
 
 def plan_from_profile(profile: dict[str, Any], path: Path) -> RollPlan:
     """The RollPlan of a parsed profile. Raises ProfileError on a `[roll]` whose inputs, odds or apply are not
-    tables (dereferenced; apply's targets profile paths) or whose dice_input is not an input's name, an unknown
-    procedure id, a `[roll] die_types` that is not a list of die types the standard set reads
+    tables (inputs and odds dereferenced; apply's targets profile paths) or whose dice_input is not an input's
+    name, an unknown procedure id, a `[roll] die_types` that is not a list of die types the standard set reads
     (vision.faces.check_die_types) or that leaves out the die the procedure takes (GEN-D04), and `[roll] inputs`
     that do not say which die the procedure takes (stepdie.test with no die: rules.Procedure.die_type)."""
     roll = profile.get("roll", {})
     if not isinstance(roll, dict):
         raise ProfileError(f"{path}: 'roll' must be a table ([roll] with procedure = \"...\"), not {roll!r}")
-    for key in ("inputs", "odds", "apply"):
-        if not isinstance(_deref(roll.get(key, {}), profile, path), dict):
+    inputs = _deref(roll.get("inputs", {}), profile, path)
+    # apply is read as written (Table.apply follows its targets itself), inputs and odds dereferenced
+    for key, value in (("inputs", inputs), ("odds", _deref(roll.get("odds", {}), profile, path)),
+                       ("apply", roll.get("apply", {}))):
+        if not isinstance(value, dict):
             raise ProfileError(f"{path}: [roll] {key} must be a table such as {{ dice = 5 }}, not {roll[key]!r}")
     if not isinstance(roll.get("dice_input", "faces"), str):
         raise ProfileError(f"{path}: [roll] dice_input must name the input the dice go to (e.g. \"faces\"), "
@@ -93,7 +96,7 @@ def plan_from_profile(profile: dict[str, Any], path: Path) -> RollPlan:
     except rules.RulesError as exc:
         raise ProfileError(f"{path}: {exc}") from exc
     plan = RollPlan(procedure=procedure, dice_input=roll.get("dice_input", "faces"),
-                    inputs=_deref(roll.get("inputs", {}), profile, path),
+                    inputs=inputs,
                     die_types=_die_types(_deref(roll.get("die_types"), profile, path), path))
     try:
         taken = plan.procedure_die()

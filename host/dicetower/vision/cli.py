@@ -55,7 +55,7 @@ def image_paths(args: tuple[str, ...]) -> list[str]:
     for arg in args:
         folder = Path(arg)
         files = folder_images(folder) if folder.is_dir() else []
-        out += [str(folder / f.relative_to(folder)) for f in files] or [arg]
+        out += [str(f) for f in files] or [arg]
     return out
 
 
