@@ -245,6 +245,17 @@ die-and-light rows) gave 15 sure wrong readings, 12 of them lifted by the reader
 10s at x0.6 and gamma 0.6); now 6: three lifts the light check let through (two d6 6s under the cool
 cast, 5.1 and 5.6 spreads off; a d20 under the warm one, 2.1), and three few-shot readings sure on
 their own (d20 x1.2 0.812, warm 0.851; d12 warm 0.981).
+Session 27 (2026-12-02), measured and not kept: the temperatures fitted to the mean instead of to
+smoothed labels (calibrate.fit_temperature). Smoothed labels charge every right reading for its
+confidence, so the most confident readings pull the temperature up and the typical reading sits at
+the floor 1 - 1/(N + 2); with more photos per face the held-out tiles are harder, the spread wider,
+and the unsure rate rises (fickett d6 k=5 0.116, k=10 0.594). Fitted instead so that the mean
+probability of the true face is 1 - (e + 1)/(N + 2) (e wrong of N; never sharper than plain NLL), k=3 /
+5 / 10, unsure before -> after: d4 0.662/0.668/0.468 -> 0.385/0.176/0.228, d6 k=5 0.116 -> 0.092, k=10
+0.594 -> 0.350, d8 0.435/0.224/0.224 -> 0.347/0.246/0.161, d12 0.266/0.236/0.191 -> 0.188/0.181/0.101,
+d20 0.627/0.505/0.477 -> 0.390/0.250/0.287; but sure wrong readings 0/0/1 -> d4 k=5 3, d20 1/3/1 (the
+one at k=10 also before). A wrong held-out reading is then as confident as the right ones: the rule
+of succession at the floor is what holds them back, as session 13 found for looser floors.
 """
 
 from __future__ import annotations

@@ -1185,7 +1185,12 @@ def _toward_camera(side_pairs: list[tuple[list[Pip], list[Pip]]]) -> tuple[float
     of its direction, so the pairs scatter that far, and _is_side_face's cone around the axis spans
     more), when more pairs lie nearest to that axis than to BELOW; else BELOW (an upright camera above
     the tray, also when no pair tells or the pairs' directions cancel out). side_pairs: (side face, top
-    face) pip groups, the pairs _side_face_by_shape calls side faces."""
+    face) pip groups, the pairs _side_face_by_shape calls side faces.
+    One pair may be one die seen from across by a near camera (a die left of the camera shows its right
+    side face): bench's small-dice frame 0012 turns right on such a pair at the analysis scale, and a 2 on a
+    side face below another 1 is read as a sure die. Asking for two pairs (session 27) removed it and changed
+    nothing else on the bench's matteop65 rows, but a turned dice_42, whose one pair is its only evidence,
+    then read 3 side faces as dice (tests/vision/test_vision_turned_photos): not kept."""
     units = []
     for g, h in side_pairs:
         (gx, gy), (hx, hy) = _centre(g), _centre(h)
