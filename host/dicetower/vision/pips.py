@@ -19,10 +19,12 @@ layout (split_group). The face that looks most squarely at the camera (largest, 
 layout) is the top face; flatter pip groups beside it are the die's side faces (a camera looking
 obliquely sees them), and so are groups foreshortened alike that lie from it toward the camera: the
 frame's own direction, which the pairs told apart by shape give (_toward_camera; below the top faces
-for an upright camera, left, right or above in a turned photo). Confidence comes from the affine fit to the d6 layout, the pips' shape
-agreeing with the face's foreshortening plus at most a motion-blur streak (blur_ratio), pip size
-consistency and contrast; 1 to 3 pips must also sit on a plain face (face_roughness), since a glyph
-or a speck can look like a pip (3 pips in a row smeared alike are a die in motion even on a rough
+for an upright camera, left, right or above in a turned photo). Where that direction lies across the
+foreshortening two such faces share, it cannot tell which is the top face, and both are unsure
+(_top_unknown). Confidence comes from the affine fit to the d6 layout, the pips' shape agreeing with
+the face's foreshortening plus at most a motion-blur streak (blur_ratio), pip size consistency and
+contrast; 1 to 3 pips must also sit on a plain face (face_roughness), since a glyph or a speck
+can look like a pip (3 pips in a row smeared alike are a die in motion even on a rough
 face: kept, flagged unsure), and a 2 or 4 must have a bare centre (no faint pip of a 3 or 5). A face
 holds nothing but its pips: another mark on it puts the count in doubt (stray_marks; beside a lone pip, any
 mark of pip contrast on its face, a numeral's stroke however ragged: _face_marked; a pip like it where
