@@ -232,3 +232,22 @@ def test_the_readers_lift_no_die_seen_under_a_light_the_set_was_not_learned_unde
     m.light_means = None
     with pytest.raises(AssertionError):
         m.learned_light(learned, 0)
+
+
+def test_a_label_both_readers_contradict_alike_is_found():
+    """contradicted_labels: the few-shot's out-of-fold pick and the reader's naming agree on one face of
+    another value than the label's. Classes: 1, 2, 3 and 3 in red (same value), a logo (no value)."""
+    from dicetower.vision.calibrate import contradicted_labels
+
+    face_value = np.array([1, 2, 3, 3, -1])
+    pick = np.array([1, 1, 1, 2, 3, 4, 0])
+    y = np.array([0, 0, 0, 1, 2, 0, 0])
+    readings = [{2: 0.9, 1: 0.05},  # both read 2, labelled 1: contradicted
+                {1: 0.9, 2: 0.05},  # the reader reads the label's 1: not
+                {2: 0.3, 1: 0.2},   # the reader names nothing (no lead): not
+                {3: 0.9},           # both read 3, labelled 2: contradicted
+                {3: 0.9},           # the pick is the label's value in another colour: not
+                {1: 0.05},          # the pick is a logo: no value to name
+                None]               # no standard reading
+    assert contradicted_labels(pick, y, face_value, readings).tolist() == [True, False, False, True, False, False,
+                                                                           False]

@@ -27,7 +27,9 @@ never sure; a face both readers read is sure beyond what the few readings vouch 
 is sure of it, or when the few-shot alone reads it, the reader names its value (fewshot.named_value)
 and the two readers' error rates on the labelled photos multiply to at most 0.1 % (agreement_error,
 the few-shot's counted over the readings its two descriptions agree on, described_alike;
-fewshot.FewShotModel.corroborated). Then the model is learned from every photo and saved.
+fewshot.FewShotModel.corroborated). Then the model is learned from every photo and saved. The report
+lists the labelled dice both readers read as one other face (contradicted_labels): most likely labelled
+wrong, and each such label counts against the two readers' agreement.
 
 From play (read_log, `dicetower calibrate --from-log rolls.sqlite`): the dice players confirmed or corrected
 in the tower's roll log, each from the crop of the frame the service logged with it, once every face has a
@@ -77,13 +79,15 @@ class CalibrationError(ValueError):
 class LabelledCrop:
     """One labelled die: crop HxWx3 uint8 BGR, its face, the photo it came from (group), and as the
     reader sees it there: mask HxW uint8 (non-zero = the die; None: found in the crop) and the
-    scene's view (view.ViewEstimate; None: top-down)."""
+    scene's view (view.ViewEstimate; None: top-down); where: where its label was given, for a person to
+    find it (a labels.csv row, "labels.csv:12"; a logged roll's die; empty: the group says)."""
 
     crop: np.ndarray
     face: FaceClass
     group: str
     mask: np.ndarray | None = None
     view: ViewEstimate | None = None
+    where: str = ""
 
     @property
     def elevation(self) -> float:
@@ -267,7 +271,7 @@ def read_labels(labels_csv: Path, images_root: Path, keep: Callable[[dict], bool
             # no die stands out: the photo is already a die crop, seen from above
             crop, mask, view = (img, None, None) if found is None else found
             group = row["image"]
-        out.append(LabelledCrop(np.ascontiguousarray(crop), face, group, mask, view))
+        out.append(LabelledCrop(np.ascontiguousarray(crop), face, group, mask, view, f"{where} ({row['image']})"))
     if not out:
         raise CalibrationError(f"{labels_csv}: no labelled dice (after filtering)")
     return out
@@ -352,7 +356,8 @@ def read_log(log_path: Path, min_shots: int = LOG_MIN_SHOTS) -> LogCrops:
                 continue
             view = None if logged.elevation is None else ViewEstimate(logged.elevation)
             face = FaceClass(die["counted_type"], int(die["face"]))
-            samples.append(LabelledCrop(logged.crop, face, f"roll {roll['roll_id']}", logged.mask, view))
+            samples.append(LabelledCrop(logged.crop, face, f"roll {roll['roll_id']}", logged.mask, view,
+                                        f"roll {roll['roll_id']} die {die['die_index']}"))
             corrected += die["corrected_type"] is not None or (die["corrected_value"] is not None
                                                                and die["corrected_value"] != die["value"])
     if not samples:
@@ -393,6 +398,8 @@ class CalibrationReport:
     predictions: list[tuple[int, int, float]] = field(default_factory=list)  # (true, predicted, confidence)
     temperature: float = 1.0
     threshold: float = 0.5
+    #: labelled dice both readers read as one other face (contradicted_labels): (where, as labelled, as read)
+    contradicted: list[tuple[str, str, str]] = field(default_factory=list)
 
     def text(self) -> str:
         """The report as printed by `dicetower calibrate`."""
@@ -407,6 +414,12 @@ class CalibrationReport:
                  " " * width + " " + " ".join(f"{j:>3d}" for j in range(len(keys)))]
         for i, k in enumerate(keys):
             lines.append(f"{k:>{width}} " + " ".join(f"{v:>3d}" for v in self.confusion[i]) + f"   ({i})")
+        if self.contradicted:
+            lines.append(f"check these labels: {len(self.contradicted)} labelled dice read as the same other face by "
+                         "both readers (the set's own, learned without the photo, and the standard reader): the label "
+                         "may be wrong or the face hard to see; either counts as an error of each reader and can keep "
+                         "their agreement from making readings sure (fix or drop the row and calibrate again):")
+            lines += [f"  {photo}: labelled {labelled}, read {read}" for photo, labelled, read in self.contradicted]
         return "\n".join(lines)
 
     @property
@@ -466,7 +479,7 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
                          elevations=[s.elevation for s in samples])  # once: every fold learns from it
     nets = _net_descriptors(samples)
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-    oof_y, values_of, vouched_of, oof_readings = [], [], [], []
+    oof_y, oof_index, values_of, vouched_of, oof_readings = [], [], [], [], []
     for f in range(k):
         train = [i for i in range(len(samples)) if fold[i] != f]
         test = [i for i in range(len(samples)) if fold[i] == f]
@@ -483,6 +496,7 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
             # the reading: readings[i]
             parts.append((hog, hog if net is None else net, model.colour_loglik(colour), prior))
             oof_y.append(y_all[i])
+            oof_index.append(i)
             values_of.append(values)
             vouched_of.append(vouched)
             oof_readings.append(readings[i] if reader else None)
@@ -544,9 +558,12 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
         preds.append((int(t), j, r.confidence))
     correct = np.array([t == j for t, j, _ in preds])
     sure = np.array([c >= UNSURE_BELOW for _, _, c in preds])
+    contradicted = contradicted_labels(fewshot_pick, y, face_value, oof_readings) if reader else np.zeros(len(y), bool)
     report = CalibrationReport(classes, float(correct.mean()), conf, k, float(1 - sure.mean()),
                                float(correct[sure].mean()) if sure.any() else None, len(preds), preds,
-                               temperature, threshold)
+                               temperature, threshold,
+                               [(samples[oof_index[i]].where or samples[oof_index[i]].group, classes[y[i]].key,
+                                 classes[fewshot_pick[i]].key) for i in np.flatnonzero(contradicted)])
     prior_faces = ([classes[i].key for i in range(n) if model.prior_value[i] >= 0]
                    if model.prior_value is not None else [])
     sure_accuracy = None if report.sure_accuracy is None else round(report.sure_accuracy, 4)
@@ -556,6 +573,7 @@ def calibrate(samples: list[LabelledCrop], name: str, out_dir: Path | None = Non
                "mark_temperature": round(mark_temperature, 5), "prior_reader": model.prior_reader,
                "prior_weight": prior_weight, "net_share": net_share, "faces_read_by_prior": prior_faces,
                "agreement_error": round(agreement, 6), "agreement_sure": check.agreement_sure,
+               "contradicted_labels": len(report.contradicted),
                "view_elevations": [round(e, 1) for e in model.elevations],
                "face_floors": {classes[i].key: round(float(floors[i]), 4) for i in range(n) if floors[i] > 0}}
     ds.save(out_dir or user_data_dir() / "die_sets" / name)
@@ -671,6 +689,25 @@ def agreement_error(fewshot_pick: np.ndarray, y: np.ndarray, face_value: np.ndar
         v = named_value(reading)
         misread += int(v is not None and v != face_value[t])
     return float((e + 1) / (len(y) + 2) * (misread + 1) / (len(readings) + 2))
+
+
+def contradicted_labels(fewshot_pick: np.ndarray, y: np.ndarray, face_value: np.ndarray,
+                        readings: list[dict[int, float] | None]) -> np.ndarray:
+    """(N,) bool: the cross-validated labelled dice whose label both readers contradict alike: the
+    few-shot evidence alone (fewshot_pick: N classes it read out of fold, learned without the photo)
+    reads a face of another value than the label's (y: N true classes; face_value: (C,) each class's
+    value, -1 for a face of no value), and the standard reader names that face's value (readings: the
+    N photos' standard_values, None where there is none; fewshot.named_value). Two readers that err
+    independently (agreement_error's premise) seldom name the same wrong face, so such a die is most
+    likely labelled wrong (fickett's d6 tile #0168, labelled 2, shows a 3), or the two err together
+    there: either way agreement_error counts it as an error of each, and the label is worth a look
+    (`dicetower calibrate` lists them)."""
+    out = np.zeros(len(y), bool)
+    for i, (pick, true, reading) in enumerate(zip(fewshot_pick, y, readings)):
+        value = int(face_value[pick])
+        out[i] = reading is not None and value >= 0 and value != int(face_value[true]) \
+            and named_value(reading) == value
+    return out
 
 
 def described_alike(model: FewShotModel, z_fewshot: np.ndarray, hog_s: np.ndarray, net_s: np.ndarray,
