@@ -120,3 +120,33 @@ def test_one_photo_per_face_is_refused(tmp_path):
     labels = write_labelled_photos(tmp_path, [(synth.alkemy_spec("white"), [1, 2])], photos=1, seed=1)
     with pytest.raises(CalibrationError, match="fewer than 2 labelled photos"):
         calibrate(read_labels(labels, tmp_path), "x", out_dir=tmp_path / "set")
+
+
+@pytest.mark.parametrize("answer", ["r", ""], ids=["retaken", "kept"])
+def test_guided_calibration_names_a_die_set_showing_another_face(tmp_path, answer):
+    """Guided calibration of a red Alkemy d6's 1, 2 and 3, two shots each; the first frame shot for
+    the 2 shows a 3. The tower names what it reads ("the die reads 3 ..., not 2") and asks: "r" retakes
+    the shot (the next frame, a 2), Enter learns the frame as a 2 all the same (the reader may be the
+    one wrong). Before, the 3 was learned as a 2 with nothing said."""
+    rng = np.random.default_rng(5)
+    spec = synth.alkemy_spec("red")
+    shown = [1, 1, 3, 2, 2, 3, 3] if answer == "r" else [1, 1, 3, 2, 3, 3]
+    files = []
+    for k, v in enumerate(shown):
+        frame, _ = synth.render_scene([(spec, v)], rng, size=(320, 240), die_px=(70, 90))
+        files.append(tmp_path / f"frame_{k}_{v}.png")
+        cv2.imwrite(str(files[-1]), frame)
+    faces = [FaceClass("d6", v, (), "red") for v in (1, 2, 3)]
+    prompts, said = [], []
+
+    def ask(prompt):
+        prompts.append(prompt)
+        return answer if prompt.startswith("the die reads") else ""
+
+    ds, report = guided_calibration(ReplayCamera(files, loop=False), faces, "guided_misplaced", shots_per_face=2,
+                                    ask=ask, say=said.append, out_dir=tmp_path / "set")
+    warned = [p for p in prompts if p.startswith("the die reads")]
+    assert len(warned) == 1 and warned[0].startswith(f"the die reads 3 in {files[2]}, not 2"), prompts
+    learned = [s.rsplit(" from ", 1)[1] for s in said if s.startswith("[")]
+    assert learned == [str(f) for f in files if answer == "" or f != files[2]]
+    assert report.n == 6

@@ -877,23 +877,61 @@ def guided_calibration(camera, faces: list[FaceClass], name: str, shots_per_face
     (a camera.Frame), find the die as the reader sees it (find_die), and show progress;
     when every face has its shots, calibrate() and return (set, report).
     A frame with no die is not counted: the player is asked again (at most 3 times per shot,
-    then CalibrationError). camera: ReplayCamera / LiveCamera of dicetower.vision.camera."""
+    then CalibrationError). A die the standard reader reads as another value of its die
+    (misplaced_value: the player set another face up) is named, and the player answers: Enter keeps the
+    shot as the face asked for (the reader may be wrong, and a replayed shot stays in step with its
+    face), "r" sets the die again and retakes it (one of the 3 tries). camera: ReplayCamera / LiveCamera
+    of dicetower.vision.camera."""
     samples: list[LabelledCrop] = []
     total = len(faces) * shots_per_face
     for face in faces:
         label = face.key
+        shown = label.split(':', 1)[1]
         for shot in range(shots_per_face):
             for attempt in range(3):
-                ask(f"Set the {face.die_type} in the tray showing {label.split(':', 1)[1]} "
+                ask(f"Set the {face.die_type} in the tray showing {shown} "
                     f"(shot {shot + 1}/{shots_per_face}), then press Enter")
                 frame = camera.read()
                 found = find_die(frame.image)
-                if found is not None:
-                    samples.append(LabelledCrop(found[0], face, f"{frame.source}#{len(samples)}", *found[1:]))
-                    say(f"[{len(samples)}/{total}] learned {label} from {frame.source}")
-                    break
-                say(f"no die found in {frame.source}: put the die in the middle of the tray")
+                if found is None:
+                    say(f"no die found in {frame.source}: put the die in the middle of the tray")
+                    continue
+                other = misplaced_value(found, face)
+                if other is not None:
+                    answer = ask(f"the die reads {other} in {frame.source}, not {shown}: press Enter to learn it as "
+                                 f"{shown} all the same, or type r and Enter to set it showing {shown} again")
+                    if isinstance(answer, str) and answer.strip().lower() == "r":
+                        continue
+                samples.append(LabelledCrop(found[0], face, f"{frame.source}#{len(samples)}", *found[1:]))
+                say(f"[{len(samples)}/{total}] learned {label} from {frame.source}")
+                break
             else:
-                raise CalibrationError(f"no die seen for {label} after 3 tries; check the camera and the light")
+                raise CalibrationError(f"no shot of {label} taken after 3 tries; check the camera, the light and "
+                                       "which face is up")
     say("every face learned; training")
     return calibrate(samples, name, out_dir=out_dir)
+
+
+def misplaced_value(found: Found, face: FaceClass) -> int | None:
+    """The value of another face that the standard readers name on a die set in the tray for `face`
+    (found: find_die's crop, mask and view): a player who set the wrong face up. The numeral net (d4..d20)
+    and, for a d6, the pip reader each read the die (fewshot.standard_values, named by fewshot.named_value);
+    None when neither names another value of the die, either names the face's own, the face bears no
+    plain value (a logo, symbols: the standard readers do not know it) or no reader is built."""
+    if face.value is None or face.symbols:
+        return None
+    from dicetower.vision.numerals import DIE_FACES
+
+    readers = (["numerals"] if face.die_type in DIE_FACES else []) + (["pips"] if face.die_type == "d6" else [])
+    crop, mask, view = found
+    named: set[int] = set()
+    for reader in readers:
+        try:
+            value = named_value(standard_values(crop, face.die_type, reader, mask, view.elevation))
+        except FileNotFoundError:  # the numeral net is not built (`make models`)
+            continue
+        if value is not None:
+            named.add(value)
+    if face.value in named or not named:
+        return None
+    return min(named)
