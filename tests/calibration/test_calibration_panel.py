@@ -50,13 +50,17 @@ class Player(threading.Thread):
                 self.tower.wait_until(lambda: tuple(self.tower.oled_lines()) != last or self.stop.is_set(), 0.5)
                 continue
             last = screen
-            if rows[0].startswith("CALIBRATE ") and "press ROLL" in " ".join(rows) or rows[0] == "NO DIE SEEN":
-                self.rolls += 1
-                self.tower.press("roll")
-            elif rows[0] == "IS THE DIE UP":
-                self.questions.append(rows[2])
-                shown = self.truths[self.rolls - 1]
-                self.tower.press("ok" if rows[2] == shown else "no")
+            self.react(rows)
+
+    def react(self, rows):
+        """Press what the screen (OLED rows) asks for."""
+        if rows[0].startswith("CALIBRATE ") and "press ROLL" in " ".join(rows) or rows[0] == "NO DIE SEEN":
+            self.rolls += 1
+            self.tower.press("roll")
+        elif rows[0] == "IS THE DIE UP":
+            self.questions.append(rows[2])
+            shown = self.truths[self.rolls - 1]
+            self.tower.press("ok" if rows[2] == shown else "no")
 
 
 def test_panel_calibration_over_the_simulated_tower(tmp_path):
@@ -109,3 +113,48 @@ def test_panel_calibration_stops_when_the_player_does_not_answer(tmp_path):
         finally:
             link.close()
     assert not (tmp_path / "set").exists()
+
+
+class SettingPlayer(Player):
+    """A Player who answers "DIE READS <value> NOT <face>" (phase 1: the die set the wrong way up)
+    with `answer` and notes each such screen."""
+
+    def __init__(self, tower, truths, answer):
+        super().__init__(tower, truths)
+        self.answer, self.warnings = answer, []
+
+    def react(self, rows):
+        if rows[0] == "DIE READS":
+            self.warnings.append(" ".join(rows[:3]))
+            self.tower.press(self.answer)
+        else:
+            super().react(rows)
+
+
+@pytest.mark.parametrize("answer", ["no", "ok"])
+def test_a_face_set_the_wrong_way_up_is_named_on_the_panel(tmp_path, answer):
+    """Phase 1 of a red Alkemy d6's 1, 2 and 3: the die set for the 2 shows a 3. The OLED says "DIE
+    READS 3 NOT 2@red"; NO asks for the 2 again and the next photo (a 2) is learned, OK keeps the photo
+    as the 2. Before, the 3 was learned as the 2 with nothing said."""
+    spec = synth.alkemy_spec("red")
+    faces = [FaceClass("d6", v, (), "red") for v in (1, 2, 3)]
+    order = ([1, 3, 2, 3] if answer == "no" else [1, 3, 3]) + [1, 2, 3, 1, 2, 3, 1, 2, 3]
+    files = _frames(tmp_path, spec, order, seed=5)
+    truths = [f"{v}@red" for v in order]
+    said = []
+    with SimTower() as tower:
+        link = TowerLink(tower.serial_url)
+        player = SettingPlayer(tower, truths, answer)
+        try:
+            link.handshake()
+            player.start()
+            _, report = panel_calibration(link, ReplayCamera(files, loop=False), faces, "set_wrong", shots_per_face=2,
+                                          say=said.append, out_dir=tmp_path / "set", answer_timeout_s=30)
+        finally:
+            player.stop.set()
+            link.close()
+    assert player.warnings == ["DIE READS 3 NOT 2@red"], player.warnings
+    learned_twos = [s.split(" from ")[1] for s in said if " learned d6:2@red " in s]
+    assert (str(files[1]) in learned_twos) == (answer == "ok")
+    assert learned_twos[0] == str(files[1] if answer == "ok" else files[2])
+    assert report.n == 6

@@ -5,7 +5,8 @@ frames, and it stops when every face is learned.
 Two phases, both driven by the tower's buttons over the link (docs/protocol.md):
 1. Set: for each face in turn the OLED asks "SET <face> UP" and the player sets the die showing it
    in the tray and presses ROLL (the tower drops the dice and sends ROLL): one labelled photo of
-   every face, so the host knows the set.
+   every face, so the host knows the set. A die the standard reader reads as another value of the
+   die is named ("DIE READS 3 NOT 2"): OK keeps the photo, NO asks for the face again.
 2. Roll and confirm: the player presses ROLL, the host reads the die with what it has learned so
    far (fewshot.py) and asks "<face>? OK = yes, NO = no"; OK keeps the photo under that face, NO
    asks about the next most probable face still needing photos (NO to ASK_AT_MOST of them: the
@@ -21,7 +22,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from dicetower.vision.calibrate import CalibrationError, CalibrationReport, Found, LabelledCrop, calibrate, find_die
+from dicetower.vision.calibrate import (CalibrationError, CalibrationReport, Found, LabelledCrop, calibrate, find_die,
+                                        misplaced_value)
 from dicetower.vision.faces import DieSet, FaceClass
 from dicetower.vision.fewshot import describe, fit_described
 
@@ -99,20 +101,35 @@ def panel_calibration(link: Any, camera: Any, faces: list[FaceClass], name: str,
                                    f"stopped after {progress()}")
         return answer
 
-    link.set_light("capture")
-    # phase 1: one photo of every face, set by hand
-    for face in faces:
+    def ask_to_set(face: FaceClass) -> None:
         link.show_screen([f"CALIBRATE {name}"[:SCREEN_COLS], "", "Set the die with", _face_text(face),
                           "up in the tray,", "then press ROLL", "", progress()])
         say(f"set the {face.die_type} showing {_face_text(face)} in the tray, then press ROLL on the tower")
+
+    link.set_light("capture")
+    # phase 1: one photo of every face, set by hand; a die the standard reader reads as another value of
+    # the die (calibrate.misplaced_value: set the wrong way up) is named, OK keeps it, NO sets it again
+    for face in faces:
+        ask_to_set(face)
         for _ in range(3):
             wait({"roll"}, "ROLL press")
             shot = shoot()
-            if shot is not None:
-                keep(face, *shot)
-                break
+            if shot is None:
+                continue
+            other = misplaced_value(shot[0], face)
+            if other is not None:
+                link.show_screen(["DIE READS", str(other), f"NOT {_face_text(face)}"[:SCREEN_COLS], "",
+                                  "OK  = keep it", "NO  = set it", "      again", progress()])
+                say(f"the die reads {other} in {shot[1]}, not {_face_text(face)}: OK keeps it as "
+                    f"{_face_text(face)}, NO sets it again")
+                if wait({"ok", "no"}, "OK/NO answer") == "no":
+                    ask_to_set(face)
+                    continue
+            keep(face, *shot)
+            break
         else:
-            raise CalibrationError(f"no die seen for {face.key} after 3 tries; check the camera and the light")
+            raise CalibrationError(f"no shot of {face.key} taken after 3 tries; check the camera, the light and "
+                                   "which face is up")
     # phase 2: roll, read with what is learned so far, confirm on the panel
     rolls_left = max_rolls if max_rolls is not None else 4 * (total - len(samples))
     misses = 0
