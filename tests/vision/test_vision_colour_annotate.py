@@ -48,7 +48,33 @@ def test_annotated_frame_marks_sure_green_and_unsure_red(tmp_path):
     unsure = DieReading("d6", 2, (400, 10, 70, 60), 0.40)
     out = annotate(image, [sure, unsure])
     assert out.shape == image.shape and not np.array_equal(out, image)
-    assert (out[215, 250:335] == (0, 200, 0)).all(axis=1).any()
+    assert (out[215, 250:335] == (0, 160, 0)).all(axis=1).any()
     assert (out[10, 400:470] == (0, 0, 255)).all(axis=1).any()
     path = save_annotated(image, [sure], tmp_path / "a" / "x.png")
     assert load_image(path).shape == image.shape
+
+
+@pytest.mark.parametrize("box", [(600, 0, 40, 40), (0, 200, 60, 60), (590, 300, 50, 50)],
+                         ids=["top right corner", "left edge", "right edge"])
+def test_a_label_is_a_band_of_its_box_colour_whole_inside_the_frame(box):
+    """The label "d20 17 0.41 ?" is white on a red band (unsure) of the size its text takes, whole inside
+    a 640x480 frame whatever the box's place: above the box, or inside its top at the frame's top, moved
+    left at the right edge. Before, the text ran off the frame at the right and sat on the tray as
+    coloured strokes outlined in black, hard to read on a busy tray."""
+    import cv2
+
+    from dicetower.vision.annotate import LABEL_SCALE
+
+    image = load_image(DEMO / "valid_24.jpg")
+    out = annotate(image, [DieReading("d20", 17, box, 0.41)])
+    (tw, th), base = cv2.getTextSize("d20 17 0.41 ?", cv2.FONT_HERSHEY_SIMPLEX, LABEL_SCALE, 1)
+    band_w, band_h = tw + 4, th + base + 4
+    x, y = box[:2]
+    left = min(x, 640 - band_w)
+    top = y - band_h if y >= band_h else y
+    band = out[top:top + band_h, left:left + band_w].reshape(-1, 3).astype(int)
+    assert left >= 0 and left + band_w <= 640
+    # every pixel red, white or a blend of the two (the text's anti-aliased edge): full red, blue = green
+    assert ((band[:, 2] >= 250) & (np.abs(band[:, 0] - band[:, 1]) <= 2)).all()
+    red, white = (band == (0, 0, 255)).all(axis=1), (band >= 250).all(axis=1)
+    assert red.mean() > 0.5 and white.mean() > 0.05

@@ -11,24 +11,40 @@ import numpy as np
 from dicetower.readings import DieReading
 
 
+#: the label's font (OpenCV Hershey simplex) at a 640 px frame, and its least size at any frame
+LABEL_SCALE = 0.5
+LABEL_SCALE_MIN = 0.45
+
+
 def annotate(image: np.ndarray, readings: list[DieReading]) -> np.ndarray:
     """A copy of image (HxWx3 uint8 BGR) with a box and a "d6 5 0.97" label per reading; unsure or
-    cocked readings are drawn red with "?" / "cocked"."""
+    cocked readings are drawn red with "?" / "cocked", sure ones green. The label is white on a band of
+    its box's colour, above the box (inside its top when the box touches the frame's top), moved left to
+    stay inside the frame: legible on any tray, at any frame size (the font grows with the frame, never
+    under LABEL_SCALE_MIN)."""
     out = image.copy()
-    scale = max(out.shape[:2]) / 640.0
+    height, width = out.shape[:2]
+    scale = max(height, width) / 640.0
     thick = max(1, int(round(2 * scale)))
+    font, font_scale = cv2.FONT_HERSHEY_SIMPLEX, max(LABEL_SCALE_MIN, LABEL_SCALE * scale)
+    text_thick = max(1, int(round(scale)))
+    pad = max(2, int(round(2 * scale)))
     for r in readings:
         x, y, w, h = r.box
-        colour = (0, 0, 255) if r.unsure else (0, 200, 0)
+        colour = (0, 0, 255) if r.unsure else (0, 160, 0)
         cv2.rectangle(out, (x, y), (x + w, y + h), colour, thick)
         label = f"{r.die_type} {'?' if r.value is None else r.value} {r.confidence:.2f}"
         if r.cocked:
             label += " cocked"
         elif r.unsure:
             label += " ?"
-        org = (x, max(int(14 * scale), y - int(4 * scale)))
-        cv2.putText(out, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale, (0, 0, 0), thick + 2, cv2.LINE_AA)
-        cv2.putText(out, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale, colour, thick, cv2.LINE_AA)
+        (tw, th), base = cv2.getTextSize(label, font, font_scale, text_thick)
+        band_w, band_h = tw + 2 * pad, th + base + 2 * pad
+        left = min(max(x, 0), max(width - band_w, 0))
+        top = y - band_h if y - band_h >= 0 else max(y, 0)
+        cv2.rectangle(out, (left, top), (left + band_w - 1, top + band_h - 1), colour, cv2.FILLED)
+        cv2.putText(out, label, (left + pad, top + pad + th), font, font_scale, (255, 255, 255), text_thick,
+                    cv2.LINE_AA)
     return out
 
 
