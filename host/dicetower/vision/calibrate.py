@@ -917,7 +917,10 @@ def misplaced_value(found: Found, face: FaceClass) -> int | None:
     (found: find_die's crop, mask and view): a player who set the wrong face up. The numeral net (d4..d20)
     and, for a d6, the pip reader each read the die (fewshot.standard_values, named by fewshot.named_value);
     None when neither names another value of the die, either names the face's own, the face bears no
-    plain value (a logo, symbols: the standard readers do not know it) or no reader is built."""
+    plain value (a logo, symbols: the standard readers do not know it) or no reader is built. Measured on
+    faces set right (every 3rd fickett main-cluster tile, every realdice photo): another value named on
+    d4 0 of 138, d6 1 of 68, d8 3 of 91, d12 2 of 136, d20 9 of 227, realdice 5 of 159 (the player keeps
+    such a shot with Enter or OK)."""
     if face.value is None or face.symbols:
         return None
     from dicetower.vision.numerals import DIE_FACES
