@@ -139,7 +139,8 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
             detail = f"\nfirmware output:\n{sim.stderr}" if sim is not None and sim.stderr else ""
             raise click.ClickException(f"{exc}{detail}") from exc
         if rolls is not None:
-            click.echo(f"{len(service.results)} rolls logged to {log_path}")
+            n = len(service.results)
+            click.echo(f"{n} roll{'' if n == 1 else 's'} logged to {log_path}")
             if service.failures:
                 raise click.ClickException(f"{len(service.failures)} of {rolls} rolls failed: " + "; ".join(service.failures))
 
