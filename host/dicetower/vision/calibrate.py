@@ -775,9 +775,7 @@ def _standard_readings(samples: list[LabelledCrop], classes: list[FaceClass]
     if len(die_types) != 1:
         return "", "", []
     die_type = die_types.pop()
-    from dicetower.vision.numerals import DIE_FACES
-
-    candidates = (["numerals"] if die_type in DIE_FACES else []) + (["pips"] if die_type == "d6" else [])
+    candidates = standard_readers(die_type)
     best: tuple[int, str, list[dict[int, float]]] = (0, "", [])
     y = np.array([classes.index(s.face) for s in samples])
     for reader in candidates:
@@ -790,6 +788,14 @@ def _standard_readings(samples: list[LabelledCrop], classes: list[FaceClass]
         if agree > best[0]:
             best = (agree, reader, readings)
     return (best[1], die_type, best[2]) if best[1] else ("", "", [])
+
+
+def standard_readers(die_type: str) -> list[str]:
+    """The standard readers (fewshot.standard_values' names) that read a die type: "numerals" for the
+    numeral net's d4..d20 (numerals.DIE_FACES), and "pips" too for a d6; [] for any other type."""
+    from dicetower.vision.numerals import DIE_FACES
+
+    return (["numerals"] if die_type in DIE_FACES else []) + (["pips"] if die_type == "d6" else [])
 
 
 def readable_values(classes: list[FaceClass], y: np.ndarray, readings: list[dict[int, float]]) -> np.ndarray:
@@ -923,12 +929,9 @@ def misplaced_value(found: Found, face: FaceClass) -> int | None:
     such a shot with Enter or OK)."""
     if face.value is None or face.symbols:
         return None
-    from dicetower.vision.numerals import DIE_FACES
-
-    readers = (["numerals"] if face.die_type in DIE_FACES else []) + (["pips"] if face.die_type == "d6" else [])
     crop, mask, view = found
     named: set[int] = set()
-    for reader in readers:
+    for reader in standard_readers(face.die_type):
         try:
             value = named_value(standard_values(crop, face.die_type, reader, mask, view.elevation))
         except FileNotFoundError:  # the numeral net is not built (`make models`)
