@@ -33,24 +33,27 @@ def _rows() -> dict[str, list[dict[str, str]]]:
     return by_image
 
 
+def _write_labels(path: Path, rows: list[dict[str, str]]) -> Path:
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=["image", "die_type", "value", "x", "y", "w", "h", "colour"])
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
 def _train_labels(tmp_path: Path, per_value: int = 4, last: bool = False) -> Path:
     """labels.csv of the first Train photos (in name order; last: the last ones) until every value has
     per_value photos."""
     count: dict[str, int] = {}
     chosen = []
-    for image, rows in sorted(_rows().items(), reverse=last):
+    by_image = _rows()
+    for image, rows in sorted(by_image.items(), reverse=last):
         values = {r["value"] for r in rows}
         if "/Train/" in image and any(count.get(v, 0) < per_value for v in values):
             chosen.append(image)
             for v in values:
                 count[v] = count.get(v, 0) + 1
-    path = tmp_path / "labels.csv"
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=["image", "die_type", "value", "x", "y", "w", "h", "colour"])
-        writer.writeheader()
-        for image in chosen:
-            writer.writerows(_rows()[image])
-    return path
+    return _write_labels(tmp_path / "labels.csv", [r for image in chosen for r in by_image[image]])
 
 
 def test_the_pip_prior_reads_crops_boxed_tight_round_the_pips(tmp_path):
@@ -97,14 +100,6 @@ def test_a_calibrated_pip_set_reads_the_valid_photos(tmp_path, monkeypatch, last
                     sure.add((image, truth[0][0]))
     assert len(found) >= 0.95 * labelled, (len(found), labelled)
     assert len(sure) >= 0.9 * labelled, (len(sure), labelled)
-
-
-def _write_labels(path: Path, rows: list[dict[str, str]]) -> Path:
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=["image", "die_type", "value", "x", "y", "w", "h", "colour"])
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
 
 
 def test_calibrate_lists_the_label_both_readers_contradict(tmp_path, user_data):

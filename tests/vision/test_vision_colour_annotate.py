@@ -1,11 +1,12 @@
 """Body colour names and the annotated frame."""
 
+import cv2
 import numpy as np
 import pytest
 
 from dicetower import paths
 from dicetower.readings import DieReading
-from dicetower.vision.annotate import annotate, save_annotated
+from dicetower.vision.annotate import LABEL_SCALE, annotate, save_annotated
 from dicetower.vision.camera import load_image
 from dicetower.vision.colour import channel_medians, colour_name
 
@@ -61,9 +62,6 @@ def test_a_label_is_a_band_of_its_box_colour_whole_inside_the_frame(box):
     a 640x480 frame whatever the box's place: above the box, or inside its top at the frame's top, moved
     left at the right edge. Before, the text ran off the frame at the right and sat on the tray as
     coloured strokes outlined in black, hard to read on a busy tray."""
-    import cv2
-
-    from dicetower.vision.annotate import LABEL_SCALE
 
     image = load_image(DEMO / "valid_24.jpg")
     out = annotate(image, [DieReading("d20", 17, box, 0.41)])
