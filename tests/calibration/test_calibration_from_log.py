@@ -16,6 +16,7 @@ from dicetower.readings import DieReading
 from dicetower.service.plan import RollPlan
 from dicetower.service.roll import Correction, RollPipeline
 from dicetower.vision import synth
+from dicetower.vision.boxes import iou
 from dicetower.vision.calibrate import CalibrationError, find_die, read_log
 from dicetower.vision.camera import load_image
 from dicetower.vision.crops import decode_crop, die_crops, encode_crop
@@ -65,7 +66,12 @@ def test_the_service_logs_each_dies_crop_of_the_frame(tmp_path):
     for die, reading in zip(dice, readings):
         crop = cv2.imread(str(tmp_path / die["crop_path"]))
         x, y, w, h = reading.box
-        assert crop is not None and np.array_equal(crop, frame[y:y + h, x:x + w])  # PNG: the pixels as read
+        # PNG: the pixels as read, of the die body's box (its mask's; its shadow too) at the reading's (the die's)
+        assert crop is not None
+        found = cv2.matchTemplate(frame, crop, cv2.TM_SQDIFF)
+        cy, cx = (int(v) for v in np.unravel_index(int(np.argmin(found)), found.shape))
+        assert np.array_equal(frame[cy:cy + crop.shape[0], cx:cx + crop.shape[1]], crop)
+        assert iou((cx, cy, crop.shape[1], crop.shape[0]), reading.box) >= 0.8
     # a box reaching past the frame is cut to it; one wholly outside gives the whole frame
     odd = [DieReading("d6", 1, (380, 290, 40, 40), 0.5), DieReading("d6", 1, (500, 500, 10, 10), 0.5)]
     clipped, whole = (cv2.imdecode(np.frombuffer(b, np.uint8), cv2.IMREAD_COLOR) for b in die_crops(frame, odd))

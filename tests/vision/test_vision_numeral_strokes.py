@@ -72,7 +72,8 @@ def test_drawn_digits_crosswise_are_no_pip_die(angles):
     assert len(dice) == 1 and len(classified) == 1, (dice, classified)
     (h, w, _), result = classified[0]
     assert (dice[0].die_type, dice[0].value) == (result.die_type, result.value)
-    assert dice[0].box[2:] == (w, h) and w > faces[0].box[2]  # the body, larger than the pip face's box
+    # the die body's (within the crop read, the tray caught at its edges left out), larger than the pip face's box
+    assert dice[0].box[2] <= w and dice[0].box[3] <= h and dice[0].box[2] > faces[0].box[2]
     assert dice[0].confidence == pytest.approx(result.confidence) and dice[0].confidence < UNSURE_BELOW
 
 

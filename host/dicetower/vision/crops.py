@@ -21,7 +21,8 @@ from dicetower.readings import DieReading
 #: the PNG text chunk's keyword for the view elevation (degrees, 90 = top-down) the frame was read under
 ELEVATION_KEY = "dicetower:view_elevation"
 #: a die body of the frame is the body a reading was read from when their boxes overlap this much (IoU):
-#: the reader's box is the body's, scaled back from the reading copy and rounded
+#: the reader's box is the body's, or the die's own within it (reader.body_die_box), scaled back from the
+#: reading copy and rounded
 SAME_BODY_IOU = 0.8
 
 
@@ -85,28 +86,31 @@ def die_crops(image: np.ndarray, readings: list[DieReading]) -> list[bytes]:
     gives), encoded by encode_crop with the mask of the die body it was read from and the frame's view. The
     bodies and the view are found again on the reader's copy of the frame (reader.reading_copy,
     detect.find_die_bodies, view.view_of_scene over the bodies read, whole in the frame), as
-    calibrate.find_die finds them in a labelled photo: a body whose box is the reading's (SAME_BODY_IOU)
-    gives its mask; with no such body (a pip die), or in a frame the reader would not read (under
-    reader.MIN_FRAME_SIDE px a side), no mask and no elevation. Raises ValueError when a crop cannot be
+    calibrate.find_die finds them in a labelled photo: a body whose box, or the die's own box within it
+    (reader.body_die_box), is the reading's (SAME_BODY_IOU) gives its mask, and the crop is cut to the body's
+    box (the mask's, its shadow kept, as the reader read it); with no such body (a pip die), or in a frame the
+    reader would not read (under reader.MIN_FRAME_SIDE px a side), no mask and no elevation. Raises ValueError when a crop cannot be
     encoded (not an image)."""
     from dicetower.vision.boxes import iou
     from dicetower.vision.detect import find_die_bodies
-    from dicetower.vision.reader import MIN_FRAME_SIDE, reading_copy, whole_boxes
+    from dicetower.vision.reader import MIN_FRAME_SIDE, body_die_box, reading_copy, whole_boxes
     from dicetower.vision.view import view_of_scene
 
     h, w = image.shape[:2]
     frame, f = reading_copy(image)
     bodies = find_die_bodies(frame) if readings and min(image.shape[:2]) >= MIN_FRAME_SIDE else []
+    die_boxes = [body_die_box(frame, b) for b in bodies]
     read_from = []
     for r in readings:
-        bx, by, bw, bh = (int(round(v * f)) for v in r.box)
-        same = [b for b in bodies if iou(b.box, (bx, by, bw, bh)) >= SAME_BODY_IOU]
-        read_from.append(max(same, key=lambda b: iou(b.box, (bx, by, bw, bh))) if same else None)
+        rb = tuple(int(round(v * f)) for v in r.box)
+        same = [(max(iou(b.box, rb), iou(d, rb)), k) for k, (b, d) in enumerate(zip(bodies, die_boxes))]
+        best = max(same, default=(0.0, 0))
+        read_from.append(bodies[best[1]] if best[0] >= SAME_BODY_IOU else None)
     whole = whole_boxes([b for b in read_from if b is not None])
     elevation = view_of_scene(frame, whole).elevation if whole else None
     out = []
     for r, body in zip(readings, read_from):
-        x, y, bw, bh = r.box
+        x, y, bw, bh = r.box if body is None else (int(round(v / f)) for v in body.box)  # the mask's box
         x0, y0, x1, y1 = max(0, x), max(0, y), min(w, x + bw), min(h, y + bh)
         crop = np.ascontiguousarray(image[y0:y1, x0:x1] if x1 > x0 and y1 > y0 else image)
         mask = None
