@@ -249,7 +249,8 @@ class DiceReader:
         0.34..0.83 on a d20's numerals, 0.83..0.98 for unsure 2s and 3s on drawn pip dice) or
         elongated crosswise (pips.crosswise_pips: a d20's digits, 0.73 and 0.79 of it), or lying within a
         die-like body that is no d6 by its shape (NO_D6_SHAPE), are marks on that die, not a pip die, and
-        give way to it (_marks_on; a sure face stays: a d6 showing 1 has one pip far smaller than its body).
+        give way to it (_marks_on); a sure face gives way only to a die-like body that is no d6 by its shape
+        (a d6 showing 1 has one pip far smaller than its body; a numeral's bowl read as a sure 1 on a d8 too).
         Light pips the pip reader is unsure of with no die body around them are glints (specular highlights on
         a dice dome or a tray: bright, tiny, on no die), no die; dark pips are never highlights and stay a die
         (flagged unsure). A body is read when it
@@ -331,18 +332,28 @@ PIP_BOX_OF_DIE = 0.7
 #: (over PIP_BOX_OF_DIE, not crosswise) 0.001 and 0.004; the die-like bodies of matteop65's pip d6 (every 3rd
 #: photo) 0.046 at the least of 107, 0.079 at their 1st percentile, 0.82 at the median.
 NO_D6_SHAPE = 0.01
+#: A pip face the pip reader is sure of is marks on a die body (_marks_on) only when it spans less than this share
+#: of the body and the body is no d6 by its shape (NO_D6_SHAPE): a numeral's bowl or a "6."'s dot read as a sure
+#: 1 or 2 spans 0.16-0.19 of its d8 or d20 (renders, whose shape model gives d6 0.0007-0.0065); on matteop65's
+#: 353 photos 31 sure faces span under half a die-like body round them (30 1s at 0.34-0.49, a 3 at 0.48), whose
+#: shape model gives d6 0.195 at the least
+LONE_MARK_SPAN = 0.5
 
 
 def _marks_on(image: np.ndarray, body: DieBody, face: PipFace) -> bool:
     """Whether a pip face is marks on a die body, not a pip die (DiceReader._numbered_bodies): read unsure,
     centred in the body, and spanning less of it than a d6's pips span of their die (PIP_BOX_OF_DIE) or
     elongated crosswise (pips.crosswise_pips), or lying within it (spanning less than all of it) when the
-    body is die-like (is_die_like) and no d6 by its shape (NO_D6_SHAPE; the shape model is asked only then).
+    body is die-like (is_die_like) and no d6 by its shape (NO_D6_SHAPE; the shape model is asked only then);
+    read sure, only the latter, and only for a face spanning under LONE_MARK_SPAN of the body.
     image: HxWx3 uint8 BGR, the frame body and face were found in (px)."""
-    if face.confidence >= UNSURE_BELOW or not holds(body.box, face.centre):
+    if not holds(body.box, face.centre):
         return False
     span = max(face.box[2:]) / max(body.box[2:])
-    if span < PIP_BOX_OF_DIE or crosswise_pips(face.pips):
+    if face.confidence >= UNSURE_BELOW:
+        if span >= LONE_MARK_SPAN:
+            return False  # a sure face spanning half its body or more: a pip die's pips, its body round them
+    elif span < PIP_BOX_OF_DIE or crosswise_pips(face.pips):
         return True
     if span >= 1.0 or not is_die_like(image, body):
         return False
