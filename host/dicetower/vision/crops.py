@@ -89,8 +89,8 @@ def die_crops(image: np.ndarray, readings: list[DieReading]) -> list[bytes]:
     calibrate.find_die finds them in a labelled photo: a body whose box, or the die's own box within it
     (reader.body_die_box), is the reading's (SAME_BODY_IOU) gives its mask, and the crop is cut to the body's
     box (the mask's, its shadow kept, as the reader read it); with no such body (a pip die), or in a frame the
-    reader would not read (under reader.MIN_FRAME_SIDE px a side), no mask and no elevation. Raises ValueError when a crop cannot be
-    encoded (not an image)."""
+    reader would not read (under reader.MIN_FRAME_SIDE px a side), no mask and no elevation. Raises
+    ValueError when a crop cannot be encoded (not an image)."""
     from dicetower.vision.boxes import iou
     from dicetower.vision.detect import find_die_bodies
     from dicetower.vision.reader import MIN_FRAME_SIDE, body_die_box, reading_copy, whole_boxes

@@ -425,8 +425,8 @@ def die_box(crop: np.ndarray, mask: np.ndarray) -> tuple[int, int, int, int]:
     photos of a die of a hue (against the bounding box of the die's colour, bench.vision.reference_box):
     IoU >= 0.5 on 62 (57 with the detector's box), mean IoU 0.80 (0.74); a shadow under TRIM_KEEP of the
     mask is left in (d8_wood739). crop: HxWx3 uint8 BGR; mask: HxW uint8 (non-zero = die) with at least
-    one pixel set. Raises ValueError for a crop that is not HxWx3 uint8,
-    a mask of another size or an empty mask."""
+    one pixel set. Raises ValueError for a crop that is not HxWx3 uint8, a mask of another size or an empty
+    mask."""
     if not isinstance(mask, np.ndarray) or mask.shape != getattr(crop, "shape", (None, None))[:2] \
             or not np.any(mask):
         raise ValueError(f"die_box needs a non-empty HxW mask of the crop's size {getattr(crop, 'shape', None)}, "
