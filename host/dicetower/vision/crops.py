@@ -99,11 +99,18 @@ def die_crops(image: np.ndarray, readings: list[DieReading]) -> list[bytes]:
     h, w = image.shape[:2]
     frame, f = reading_copy(image)
     bodies = find_die_bodies(frame) if readings and min(image.shape[:2]) >= MIN_FRAME_SIDE else []
-    die_boxes = [body_die_box(frame, b) for b in bodies]
+    die_boxes: dict[int, tuple[int, int, int, int]] = {}  # body_die_box of the bodies a reading meets, once
+
+    def same_body(k: int, rb: tuple[int, int, int, int]) -> float:
+        if k not in die_boxes:
+            die_boxes[k] = body_die_box(frame, bodies[k])
+        return max(iou(bodies[k].box, rb), iou(die_boxes[k], rb))
+
     read_from = []
     for r in readings:
-        rb = tuple(int(round(v * f)) for v in r.box)
-        same = [(max(iou(b.box, rb), iou(d, rb)), k) for k, (b, d) in enumerate(zip(bodies, die_boxes))]
+        rx, ry, rw, rh = (int(round(v * f)) for v in r.box)  # on the reader's copy
+        rb = (rx, ry, rw, rh)
+        same = [(same_body(k, rb), k) for k, b in enumerate(bodies) if iou(b.box, rb) > 0]
         best = max(same, default=(0.0, 0))
         read_from.append(bodies[best[1]] if best[0] >= SAME_BODY_IOU else None)
     whole = whole_boxes([b for b in read_from if b is not None])
