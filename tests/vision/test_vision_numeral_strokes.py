@@ -108,8 +108,8 @@ def test_a_numerals_bowl_read_as_a_sure_pip_gives_way_to_its_die():
     """Renders of one numbered die (d8, d10, d12, d20) each: where the pip reader is sure of a "pip" spanning
     under LONE_MARK_SPAN of the die body round it (a bold numeral's bowl or a "6."'s dot), that body is no d6
     by its shape and the face gives way to it (_marks_on): the die is read as the numbered die it is, never as
-    a sure pip d6 (before: a sure 1 or 2, at confidence 0.85-1.0, on 1 of these 120 renders and on 3 of 120
-    larger dice with shadows)."""
+    a sure pip d6 (before: a sure 1 or 2, at confidence 0.85-1.0, on 1 of these 120 renders, on 3 of 120
+    larger ones and on 2 of those with a lamp's shadow)."""
     from dicetower.vision import synth
     from dicetower.vision.boxes import holds
     from dicetower.vision.detect import find_die_bodies
