@@ -412,8 +412,8 @@ def die_view(crop: np.ndarray, mask: np.ndarray | None = None, trim: bool = Fals
     (trimmed_to_die), as segment draws a silhouette, for the top-down model (die_type_by_shape);
     without a mask it changes nothing (segment's silhouette is the die's already).
     Raises ValueError for a crop that is not HxWx3 uint8 or a mask of another size."""
-    view, vm, _ = _framed_view(crop, mask, trim)
-    return view, vm
+    view, vm, _ = _framed_view(crop, mask)
+    return (view, trimmed_to_die(view, vm)) if trim and mask is not None else (view, vm)
 
 
 def die_box(crop: np.ndarray, mask: np.ndarray) -> tuple[int, int, int, int]:
@@ -431,7 +431,7 @@ def die_box(crop: np.ndarray, mask: np.ndarray) -> tuple[int, int, int, int]:
             or not np.any(mask):
         raise ValueError(f"die_box needs a non-empty HxW mask of the crop's size {getattr(crop, 'shape', None)}, "
                          f"got {getattr(mask, 'shape', None)}: pass the detector's body mask")
-    view, vm, (x0, y0, k) = _framed_view(crop, mask, trim=False)
+    view, vm, (x0, y0, k) = _framed_view(crop, mask)
     trimmed = trimmed_to_die(view, vm)
     if np.array_equal(trimmed, vm) or not _cut_like_the_tray(view, vm, trimmed):  # the mask's own box
         return cv2.boundingRect(cv2.findNonZero((mask > 0).astype(np.uint8)))  # type: ignore[return-value]
@@ -464,10 +464,10 @@ def _cut_like_the_tray(view: np.ndarray, mask: np.ndarray, trimmed: np.ndarray) 
     return distance <= SHADOW_CHROMA + SHADOW_CHROMA_SHARE * float(np.hypot(*tray_ab))
 
 
-def _framed_view(crop: np.ndarray, mask: np.ndarray | None, trim: bool
+def _framed_view(crop: np.ndarray, mask: np.ndarray | None
                  ) -> tuple[np.ndarray, np.ndarray, tuple[float, float, float]]:
-    """die_view's (view, mask) and where the view lies in the crop: (x0, y0, k), a view pixel (u, v)
-    covering crop px (x0 + u k, y0 + v k)."""
+    """die_view's (view, mask), the mask untrimmed, and where the view lies in the crop: (x0, y0, k), a view
+    pixel (u, v) covering crop px (x0 + u k, y0 + v k)."""
     if not isinstance(crop, np.ndarray) or crop.ndim != 3 or crop.shape[2] != 3 or crop.dtype != np.uint8 \
             or min(crop.shape[:2]) < 1:
         raise ValueError(f"a die crop must be a non-empty HxWx3 uint8 BGR image, got "
@@ -505,8 +505,6 @@ def _framed_view(crop: np.ndarray, mask: np.ndarray | None, trim: bool
         pm = cv2.copyMakeBorder(sqm, max(0, -y0), max(0, y1 - n), max(0, -x0), max(0, x1 - n),
                                 cv2.BORDER_CONSTANT, value=0)
         vm = cv2.resize(pm[y0 + oy:y1 + oy, x0 + ox:x1 + ox], (SIDE, SIDE), interpolation=cv2.INTER_NEAREST)
-        if trim:
-            vm = trimmed_to_die(view, vm)
     else:
         vm = segment(view)
     return view, vm, where
