@@ -23,6 +23,8 @@ class DieReading:
     symbols:    symbol ids on the up face (custom dice), empty for plain numbered/pip dice
     die_id:     identity of the physical die (stone id, registered die), or None
     cocked:     True when the die is not lying flat (GEN-D01: to be thrown again)
+    alternatives: the classifier's next most probable faces, (die_type, value), best first
+                (faces.FaceResult.alternatives); empty for readings that rank none (pip faces)
     """
 
     die_type: str
@@ -34,6 +36,7 @@ class DieReading:
     symbols: list[str] = field(default_factory=list)
     die_id: str | None = None
     cocked: bool = False
+    alternatives: list[tuple[str, int]] = field(default_factory=list)
 
     @property
     def unsure(self) -> bool:
@@ -42,7 +45,9 @@ class DieReading:
 
     def to_json(self) -> dict[str, Any]:
         """JSON form used by `dicetower read --json`: die_type, value, box [x,y,w,h], confidence, plus
-        colour/symbols/die_id/cocked/unsure when they carry information."""
+        colour/symbols/die_id/cocked/unsure when they carry information, and for an unsure reading its
+        alternatives, best first, as [{"die_type", "value"}, ...] when it has any (what a person checking it
+        may find instead)."""
         out: dict[str, Any] = {
             "die_type": self.die_type,
             "value": self.value,
@@ -58,6 +63,8 @@ class DieReading:
         if self.cocked:
             out["cocked"] = True
         out["unsure"] = self.unsure
+        if self.unsure and self.alternatives:
+            out["alternatives"] = [{"die_type": t, "value": int(v)} for t, v in self.alternatives]
         return out
 
     @classmethod
@@ -73,4 +80,5 @@ class DieReading:
             symbols=list(obj.get("symbols", [])),
             die_id=obj.get("die_id"),
             cocked=bool(obj.get("cocked", False)),
+            alternatives=[(str(a["die_type"]), int(a["value"])) for a in obj.get("alternatives", [])],
         )

@@ -8,7 +8,7 @@ import pytest
 
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision import numerals, synth
-from dicetower.vision.faces import classify_crop, joint_reading
+from dicetower.vision.faces import ALTERNATIVES, DieSet, FaceClass, classify_crop, joint_reading
 from dicetower.vision.shape import DIE_TYPES, model_path
 
 pytestmark = pytest.mark.skipif(not (model_path().is_file() and (model_path().parent / numerals.ONNX_FILE).is_file()),
@@ -144,3 +144,22 @@ def test_read_value_is_never_surer_than_the_trained_patch():
         assert confidence <= min(by_mean[read], alone[read]) + 1e-9
     with pytest.raises(ValueError, match="not 'd7'"):
         numerals.read_value(crop, "d7")
+
+
+def test_the_next_most_probable_faces_are_its_alternatives_best_first():
+    # a d20 the net reads as 10 over 16, 19 and 18: those three, in that order, never the face read itself
+    r = joint_reading(shape_proba(d20=0.94), numeral({"10": 0.4, "16": 0.3, "19": 0.15, "18": 0.1}))
+    assert (r.die_type, r.value) == ("d20", 10)
+    assert r.alternatives == [("d20", 16), ("d20", 19), ("d20", 18)]
+    # the next face may be another type's: a "10" a d10 and a d12 print too comes before a d20's 16
+    r = joint_reading(shape_proba(d20=0.5, d12=0.46), numeral({"10": 0.6, "16": 0.3}))
+    assert r.alternatives[0] == ("d12", 10) and len(r.alternatives) == ALTERNATIVES
+
+
+def test_a_calibrated_sets_alternatives_are_faces_a_player_can_set():
+    # classes: 3 in two colours, a symbol face; the 3 read: its other colour is the same face, the symbol face no value
+    classes = [FaceClass("d6", 3, face_colour="red"), FaceClass("d6", 3, face_colour="gold"),
+               FaceClass("d6", 6, ("logo",)), FaceClass("d6", 5), FaceClass("d6", 2)]
+    result = DieSet("mine", classes, None).result_from_proba(np.array([0.4, 0.25, 0.2, 0.1, 0.05]))
+    assert (result.value, result.face_colour) == (3, "red")
+    assert result.alternatives == [("d6", 5), ("d6", 2)]

@@ -5,7 +5,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from dicetower import paths
+from dicetower.readings import DieReading
+from dicetower.vision.faces import ALTERNATIVES
 
 DEMO = paths.repo_root() / "demo" / "matteop65"
 DICETOWER = Path(sys.executable).with_name("dicetower")
@@ -120,3 +124,21 @@ def test_unknown_die_set_is_a_clear_error():
     proc = run(str(DEMO / "valid_24.jpg"), "--die-set", "no_such_set_xyz")
     assert proc.returncode != 0
     assert "no_such_set_xyz" in proc.stderr
+
+
+def test_an_unsure_die_lists_what_it_may_be_instead_a_sure_one_does_not(tmp_path):
+    # realdice_d20's blue d20 showing 16 (a photo of the shared set): the net takes its bold 16 for a 10, and
+    # ranks the 16 among its next guesses; read with the die type thrown, as a table names it
+    photo = paths.shared_dir() / "datasets" / "realdice_d20" / "images" / "16" / "1775247490697_final.jpg"
+    if not photo.is_file():
+        pytest.skip(f"realdice_d20 absent ({photo.parent})")
+    proc = run(str(photo), "--json", "--die-types", "d20")
+    assert proc.returncode == 0, proc.stderr
+    die, = json.loads(proc.stdout)["dice"]
+    assert die["unsure"] and die["value"] != 16
+    assert {"die_type": "d20", "value": 16} in die["alternatives"][:ALTERNATIVES]
+    assert DieReading.from_json(die).alternatives == [(a["die_type"], a["value"]) for a in die["alternatives"]]
+    table = run(str(photo), "--die-types", "d20").stdout
+    assert "UNSURE (or d20 " in table and "d20 16" in table
+    sure = DieReading("d6", 4, (0, 0, 9, 9), 0.99, alternatives=[("d6", 3)]).to_json()
+    assert "alternatives" not in sure and not sure["unsure"]

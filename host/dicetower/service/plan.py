@@ -46,8 +46,9 @@ class RollPlan:
 
     def dice(self, readings: list[DieReading]) -> list[dict[str, Any]]:
         """The readings as the procedure takes dice: reading dicts (die_type, value, colour, face_colour,
-        symbols, die_id), without where they lay or how sure the reader was."""
-        return [{k: v for k, v in r.to_json().items() if k not in ("box", "confidence", "unsure")} for r in readings]
+        symbols, die_id), without where they lay, how sure the reader was or what else it might have read."""
+        return [{k: v for k, v in r.to_json().items() if k not in ("box", "confidence", "unsure", "alternatives")}
+                for r in readings]
 
     def build_inputs(self, readings: list[DieReading]) -> dict[str, Any]:
         """The procedure's inputs for these readings: the fixed inputs plus the dice."""

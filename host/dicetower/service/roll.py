@@ -193,7 +193,8 @@ class RollPipeline:
         LogError): the caller must then not show a result."""
         confirmed = confirmed or {}
         readings_as_read = readings
-        readings = [r if (c := confirmed.get(i)) is None else replace(r, die_type=c.die_type, value=c.value)
+        readings = [r if (c := confirmed.get(i)) is None else replace(r, die_type=c.die_type, value=c.value,
+                                                                     alternatives=[])  # a person set the face
                     for i, r in enumerate(readings)]
         sha = frame_sha256(image, source)
         big = None

@@ -76,6 +76,8 @@ def _table(result: dict[str, Any]) -> str:
     lines = [f"{result['image']}: {len(result['dice'])} dice, {result['ms']:.1f} ms"]
     for d in result["dice"]:
         flag = "  UNSURE" if d["unsure"] else ""
+        if d.get("alternatives"):
+            flag += " (or " + ", ".join(f"{a['die_type']} {a['value']}" for a in d["alternatives"]) + ")"
         extra = "".join(f"  {k}={d[k]}" for k in ("colour", "face_colour", "symbols") if k in d)
         value = "?" if d["value"] is None else d["value"]
         lines.append(f"  {d['die_type']:>4} {value!s:>3}  conf {d['confidence']:.2f}  box {d['box']}{extra}{flag}")

@@ -13,6 +13,7 @@ Interface for the reader (H2) and the service:
     result.symbols       # symbol ids on the face (["epee", "epee"], ["logo"]), [] for plain numerals
     result.face_colour   # colour of the face as calibrated ("ruby", "yellow", ...) or None
     result.unsure        # confidence < UNSURE_BELOW: the caller must flag the die (GEN-D01)
+    result.alternatives  # the next most probable faces [(die type, value)], best first
 
 die_set None or "standard" is the shipped set (models/standard: numbered d4, d6, d8, d10, d12, d20,
 trained on synthetic renders only, see train_models.py; pip d6 are read by pips.py). It reads a die
@@ -65,6 +66,9 @@ MIN_SIDE = 12  # px: a crop with a shorter side cannot be read with confidence
 #: Highest confidence of a standard reading whose scene's view elevation is unsure (view.ViewEstimate.sure
 #: False): below UNSURE_BELOW, so the die is flagged
 VIEW_UNSURE_CAP = 0.5
+#: How many runner-up faces a reading lists (FaceResult.alternatives): the faces a player correcting an unsure
+#: die is offered first (service.tower.correction_faces)
+ALTERNATIVES = 3
 
 
 class DieSetError(LookupError):
@@ -74,7 +78,10 @@ class DieSetError(LookupError):
 @dataclass
 class FaceResult:
     """What one die crop shows. confidence 0..1 (probability of the reported face, calibrated on
-    held-out data); type_confidence 0..1 (summed probability of the reported die type)."""
+    held-out data); type_confidence 0..1 (summed probability of the reported die type); alternatives:
+    the next most probable faces with a value, (die type, value), best first by the evidence the reported
+    face was picked by (its confidence may then be lowered: read_numbered's caps), at most ALTERNATIVES of
+    them, none the reported face (empty when the classifier ranks no other face)."""
 
     die_type: str
     value: int | None
@@ -82,6 +89,7 @@ class FaceResult:
     symbols: list[str] = field(default_factory=list)
     face_colour: str | None = None
     type_confidence: float = 1.0
+    alternatives: list[tuple[str, int]] = field(default_factory=list)
 
     @property
     def unsure(self) -> bool:
@@ -202,7 +210,9 @@ class DieSet:
     def result_from_proba(self, proba: np.ndarray) -> FaceResult:
         """FaceResult from class probabilities (C,): the most probable die type (summed over its
         faces), then its most probable face; confidence = that face's probability, for a calibrated
-        set mapped by its model so that its cross-validated threshold falls on UNSURE_BELOW."""
+        set mapped by its model so that its cross-validated threshold falls on UNSURE_BELOW; alternatives:
+        the other faces with a value and no symbols (those a player can set, service.tower.correction_faces)
+        by their class probability, a face learned in two colours once."""
         types: dict[str, float] = {}
         for c, p in zip(self.classes, proba):
             types[c.die_type] = types.get(c.die_type, 0.0) + float(p)
@@ -210,8 +220,11 @@ class DieSet:
         best = max((i for i, c in enumerate(self.classes) if c.die_type == die_type), key=lambda i: proba[i])
         c = self.classes[best]
         p = float(proba[best]) if self.model is None else self.model.confidence(float(proba[best]), best)
-        return FaceResult(c.die_type, c.value, p, list(c.symbols), c.face_colour,
-                          types[die_type])
+        ranked = sorted(((float(q), o.die_type, o.value) for i, (o, q) in enumerate(zip(self.classes, proba))
+                         if i != best and o.value is not None and not o.symbols and q > 0
+                         and (o.die_type, o.value) != (c.die_type, c.value)), reverse=True)
+        return FaceResult(c.die_type, c.value, p, list(c.symbols), c.face_colour, types[die_type],
+                          _first_faces([(t, v) for _, t, v in ranked]))
 
     def save(self, directory: Path) -> Path:
         """Write set.json and model.npz into directory (created). Returns the directory."""
@@ -390,7 +403,8 @@ def joint_reading(type_proba: dict[str, float], numeral_proba: np.ndarray,
     "no numeral" (the blank and symbol classes, whatever the type), so the numeral informs the type:
     a 13..20 exists only on a d20, 9..12 on a d12 or d20, the d4 classes only on a d4, and a face
     showing no numeral leaves every pair unlikely. The reading is the most probable pair; its
-    probability is the confidence, the type's summed probability the type_confidence.
+    probability is the confidence, the type's summed probability the type_confidence, and the next
+    most probable pairs the alternatives (ALTERNATIVES of them, best first).
     A sure reading needs shape and numeral to agree: the shape's most probable type is the
     reading's (or both are look-alikes, shape.LOOKALIKES, between which the shape defers to the
     numeral) and the net's most probable class prints the reading's value on that type. Otherwise
@@ -425,12 +439,21 @@ def joint_reading(type_proba: dict[str, float], numeral_proba: np.ndarray,
         _, cap_score, cap_total = _pairs(type_proba, np.asarray(cap_proba, np.float64), classes)
         confidence = min(confidence, cap_score[die_type, value] / cap_total if cap_total > 0 else 0.0)
     type_confidence = sum(p for (t, _), p in score.items() if t == die_type) / total
+    ranked = sorted(((p, t, v) for (t, v), p in score.items() if (t, v) != (die_type, value) and p > 0),
+                    reverse=True)
+    alternatives = _first_faces([(t, v) for _, t, v in ranked])
     shape_top = max(type_proba, key=type_proba.__getitem__)
     numeral_top = classes[int(np.argmax(numeral_proba))]
     shape_agrees = shape_top == die_type or (shape_top in LOOKALIKES and die_type in LOOKALIKES)
     if not shape_agrees or numeral_top not in numerals.DIE_FACES[die_type][value]:
         confidence = min(confidence, float(type_proba[die_type]), support[die_type, value])
-    return FaceResult(die_type, value, float(confidence), type_confidence=float(type_confidence))
+    return FaceResult(die_type, value, float(confidence), type_confidence=float(type_confidence),
+                      alternatives=alternatives)
+
+
+def _first_faces(ranked: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The first ALTERNATIVES distinct faces of ranked ((die type, value), best first)."""
+    return list(dict.fromkeys((t, int(v)) for t, v in ranked))[:ALTERNATIVES]
 
 
 def _pairs(type_proba: dict[str, float], proba: np.ndarray, classes: list[str]

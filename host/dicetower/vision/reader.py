@@ -299,7 +299,7 @@ class DiceReader:
         box = body.box if view.oblique else body_die_box(image, body)
         return DieReading(result.die_type, result.value, box, confidence,
                           colour=colour_name(body_px), face_colour=result.face_colour,
-                          symbols=list(result.symbols))
+                          symbols=list(result.symbols), alternatives=list(result.alternatives))
 
 
 def body_die_box(image: np.ndarray, body: DieBody) -> tuple[int, int, int, int]:
