@@ -14,7 +14,10 @@ by a 7 px disc): the die is the only thing of its colour in those photos (realdi
 Three rows below matteop65 read its photos in ways a camera may show them that the set does not: turned
 (turned_photos), close up (close_ups) and small, four photos at half size to a frame (small_dice). Below a
 numbered source labelled with values, "given its die types" reads it again as a table that names the dice
-it throws would (`[roll] die_types`, `dicetower read --die-types`): each image told its labelled types."""
+it throws would (`[roll] die_types`, `dicetower read --die-types`): each image told its labelled types; its
+unsure dice read wrong are then set right on the panel, and the row below gives the mean presses that takes
+(correction_presses): with the reader's next guesses offered first, as the service offers them, and in
+number order alone."""
 
 from __future__ import annotations
 
@@ -22,12 +25,16 @@ import math
 import statistics
 import tempfile
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from dicetower import paths
+from dicetower.readings import DieReading
+from dicetower.service.roll import Correction
+from dicetower.service.tower import correction_faces
 from dicetower.vision.boxes import iou
 from dicetower.vision.camera import load_image
 from dicetower.vision.colour import HUE_NAMES, colour_mask
@@ -96,13 +103,34 @@ def reference_box(image: np.ndarray, colour: str) -> tuple[int, int, int, int] |
     return tuple(int(v) for v in stats[k, :4])  # type: ignore[return-value]
 
 
+def correction_presses(die: dict, label: dict[str, str], die_types: tuple[str, ...]) -> tuple[int, int] | None:
+    """Panel presses (OK up / NO down, the shorter way round) from the face read to the labelled face when
+    a person sets an unsure die right (service.tower.correction_faces, the table throwing die_types): with
+    the reader's next guesses offered first, and in number order alone (the same reading without them).
+    die: a `read --json` die; label: its labels.csv row. None when the labelled face is not among those the
+    panel offers (a type not thrown) or the label has no value."""
+    if not label.get("value", "").isdigit():
+        return None
+    reading = DieReading.from_json(die)
+    truth = Correction(label["die_type"], int(label["value"]))
+    counts = []
+    for faces in (correction_faces(reading, die_types), correction_faces(replace(reading, alternatives=[]), die_types)):
+        if truth not in faces:
+            return None
+        k = faces.index(truth)
+        counts.append(min(k, len(faces) - k))
+    return counts[0], counts[1]
+
+
 def _figures(reader: DiceReader, images: Iterator[tuple[str, list[dict[str, str]]]], type_only: bool,
              reader_for: Callable[[list[dict[str, str]]], DiceReader] | None = None) -> dict[str, float]:
     """bench_source's figures over (image path, labels) pairs, each image read by reader, or by
-    reader_for(its labels) when given."""
+    reader_for(its labels) when given; with reader_for, also the mean panel presses to set its unsure dice
+    read wrong right (presses, presses_in_order: correction_presses) and how many (corrected)."""
     labelled = detected = correct = n_dice = unsure = sure = sure_correct = boxed = tight = 0
     chromatic = {n for _, n in HUE_NAMES}
     ms: list[float] = []
+    presses: list[tuple[int, int]] = []
     for image, labels in images:
         result = read_image_file(reader if reader_for is None else reader_for(labels), image)
         if "error" in result:
@@ -130,6 +158,9 @@ def _figures(reader: DiceReader, images: Iterator[tuple[str, list[dict[str, str]
             if not die["unsure"]:
                 sure += 1
                 sure_correct += ok
+            elif not ok and not type_only and reader_for is not None:
+                counted = correction_presses(die, lab, tuple(sorted({la["die_type"] for la in labels})))
+                presses += [counted] if counted is not None else []
     ms_sorted = sorted(ms)
     return {
         "images": len(ms), "labelled": labelled,
@@ -139,6 +170,9 @@ def _figures(reader: DiceReader, images: Iterator[tuple[str, list[dict[str, str]
         "tight_box": tight / boxed if boxed else float("nan"),
         "ms_median": statistics.median(ms) if ms else float("nan"),
         "ms_p95": ms_sorted[min(len(ms_sorted) - 1, int(0.95 * len(ms_sorted)))] if ms else float("nan"),
+        "corrected": len(presses),
+        "presses": statistics.mean(p for p, _ in presses) if presses else float("nan"),
+        "presses_in_order": statistics.mean(p for _, p in presses) if presses else float("nan"),
     }
 
 
@@ -172,6 +206,8 @@ def main() -> int:
             print(f"{'  given its die types':<25} {f['images']:>4} {f['labelled']:>5}  {f['recall']:.4f}  "
                   f"{f['precision']:.4f}  {f['value_acc']:.4f}   {f['per_die_acc']:.4f}  {f['unsure_rate']:.4f}  "
                   f"{f['sure_acc']:.4f}  {f['ms_median']:6.1f}  {f['ms_p95']:6.1f}")
+            print(f"{'    set right on the panel':<25} {f['corrected']} unsure dice read wrong: {f['presses']:.2f} "
+                  f"presses each with the reader's next guesses first, {f['presses_in_order']:.2f} in number order")
         if name == "matteop65_table_d6" and not only:
             for label, images in (("  turned 90/180/270", turned_photos), ("  close-ups 0.3-0.7", close_ups),
                                   ("  small dice, 4 a frame", small_dice)):

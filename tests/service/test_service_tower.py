@@ -2,6 +2,7 @@
 the idle line again, and a fairness alarm reaches the display after the result."""
 
 import queue
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -11,8 +12,8 @@ from dicetower.audit.sprt import FairnessWatch
 from dicetower.readings import DieReading
 from dicetower.service.cli import takes_key
 from dicetower.service.plan import RollPlan
-from dicetower.service.roll import RollPipeline
-from dicetower.service.tower import TowerService
+from dicetower.service.roll import Correction, RollPipeline
+from dicetower.service.tower import TowerService, confirm_screen, correction_faces
 
 
 class ScriptedLink:
@@ -155,6 +156,47 @@ def test_a_die_the_reader_took_for_another_type_of_the_tables_is_set_right_on_th
     assert dice[rows["key"][1]] == (None, "d8") and rows["corrected"][1]
     assert log.verify().ok
     log.close()
+
+
+def test_the_readers_next_guesses_come_first_when_a_face_is_set(tmp_path):
+    # a d20 read 10 whose next guesses are 16, a d8's 3 (no d8 is thrown: not offered) and 19
+    d20 = DieReading("d20", 10, (0, 0, 9, 9), 0.3, alternatives=[("d20", 16), ("d8", 3), ("d20", 19)])
+    faces = correction_faces(d20, ("d20",))
+    assert [f.value for f in faces[:4]] == [10, 16, 19, 11] and faces[-1].value == 9  # NO from 10 still gives 9
+    assert sorted(f.value for f in faces) == list(range(1, 21)) and {f.die_type for f in faces} == {"d20"}
+    assert correction_faces(replace(d20, alternatives=[]), ("d20",)) == \
+        [Correction("d20", v) for v in [*range(10, 21), *range(1, 10)]]  # no guesses: up from the face read
+    assert confirm_screen(0, d20, faces)[3] == "or 16 19"
+    log = RollLog(tmp_path / "rolls.sqlite")
+    link = ScriptedLink([event("ROLL"), btn("ok", "long"), btn("ok"), btn("ok", "long")])
+    svc = TowerService(link, Camera(), RollPipeline(Reader([d20]), log, RollPlan(die_types=("d20",))))
+    result = svc.poll(1.0)
+    assert link.screens[0][3] == "or 16 19"
+    assert [s[1] for s in link.screens[1:3]] == ["d20 is 10", "d20 is 16"]  # one press to the first guess
+    assert (result.readings[0].value, result.readings[0].alternatives) == (16, [])  # set by a person
+    die = log.rolls()[0]["dice"][0]
+    assert (die["value"], die["corrected_value"], die["face"]) == (10, 16, 16)
+    log.close()
+
+
+def test_the_bench_counts_presses_to_the_labelled_face_the_shorter_way_round():
+    from bench.vision import correction_presses
+
+    die = DieReading("d20", 10, (0, 0, 9, 9), 0.3, alternatives=[("d20", 16), ("d20", 19)]).to_json()
+    label = {"die_type": "d20", "value": "16"}
+    assert correction_presses(die, label, ("d20",)) == (1, 6)  # the first guess against 10 -> 16 going up
+    assert correction_presses(die, dict(label, value="9"), ("d20",)) == (1, 1)  # one press down either way
+    assert correction_presses(die, dict(label, value="19"), ("d20",)) == (2, 9)  # second guess; 10 -> 19 by 9 ups
+    assert correction_presses(die, {"die_type": "d8", "value": "3"}, ("d20",)) is None  # no d8 thrown
+    assert correction_presses(die, dict(label, value=""), ("d20",)) is None
+
+
+def test_a_guess_of_another_type_in_play_is_offered_with_its_type():
+    d6 = DieReading("d6", 5, (0, 0, 9, 9), 0.4, alternatives=[("d8", 7), ("d6", 3)])
+    faces = correction_faces(d6, ("d6", "d8"))
+    assert faces[:3] == [Correction("d6", 5), Correction("d8", 7), Correction("d6", 3)]
+    assert confirm_screen(1, d6, faces)[3] == "or d8:7 3"
+    assert confirm_screen(1, replace(d6, alternatives=[]), correction_faces(d6, ("d6",)))[3] == ""
 
 
 def test_host_sets_a_die_type_and_value_and_an_impossible_one_is_ignored(tmp_path, caplog):

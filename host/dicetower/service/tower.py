@@ -25,13 +25,18 @@ class Camera(Protocol):
     def read(self) -> Any: ...
 
 
-def confirm_screen(index: int, reading: DieReading, correctable: bool) -> list[str]:
-    """OLED prompt for an unsure reading (GEN-D01): what was read and which button does what (holding OK
-    sets the die's face, and its type: correction_faces; correctable dice only)."""
+def confirm_screen(index: int, reading: DieReading, faces: list[Correction]) -> list[str]:
+    """OLED prompt for an unsure reading (GEN-D01): what was read, the reader's next guesses that holding OK
+    offers first ("or 16 18 19", another type's as "d8:3"), and which button does what. faces: the faces the
+    die may be set to (correction_faces); [] for a die whose face cannot be set, which is only kept or
+    dropped again."""
     value = "?" if reading.value is None else str(reading.value)
     why = "cocked" if reading.cocked else f"conf {reading.confidence:.2f}"
-    lines = [f"UNSURE DIE {index + 1}", f"{reading.die_type} read {value}", why, "", "OK  = keep it", "NO  = drop again"]
-    return lines + ["hold OK = fix"] if correctable else lines
+    offered = [f for f in faces[1:1 + len(reading.alternatives)] if (f.die_type, f.value) in reading.alternatives]
+    guesses = " ".join(str(f.value) if f.die_type == reading.die_type else f"{f.die_type}:{f.value}" for f in offered)
+    lines = [f"UNSURE DIE {index + 1}", f"{reading.die_type} read {value}", why,
+             f"or {guesses}" if guesses else "", "OK  = keep it", "NO  = drop again"]
+    return lines + ["hold OK = fix"] if faces else lines
 
 
 def correct_screen(index: int, reading: DieReading, face: Correction) -> list[str]:
@@ -42,11 +47,13 @@ def correct_screen(index: int, reading: DieReading, face: Correction) -> list[st
 
 
 def correction_faces(reading: DieReading, die_types: tuple[str, ...] | None) -> list[Correction]:
-    """The faces a person may set an unsure numbered or pip reading to, in the panel's order: the read type's
-    faces 1..sides, then those of the other numbered die types in play (die_types, the table's `[roll]
-    die_types`; None: the read type alone), so a die the reader took for another type of the table's is set
-    right too (any type may be typed at the host: TowerService._typed). [] when the reading has no value to
-    set (symbol faces, no value read, a die type the log does not know)."""
+    """The faces a person may set an unsure numbered or pip reading to, in the panel's order: the face read,
+    then the reader's next guesses (reading.alternatives, best first, those among these faces), then the
+    others going up from the face read: the read type's faces up to its sides, those of the other numbered die
+    types in play (die_types, the table's `[roll] die_types`; None: the read type alone), so a die the reader
+    took for another type of the table's is set right too, then the read type's from 1 (any type may be typed
+    at the host: TowerService._typed), so stepping down from the face read goes down its numbers. [] when the
+    reading has no value to set (symbol faces, no value read, a die type the log does not know)."""
     from dicetower.audit.rolllog import DIE_SIDES
     from dicetower.vision.shape import DIE_TYPES as NUMBERED  # the numbered dice (a stone's faces are symbols)
 
@@ -54,7 +61,13 @@ def correction_faces(reading: DieReading, die_types: tuple[str, ...] | None) -> 
         return []
     others = [t for t in die_types or () if t != reading.die_type and t in NUMBERED]
     types = [reading.die_type] + (others if reading.die_type in NUMBERED else [])
-    return [Correction(t, v) for t in types for v in range(1, DIE_SIDES[t] + 1)]
+    faces = [Correction(t, v) for t in types for v in range(1, DIE_SIDES[t] + 1)]
+    read = Correction(reading.die_type, reading.value)
+    k = faces.index(read) if read in faces else 0
+    going_up = faces[k:] + faces[:k]
+    guesses = [g for g in dict.fromkeys(Correction(t, v) for t, v in reading.alternatives)
+               if g in faces and g != going_up[0]]
+    return going_up[:1] + guesses + [f for f in going_up[1:] if f not in guesses]
 
 
 class TowerService:
@@ -227,13 +240,13 @@ class TowerService:
     def _confirm(self, index: int, reading: DieReading) -> tuple[bool, Correction | None]:
         """Ask the player about an unsure reading: (kept, their Correction or None when kept as read). On
         the panel: OK keeps it, NO drops the dice again; holding OK sets the face (correctable dice): OK /
-        NO step up / down through correction_faces (the read type's faces, then the other types in play),
+        NO step up / down through correction_faces (the face read, the reader's next guesses, the others),
         holding OK keeps the face set, holding NO goes back to the prompt. At the host (answers): "OK",
         "NO", "SET <value>" or "SET <die type> <value>". No answer within confirm_timeout_s (from the last
         press) drops the dice again: never resolved in silence."""
         faces = correction_faces(reading, self.pipeline.plan.types_in_play())
         self.link.set_light("unsure")
-        self.link.show_screen(confirm_screen(index, reading, bool(faces)))
+        self.link.show_screen(confirm_screen(index, reading, faces))
         at: int | None = None  # index into faces of the face being set on the panel; None: the prompt is shown
         deadline = time.monotonic() + self.confirm_timeout_s
         while time.monotonic() < deadline:
@@ -258,7 +271,7 @@ class TowerService:
                 return True, None if (face.die_type, face.value) == (reading.die_type, reading.value) else face
             elif held:
                 at = None
-                self.link.show_screen(confirm_screen(index, reading, True))
+                self.link.show_screen(confirm_screen(index, reading, faces))
                 continue
             else:
                 at = (at + (1 if ok else -1)) % len(faces)
