@@ -12,7 +12,7 @@ import pytest
 
 from dicetower import paths
 from dicetower.vision.camera import load_image
-from dicetower.vision.pips import BELOW, Pip, _is_side_face, _top_unknown
+from dicetower.vision.pips import BELOW, Pip, _is_side_face, _top_unknown, _toward_camera
 from dicetower.vision.reader import DiceReader
 from dicetower.vision.scoring import load_labels
 
@@ -21,10 +21,12 @@ TURNS = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_CO
 
 
 @pytest.mark.skipif(not MATTEOP65.is_dir(), reason=f"shared datasets not found at {MATTEOP65}")
-@pytest.mark.parametrize("image", ["images/Train/dice_42.jpg", "images/Train/two_24.jpg"])
+@pytest.mark.parametrize("image", ["images/Train/dice_42.jpg", "images/Train/two_24.jpg", "images/Train/dice_46.jpg"])
 def test_turned_photo_reads_the_dice_of_the_upright_photo(image):
     # dice_42: five 1s; two_24: 2s. Before the frame's own direction, each turn read 1 to 3 extra sure dice
-    # (side faces taken for top faces: a 5 or a 2 beside a 1), or lost a die
+    # (side faces taken for top faces: a 5 or a 2 beside a 1), or lost a die. dice_46: five 1s, whose frame
+    # turned a quarter turn counterclockwise read a sure 2 and 5 for two of them while a lone side pip that lies
+    # beside two dice counted twice toward "below" (_toward_camera: one face, one vote)
     truth = sorted(int(row["value"]) for row in load_labels(MATTEOP65)[image])
     photo = load_image(MATTEOP65 / image)
     reader = DiceReader()
@@ -77,3 +79,19 @@ def test_a_lone_die_turned_a_quarter_turn_is_not_read_as_two_sure_dice(degrees):
     dice = DiceReader().read(photo)
     assert 1 in [d.value for d in dice]
     assert [d.value for d in dice if not d.unsure] in ([], [1])
+
+
+def test_a_side_face_paired_with_two_top_faces_has_one_vote_for_the_frames_direction():
+    # three side faces lie right of their top faces; two lie below theirs, one of them a lone pip the shapes pair
+    # with two top faces (a pip between two dice): one face seen once, so "right" has the most votes
+    def face(x: float, y: float) -> list[Pip]:
+        return [_pip(x, y, 4.0, 0.6)]
+
+    right = [(face(x + 20, 300), face(x, 300)) for x in (100, 200, 300)]
+    shared = face(400, 120)
+    below = [(shared, face(400, 100)), (shared, face(405, 100)), (face(500, 120), face(500, 100))]
+    assert _toward_camera(right + below) == (1.0, 0.0)
+    # three faces below their own top faces against three right: a tie keeps the upright camera's "below"
+    apart = [(face(400, 120), face(400, 100)), (face(450, 120), face(450, 100)), (face(500, 120), face(500, 100))]
+    assert _toward_camera(right + apart) == BELOW
+    assert _toward_camera([]) == BELOW
