@@ -43,6 +43,11 @@ class DieReading:
         """True when the reading must be confirmed by a person (low confidence or cocked)."""
         return self.cocked or self.confidence < UNSURE_BELOW
 
+    def guess_label(self, die_type: str, value: int) -> str:
+        """How a face the reader may have read instead (one of alternatives) is shown beside this reading
+        on the OLED and the annotated frame: its value for a face of the type read ("16"), else "d8:3"."""
+        return str(value) if die_type == self.die_type else f"{die_type}:{value}"
+
     def to_json(self) -> dict[str, Any]:
         """JSON form used by `dicetower read --json`: die_type, value, box [x,y,w,h], confidence, plus
         colour/symbols/die_id/cocked/unsure when they carry information, and for an unsure reading its

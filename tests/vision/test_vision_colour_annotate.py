@@ -1,12 +1,14 @@
 """Body colour names and the annotated frame."""
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
 
 from dicetower import paths
 from dicetower.readings import DieReading
-from dicetower.vision.annotate import LABEL_SCALE, annotate, save_annotated
+from dicetower.vision.annotate import LABEL_SCALE, annotate, guesses, save_annotated
 from dicetower.vision.camera import load_image
 from dicetower.vision.colour import channel_medians, colour_name
 
@@ -76,3 +78,16 @@ def test_a_label_is_a_band_of_its_box_colour_whole_inside_the_frame(box):
     assert ((band[:, 2] >= 250) & (np.abs(band[:, 0] - band[:, 1]) <= 2)).all()
     red, white = (band == (0, 0, 255)).all(axis=1), (band >= 250).all(axis=1)
     assert red.mean() > 0.5 and white.mean() > 0.05
+
+
+def test_an_unsure_label_ends_with_the_readers_next_guesses():
+    image = load_image(DEMO / "valid_24.jpg")
+    d20 = DieReading("d20", 10, (300, 200, 60, 60), 0.08, alternatives=[("d20", 16), ("d12", 10)])
+    assert guesses(d20) == " or 16/d12:10" and guesses(DieReading("d6", 3, (0, 0, 9, 9), 0.4)) == ""
+    plain, listed = annotate(image, [replace(d20, alternatives=[])]), annotate(image, [d20])
+    (short, _), _ = cv2.getTextSize("d20 10 0.08 ?", cv2.FONT_HERSHEY_SIMPLEX, LABEL_SCALE, 1)
+    (long, _), _ = cv2.getTextSize("d20 10 0.08 ? or 16/d12:10", cv2.FONT_HERSHEY_SIMPLEX, LABEL_SCALE, 1)
+    def red_in_band(out: np.ndarray) -> int:  # red px along a row inside the label's band, above the box
+        return int((out[200 - 3, 300:640] == (0, 0, 255)).all(axis=1).sum())
+
+    assert red_in_band(listed) - red_in_band(plain) >= 0.5 * (long - short)  # the band runs on to hold the guesses

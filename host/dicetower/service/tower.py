@@ -33,7 +33,7 @@ def confirm_screen(index: int, reading: DieReading, faces: list[Correction]) -> 
     value = "?" if reading.value is None else str(reading.value)
     why = "cocked" if reading.cocked else f"conf {reading.confidence:.2f}"
     offered = [f for f in faces[1:1 + len(reading.alternatives)] if (f.die_type, f.value) in reading.alternatives]
-    guesses = " ".join(str(f.value) if f.die_type == reading.die_type else f"{f.die_type}:{f.value}" for f in offered)
+    guesses = " ".join(reading.guess_label(f.die_type, f.value) for f in offered)
     lines = [f"UNSURE DIE {index + 1}", f"{reading.die_type} read {value}", why,
              f"or {guesses}" if guesses else "", "OK  = keep it", "NO  = drop again"]
     return lines + ["hold OK = fix"] if faces else lines

@@ -16,9 +16,17 @@ LABEL_SCALE = 0.5
 LABEL_SCALE_MIN = 0.45
 
 
+def guesses(reading: DieReading) -> str:
+    """The reader's next guesses for a reading as an unsure die's label ends with them: " or 16/19/18"
+    (another die type's as "d8:3": DieReading.guess_label), "" when it has none."""
+    shown = [reading.guess_label(t, v) for t, v in reading.alternatives]
+    return " or " + "/".join(shown) if shown else ""
+
+
 def annotate(image: np.ndarray, readings: list[DieReading]) -> np.ndarray:
     """A copy of image (HxWx3 uint8 BGR) with a box and a "d6 5 0.97" label per reading; unsure or
-    cocked readings are drawn red with "?" / "cocked", sure ones green. The label is white on a band of
+    cocked readings are drawn red with "?" / "cocked", sure ones green; an unsure reading's label ends with
+    the reader's next guesses ("d20 10 0.08 ? or 16/19/18": guesses). The label is white on a band of
     its box's colour, above the box (inside its top when the box touches the frame's top), moved left to
     stay inside the frame: legible on any tray, at any frame size (the font grows with the frame, never
     under LABEL_SCALE_MIN)."""
@@ -37,7 +45,7 @@ def annotate(image: np.ndarray, readings: list[DieReading]) -> np.ndarray:
         if r.cocked:
             label += " cocked"
         elif r.unsure:
-            label += " ?"
+            label += " ?" + guesses(r)
         (tw, th), base = cv2.getTextSize(label, font, font_scale, text_thick)
         band_w, band_h = tw + 2 * pad, th + base + 2 * pad
         left = min(max(x, 0), max(width - band_w, 0))
