@@ -1228,9 +1228,9 @@ def _toward_camera(side_pairs: list[tuple[list[Pip], list[Pip]]]) -> tuple[float
     stripped: the side faces lie left, right or above their top faces). The image axis nearest the
     pairs' mean direction (a camera sees two side faces of a die at once, up to 45 degrees either side
     of its direction, so the pairs scatter that far, and _is_side_face's cone around the axis spans
-    more), when more pairs lie nearest to that axis than to BELOW; else BELOW (an upright camera above
-    the tray, also when no pair tells or the pairs' directions cancel out). side_pairs: (side face, top
-    face) pip groups, the pairs _side_face_by_shape calls side faces.
+    more), when more pairs (by their votes) lie nearest to that axis than to BELOW; else BELOW (an upright
+    camera above the tray, also when no pair tells or the pairs' directions cancel out). side_pairs: (side
+    face, top face) pip groups, the pairs _side_face_by_shape calls side faces.
     A side face paired with several top faces (a lone pip beside two dice) is one face seen once, at most
     one of whose pairs is real: its pairs share one vote, in the mean and in the counts. Counted once per pair,
     such a pip turned matteop65's dice_46 (five 1s, the frame turned a quarter turn) to "below", and two side
