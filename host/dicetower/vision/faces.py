@@ -220,8 +220,8 @@ class DieSet:
         best = max((i for i, c in enumerate(self.classes) if c.die_type == die_type), key=lambda i: proba[i])
         c = self.classes[best]
         p = float(proba[best]) if self.model is None else self.model.confidence(float(proba[best]), best)
-        ranked = sorted(((float(q), o.die_type, o.value) for i, (o, q) in enumerate(zip(self.classes, proba))
-                         if i != best and o.value is not None and not o.symbols and q > 0
+        ranked = sorted(((float(q), o.die_type, o.value) for o, q in zip(self.classes, proba)
+                         if o.value is not None and not o.symbols and q > 0
                          and (o.die_type, o.value) != (c.die_type, c.value)), reverse=True)
         return FaceResult(c.die_type, c.value, p, list(c.symbols), c.face_colour, types[die_type],
                           _first_faces([(t, v) for _, t, v in ranked]))
