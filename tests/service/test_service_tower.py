@@ -169,9 +169,11 @@ def test_the_readers_next_guesses_come_first_when_a_face_is_set(tmp_path):
     assert confirm_screen(0, d20, faces)[3] == "or 16 19"
     log = RollLog(tmp_path / "rolls.sqlite")
     link = ScriptedLink([event("ROLL"), btn("ok", "long"), btn("ok"), btn("ok", "long")])
-    svc = TowerService(link, Camera(), RollPipeline(Reader([d20]), log, RollPlan(die_types=("d20",))))
+    prompts: list[list[str]] = []
+    svc = TowerService(link, Camera(), RollPipeline(Reader([d20]), log, RollPlan(die_types=("d20",))),
+                       on_prompt=prompts.append)
     result = svc.poll(1.0)
-    assert link.screens[0][3] == "or 16 19"
+    assert link.screens[0][3] == "or 16 19" and prompts == [link.screens[0]]  # the host terminal sees it too
     assert [s[1] for s in link.screens[1:3]] == ["d20 is 10", "d20 is 16"]  # one press to the first guess
     assert (result.readings[0].value, result.readings[0].alternatives) == (16, [])  # set by a person
     die = log.rolls()[0]["dice"][0]

@@ -129,6 +129,7 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
                                idle_line=idle_line, on_result=show, watch=FairnessWatch(),
                                on_alarm=lambda alarm: click.echo(alarm.message, err=True),
                                on_error=lambda reason: click.echo(f"roll not resolved: {reason}", err=True),
+                               on_prompt=lambda lines: click.echo("tower asks: " + " | ".join(filter(None, lines))),
                                confirm_timeout_s=2.0 if rolls is not None else 30.0,
                                settle=camera_index is not None)
         try:

@@ -80,6 +80,9 @@ class TowerService:
     confirm_timeout_s: how long to wait for OK/NO on an unsure die (s), from the last press while the player
                corrects its value; no answer counts as NO, so an unsure die is never resolved in silence
     on_result: called with each RollResult after it is logged and shown (printing, tests)
+    on_prompt: called with the OLED lines of each prompt for an unsure die (confirm_screen) as they are shown, so
+               a person answering at the host terminal sees which die is asked about, what was read and the
+               reader's next guesses
     settle:    wait for the dice to stop on a live camera (vision.settle.wait_settled) before reading;
                off for the replay camera, whose every frame is a different photo
     watch:     live fairness watch (dicetower.audit.sprt.FairnessWatch) fed every sure or confirmed
@@ -92,7 +95,7 @@ class TowerService:
                  on_result: Callable[[RollResult], None] | None = None,
                  watch: Any = None, on_alarm: Callable[[Any], None] | None = None,
                  alarm_delay_s: float = 3.0, on_error: Callable[[str], None] | None = None,
-                 settle: bool = False):
+                 settle: bool = False, on_prompt: Callable[[list[str]], None] | None = None):
         self.link = link
         self.camera = camera
         self.pipeline = pipeline
@@ -104,6 +107,7 @@ class TowerService:
         self.alarm_delay_s = alarm_delay_s
         self._pending_alarm: tuple[float, list[str]] | None = None
         self.on_error = on_error
+        self.on_prompt = on_prompt
         self.settle = settle
         #: rolls that produced no shown result (camera gave no frame, the log could not be written)
         self.failures: list[str] = []
@@ -246,7 +250,10 @@ class TowerService:
         press) drops the dice again: never resolved in silence."""
         faces = correction_faces(reading, self.pipeline.plan.types_in_play())
         self.link.set_light("unsure")
-        self.link.show_screen(confirm_screen(index, reading, faces))
+        prompt = confirm_screen(index, reading, faces)
+        self.link.show_screen(prompt)
+        if self.on_prompt is not None:
+            self.on_prompt(prompt)
         at: int | None = None  # index into faces of the face being set on the panel; None: the prompt is shown
         deadline = time.monotonic() + self.confirm_timeout_s
         while time.monotonic() < deadline:
@@ -271,7 +278,7 @@ class TowerService:
                 return True, None if (face.die_type, face.value) == (reading.die_type, reading.value) else face
             elif held:
                 at = None
-                self.link.show_screen(confirm_screen(index, reading, faces))
+                self.link.show_screen(prompt)
                 continue
             else:
                 at = (at + (1 if ok else -1)) % len(faces)
