@@ -190,3 +190,34 @@ def test_a_tables_die_types_with_a_calibrated_set_is_refused_before_the_tower_st
                           capture_output=True, text=True, timeout=240, cwd=paths.repo_root())
     assert proc.returncode != 0 and "calibrated on" in proc.stderr and "Traceback" not in proc.stderr
     assert "simulated tower running" not in proc.stdout and not (tmp_path / "r.sqlite").exists()
+
+
+def test_a_die_held_no_on_the_towers_panel_is_left_out_of_the_roll(tmp_path):
+    photo, labelled = known_photo()
+    with SimTower() as tower, RollLog(tmp_path / "rolls.sqlite", tower="sim") as log:
+        link = TowerLink(tower.serial_url)
+        try:
+            link.handshake()
+            service = TowerService(link, ReplayCamera([photo]), RollPipeline(FirstDieUnsure(), log, RollPlan()),
+                                   confirm_timeout_s=30.0)
+            service.start()
+            prompts = []
+
+            def player() -> None:  # reads the whole prompt on the OLED, then holds NO: no die lies there
+                assert tower.wait_until(lambda: tower.oled_lines()[0] == "UNSURE DIE 1", 60.0), tower.oled_text_art()
+                prompts.append(tower.oled_lines())
+                tower.press("no", ms=1500)
+
+            presses = threading.Thread(target=player)
+            presses.start()
+            tower.press("roll")
+            result = run_until_roll(service)
+            presses.join(30.0)
+        finally:
+            link.close()
+        roll = log.rolls()[0]
+    assert prompts and prompts[0][-1] == "hold NO = no die"  # the prompt's 8th row, drawn by the firmware
+    assert result.not_dice == [0] and roll["outcome"]["not_dice"] == [0]
+    rest = [r.value for r in result.readings[1:]]
+    assert result.outcome["successes"] == rules.resolve("d6pool.count_successes", {"faces": rest})["successes"]
+    assert len(roll["dice"]) == len(labelled) and roll["dice"][0]["face"] is None  # logged, never counted

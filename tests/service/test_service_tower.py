@@ -6,11 +6,12 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
 from dicetower.audit.rolllog import RollLog
 from dicetower.audit.sprt import FairnessWatch
 from dicetower.readings import DieReading
-from dicetower.service.cli import takes_key
+from dicetower.service.cli import describe, takes_key
 from dicetower.service.plan import RollPlan
 from dicetower.service.roll import Correction, RollPipeline
 from dicetower.service.tower import TowerService, confirm_screen, correction_faces
@@ -127,6 +128,43 @@ def test_held_no_goes_back_to_the_prompt_and_a_value_kept_as_read_is_no_correcti
     assert (die["confirmed"], die["corrected_value"], die["face"]) == (True, None, 5)
     log.close()
     log2.close()
+
+
+def test_a_held_no_says_no_die_lies_there_and_the_roll_resolves_without_it(tmp_path):
+    # a side face read as an unsure die of its own: the throw stands on the dice that are there
+    svc, link, log = service(tmp_path, [SURE, UNSURE], [event("ROLL"), btn("no", "long")])
+    result = svc.poll(1.0)
+    assert link.screens[0][0] == "UNSURE DIE 2" and link.screens[0][-1] == "hold NO = no die"
+    assert result.outcome["roll_status"] == "resolved" and result.outcome["successes"] == 2  # the 6 alone
+    assert result.not_dice == [1] and "NOT A DIE" in describe(result).split("d6=5")[1]
+    assert not any("not_dice" in line or "[1]" in line for line in result.screen)  # the service's key, not shown
+    roll = log.rolls()[0]
+    assert roll["outcome"]["not_dice"] == [1]
+    kept, left_out = roll["dice"]
+    assert (kept["face"], left_out["value"], left_out["unsure"], left_out["confirmed"], left_out["face"]) == \
+        (6, 5, True, False, None)  # logged as read; the audit never counts it
+    assert log.verify().ok
+    log.close()
+
+
+def test_no_die_typed_at_the_host_and_nothing_left_asks_for_the_dice_again(tmp_path):
+    svc, link, log = service(tmp_path, [UNSURE], [event("ROLL")])
+    svc.answers.put("NOT_A_DIE")
+    result = svc.poll(1.0)
+    assert result.outcome == {"roll_status": "rethrow", "reason": "no dice seen in the tray", "not_dice": [0]}
+    assert result.screen[0] == "NO DICE SEEN"
+    log.close()
+
+
+def test_only_an_unconfirmed_unsure_reading_can_be_left_out(tmp_path):
+    log = RollLog(tmp_path / "rolls.sqlite")
+    pipeline = RollPipeline(Reader([]), log, RollPlan())
+    image = np.zeros((8, 8, 3), np.uint8)
+    for not_dice, confirmed in (([0], {}), ([2], {}), ([1], {1: None})):
+        with pytest.raises(ValueError, match="only an unsure reading"):
+            pipeline.resolve_and_log(image, "memory", [SURE, UNSURE], confirmed=confirmed, not_dice=not_dice)
+    assert log.rolls() == []  # nothing logged
+    log.close()
 
 
 def test_host_sets_a_value_and_a_value_no_face_of_the_die_is_ignored(tmp_path, caplog):

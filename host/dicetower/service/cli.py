@@ -41,13 +41,14 @@ def image_files(items: tuple[str, ...]) -> list[Path]:
 
 
 def describe(result: RollResult) -> str:
-    """One printed line per roll: the dice read, flags and the logged outcome."""
+    """One printed line per roll: the dice read, flags (UNSURE; NOT A DIE: a person said no die lies there) and
+    the logged outcome."""
 
-    def die(r: DieReading) -> str:
-        flag = " UNSURE" if r.unsure else ""
+    def die(i: int, r: DieReading) -> str:
+        flag = (" UNSURE" if r.unsure else "") + (" NOT A DIE" if i in result.not_dice else "")
         return f"{r.die_type}={'?' if r.value is None else r.value}({r.confidence:.2f}{flag})"
 
-    dice = " ".join(die(r) for r in result.readings) or "(no dice)"
+    dice = " ".join(die(i, r) for i, r in enumerate(result.readings)) or "(no dice)"
     return f"roll #{result.roll_id} from {Path(result.frame_source).name}: {dice}"
 
 
@@ -66,7 +67,7 @@ def describe(result: RollResult) -> str:
 def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log_path: Path | None,
         table_path: Path | None, die_set: str | None, rolls: int | None) -> None:
     """Run the tower service. In the terminal: `r` presses ROLL (simulated tower), `y`/`n` answer an
-    unsure reading (`n` also declines an optional re-throw), `q` quits."""
+    unsure reading (`n` also declines an optional re-throw), `x` says no die lies where it was read, `q` quits."""
     from dicetower.audit.rolllog import LogError, RollLog
     from dicetower.audit.sprt import FairnessWatch
     from dicetower.link import LinkError, TowerLink
@@ -188,9 +189,10 @@ def takes_key(typed: str, key: str) -> bool:
 
 
 def _interactive(service, sim) -> None:  # type: ignore[no-untyped-def]
-    """Keys: r = press ROLL (simulated tower), y/n = keep or drop again an unsure reading, digits then Enter =
-    correct it to that value, a die type, a space and the value (e.g. d8 5) then Enter = correct its type
-    and value, n = decline an optional re-throw (a mulligan) and keep the throw as it is, q = quit."""
+    """Keys: r = press ROLL (simulated tower), y/n = keep or drop again an unsure reading, x = no die lies there
+    (a side face, a shadow: left out of the roll), digits then Enter = correct it to that value, a die type, a
+    space and the value (e.g. d8 5) then Enter = correct its type and value, n = decline an optional re-throw (a
+    mulligan) and keep the throw as it is, q = quit."""
     quit_flag = threading.Event()
 
     def keys() -> None:
@@ -212,11 +214,11 @@ def _interactive(service, sim) -> None:  # type: ignore[no-untyped-def]
                     click.echo("press the ROLL button on the tower", err=True)
                 else:
                     sim.press("roll")
-            elif key in ("y", "n"):
-                service.answers.put("OK" if key == "y" else "NO")
+            elif key in ("y", "n", "x"):
+                service.answers.put({"y": "OK", "n": "NO", "x": "NOT_A_DIE"}[key])
 
-    unsure = ("y/n = keep/re-throw an unsure die, its value (or type and value: d8 5) + Enter = correct it, "
-              "n = keep a throw whose re-throw is optional")
+    unsure = ("y/n = keep/re-throw an unsure die, x = it is no die, its value (or type and value: d8 5) + Enter = "
+              "correct it, n = keep a throw whose re-throw is optional")
     click.echo(f"r = ROLL, {unsure}, q = quit" if sim else f"press ROLL on the tower; {unsure}; q = quit")
     with _cbreak():
         threading.Thread(target=keys, daemon=True).start()

@@ -4,6 +4,7 @@ the same path serves the live service, the simulated tower and the tests."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -51,6 +52,9 @@ class RollResult:
                throw must be made again (wrong dice, unsure dice the player rejected)
     screen:    the OLED lines to show (at most 8 of at most 16 characters; at most 3 under `big`)
     big:       a large figure (1..4 characters) drawn above the lines, or None
+    not_dice:  indices into readings of the unsure readings a person said are no die (a side face, a shadow, a
+               mark on the tray): left out of the outcome, logged as read (unsure and never confirmed, so the
+               audit does not count them) with the outcome's "not_dice"
     """
 
     roll_id: int
@@ -62,6 +66,7 @@ class RollResult:
     unsure: list[int] = field(default_factory=list)
     state_changes: list[str] = field(default_factory=list)
     big: str | None = None
+    not_dice: list[int] = field(default_factory=list)
 
 
 def frame_sha256(image: np.ndarray, source: str | None = None) -> str:
@@ -75,8 +80,8 @@ def frame_sha256(image: np.ndarray, source: str | None = None) -> str:
 
 
 #: Outcome keys the service adds to a procedure's outcome (what became of the throw, which roll a re-throw
-#: completes), which are not the procedure's to show
-SERVICE_KEYS = ("roll_status", "rethrow_of", "rethrow_declined")
+#: completes, the readings a person said are no die), which are not the procedure's to show
+SERVICE_KEYS = ("roll_status", "rethrow_of", "rethrow_declined", "not_dice")
 
 
 def screen_form(procedure_id: str, outcome: dict[str, Any]) -> tuple[list[str], str | None]:
@@ -172,7 +177,8 @@ class RollPipeline:
         return self.reader.read(image)
 
     def resolve_and_log(self, image: np.ndarray, source: str, readings: list[DieReading],
-                        rejected: bool = False, confirmed: dict[int, Correction | None] | None = None) -> RollResult:
+                        rejected: bool = False, confirmed: dict[int, Correction | None] | None = None,
+                        not_dice: Collection[int] = ()) -> RollResult:
         """Resolve the plan's procedure on these readings, log the roll, and return the screen.
 
         The roll is logged (committed) BEFORE the screen is returned, so a shown result is always in
@@ -184,6 +190,11 @@ class RollPipeline:
         type the procedure does not take is refused, GEN-D04), the readings are logged as read, and each
         confirmation (with its correction) is logged after the roll (RollLog.mark_confirmed), so the audit
         counts the corrected face, under the corrected type, and keeps what was read.
+        not_dice: indices into readings of unsure readings a person said are no die (a side face, a shadow): the
+        procedure is resolved without them, and they are logged as read, never confirmed (the audit does not count
+        an unsure reading nobody confirmed), with the outcome's "not_dice" (sorted indices) saying who left them
+        out; when no reading is left, nothing was thrown that the camera saw, and the dice are asked for again.
+        Raises ValueError for a not_dice index that is no unsure reading, or one also in confirmed.
         While a re-throw is pending (self.pending) these readings are its dice: the procedure's rethrow merges
         them into the asking roll's inputs (a wrong count or stone is refused as above, and the re-throw stays
         pending), and the outcome says "rethrow_of": that roll's id. An outcome that asks for a re-throw of its
@@ -192,6 +203,11 @@ class RollPipeline:
         Raises the log's error when logging fails (a correction that is no face of its die included:
         LogError): the caller must then not show a result."""
         confirmed = confirmed or {}
+        not_dice = sorted(set(not_dice))
+        for i in not_dice:
+            if not 0 <= i < len(readings) or not readings[i].unsure or i in confirmed:
+                raise ValueError(f"reading {i} cannot be left out as no die: only an unsure reading of the "
+                                 f"{len(readings)} read that nobody confirmed can")
         readings_as_read = readings
         readings = [r if (c := confirmed.get(i)) is None else replace(r, die_type=c.die_type, value=c.value,
                                                                      alternatives=[])  # a person set the face
@@ -201,18 +217,19 @@ class RollPipeline:
         unsure = [i for i, r in enumerate(readings) if r.unsure]
         pending = self.pending
         inputs: dict[str, Any] = {}
+        thrown = [r for i, r in enumerate(readings) if i not in not_dice]
         if rejected:
             outcome: dict[str, Any] = {"roll_status": "rethrow", "reason": "unsure reading rejected (GEN-D01)"}
             screen = refusal_screen("DROP AGAIN", "an unsure die was rejected: drop the dice again")
-        elif not readings:
+        elif not thrown:
             outcome = {"roll_status": "rethrow", "reason": "no dice seen in the tray"}
             screen = refusal_screen("NO DICE SEEN", "drop the dice again")
         else:
             try:
                 if pending is None:
-                    inputs = self.plan.build_inputs(readings)
+                    inputs = self.plan.build_inputs(thrown)
                 else:
-                    inputs = self._rethrow_inputs(pending, self.plan.dice(readings))
+                    inputs = self._rethrow_inputs(pending, self.plan.dice(thrown))
                 outcome = {"roll_status": "resolved", **rules.resolve(self.plan.procedure, inputs)}
                 screen, big = screen_form(self.plan.procedure, outcome)
             except rules.RulesError as exc:
@@ -220,6 +237,8 @@ class RollPipeline:
                 screen = refusal_screen("THROW AGAIN", str(exc))
         if pending is not None:
             outcome["rethrow_of"] = pending.roll_id
+        if not_dice:
+            outcome["not_dice"] = not_dice
         record = self._record(readings_as_read, outcome, sha, source, die_crops(image, readings_as_read))
         for i, correction in sorted(confirmed.items()):  # a person vouched for these readings: the audit may count them
             if correction is None:
@@ -227,7 +246,7 @@ class RollPipeline:
             else:
                 self.log.mark_confirmed(record.roll_id, i, correction.value, correction.die_type)
         screen, changes = self._settle(record.roll_id, inputs, outcome, screen, big, sha, source)
-        return RollResult(record.roll_id, readings, outcome, screen, sha, source, unsure, changes, big)
+        return RollResult(record.roll_id, readings, outcome, screen, sha, source, unsure, changes, big, not_dice)
 
     def decline(self) -> RollResult | None:
         """The player declined the pending re-throw, when it is optional (a chance mulligan, Bersek's damage

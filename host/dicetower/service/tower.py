@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import logging
 import queue
 import time
@@ -25,18 +26,26 @@ class Camera(Protocol):
     def read(self) -> Any: ...
 
 
+class Answer(enum.Enum):
+    """A person's answer to the prompt for an unsure reading (GEN-D01)."""
+
+    KEEP = "keep"  # the die shows what was read, or the face they set
+    DROP_AGAIN = "drop again"  # the dice are thrown again; the first reading is discarded (GEN-D01)
+    NOT_A_DIE = "not a die"  # no die lies there (a side face, a shadow, a mark on the tray): left out of the roll
+
+
 def confirm_screen(index: int, reading: DieReading, faces: list[Correction]) -> list[str]:
     """OLED prompt for an unsure reading (GEN-D01): what was read, the reader's next guesses that holding OK
     offers first ("or 16 18 19", another type's as "d8:3"), and which button does what. faces: the faces the
     die may be set to (correction_faces); [] for a die whose face cannot be set, which is only kept or
-    dropped again."""
+    dropped again. Holding NO says no die lies there (Answer.NOT_A_DIE)."""
     value = "?" if reading.value is None else str(reading.value)
     why = "cocked" if reading.cocked else f"conf {reading.confidence:.2f}"
     offered = [f for f in faces[1:1 + len(reading.alternatives)] if (f.die_type, f.value) in reading.alternatives]
     guesses = " ".join(reading.guess_label(f.die_type, f.value) for f in offered)
     lines = [f"UNSURE DIE {index + 1}", f"{reading.die_type} read {value}", why,
              f"or {guesses}" if guesses else "", "OK  = keep it", "NO  = drop again"]
-    return lines + ["hold OK = fix"] if faces else lines
+    return lines + (["hold OK = fix"] if faces else []) + ["hold NO = no die"]
 
 
 def correct_screen(index: int, reading: DieReading, face: Correction) -> list[str]:
@@ -207,16 +216,20 @@ class TowerService:
         frame = wait_settled(self.camera) if self.settle else self.camera.read()
         readings = self.pipeline.read(frame.image)
         confirmed: dict[int, Correction | None] = {}
+        not_dice: list[int] = []
         rejected = False
         for i, reading in enumerate(readings):
             if reading.unsure:
-                kept, corrected = self._confirm(i, reading)
-                if not kept:
+                answer, corrected = self._confirm(i, reading)
+                if answer is Answer.DROP_AGAIN:
                     rejected = True
                     break
-                confirmed[i] = corrected
+                if answer is Answer.NOT_A_DIE:
+                    not_dice.append(i)
+                else:
+                    confirmed[i] = corrected
         result = self.pipeline.resolve_and_log(frame.image, frame.source, readings, rejected=rejected,
-                                               confirmed=confirmed)
+                                               confirmed=confirmed, not_dice=not_dice)
         self._show(result)
         if self.watch is not None and not rejected:
             self._watch(result.readings, list(confirmed))
@@ -241,13 +254,14 @@ class TowerService:
             self.link.set_light("alarm")
             self._pending_alarm = (time.monotonic() + self.alarm_delay_s, alarms[0].screen())
 
-    def _confirm(self, index: int, reading: DieReading) -> tuple[bool, Correction | None]:
-        """Ask the player about an unsure reading: (kept, their Correction or None when kept as read). On
-        the panel: OK keeps it, NO drops the dice again; holding OK sets the face (correctable dice): OK /
-        NO step up / down through correction_faces (the face read, the reader's next guesses, the others),
-        holding OK keeps the face set, holding NO goes back to the prompt. At the host (answers): "OK",
-        "NO", "SET <value>" or "SET <die type> <value>". No answer within confirm_timeout_s (from the last
-        press) drops the dice again: never resolved in silence."""
+    def _confirm(self, index: int, reading: DieReading) -> tuple[Answer, Correction | None]:
+        """Ask the player about an unsure reading: (their Answer, their Correction when they kept the die with
+        another face, else None). On the panel: OK keeps it, NO drops the dice again, holding NO says no die
+        lies there (a side face, a shadow: left out of the roll, which need not be thrown again); holding OK
+        sets the face (correctable dice): OK / NO step up / down through correction_faces (the face read, the
+        reader's next guesses, the others), holding OK keeps the face set, holding NO goes back to the prompt.
+        At the host (answers): "OK", "NO", "NOT_A_DIE", "SET <value>" or "SET <die type> <value>". No answer
+        within confirm_timeout_s (from the last press) drops the dice again: never resolved in silence."""
         faces = correction_faces(reading, self.pipeline.plan.types_in_play())
         self.link.set_light("unsure")
         prompt = confirm_screen(index, reading, faces)
@@ -268,14 +282,14 @@ class TowerService:
                 continue
             ok, held = event.fields["name"] == "ok", event.fields.get("press") == "long"
             if at is None and not (ok and held and faces):
-                return ok, None
+                return Answer.KEEP if ok else Answer.NOT_A_DIE if held else Answer.DROP_AGAIN, None
             deadline = time.monotonic() + self.confirm_timeout_s  # the player is setting the face
             if at is None:
                 read = (reading.die_type, reading.value)
                 at = next((k for k, f in enumerate(faces) if (f.die_type, f.value) == read), 0)
             elif held and ok:
                 face = faces[at]
-                return True, None if (face.die_type, face.value) == (reading.die_type, reading.value) else face
+                return Answer.KEEP, None if (face.die_type, face.value) == (reading.die_type, reading.value) else face
             elif held:
                 at = None
                 self.link.show_screen(prompt)
@@ -283,27 +297,28 @@ class TowerService:
             else:
                 at = (at + (1 if ok else -1)) % len(faces)
             self.link.show_screen(correct_screen(index, reading, faces[at]))
-        return False, None
+        return Answer.DROP_AGAIN, None
 
-    def _typed(self, answer: str, reading: DieReading, correctable: bool) -> tuple[bool, Correction | None] | None:
-        """A host answer ("OK", "NO", "SET <value>", "SET <die type> <value>") as _confirm's answer; None,
+    def _typed(self, answer: str, reading: DieReading, correctable: bool) -> tuple[Answer, Correction | None] | None:
+        """A host answer ("OK", "NO", "NOT_A_DIE", "SET <value>", "SET <die type> <value>") as _confirm's answer; None,
         with a warning logged that says what to type, for one that is none of those or sets no face of a
         die the log knows (a type not in play may be set: the rules then refuse the die, GEN-D04)."""
         from dicetower.audit.rolllog import DIE_SIDES
         from dicetower.vision.shape import DIE_TYPES as NUMBERED
 
         words = answer.split()
-        if words in (["OK"], ["NO"]):
-            return words == ["OK"], None
+        typed = {"OK": Answer.KEEP, "NO": Answer.DROP_AGAIN, "NOT_A_DIE": Answer.NOT_A_DIE}
+        if len(words) == 1 and words[0] in typed:
+            return typed[words[0]], None
         if correctable and len(words) in (2, 3) and words[0] == "SET" and words[-1].isdigit():
             die_type = words[1].lower() if len(words) == 3 else reading.die_type
             value = int(words[-1])
             if (die_type == reading.die_type or (die_type in NUMBERED and reading.die_type in NUMBERED)) \
                     and 1 <= value <= DIE_SIDES.get(die_type, 0):
                 kept = (die_type, value) == (reading.die_type, reading.value)
-                return True, None if kept else Correction(die_type, value)
+                return Answer.KEEP, None if kept else Correction(die_type, value)
         log.warning("answer %r ignored: %s", answer,
-                    f"type OK, NO, SET <value> (from 1 to {DIE_SIDES[reading.die_type]} for this "
+                    f"type OK, NO, NOT_A_DIE, SET <value> (from 1 to {DIE_SIDES[reading.die_type]} for this "
                     f"{reading.die_type}) or SET <die type> <value> (e.g. SET d8 5)" if correctable
-                    else "type OK or NO (this die's value cannot be set)")
+                    else "type OK, NO or NOT_A_DIE (this die's value cannot be set)")
         return None
