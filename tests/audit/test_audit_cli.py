@@ -98,6 +98,27 @@ def test_corrections_are_counted(tmp_path):
     assert report_json(path)["blue"]["corrected"] == 1
 
 
+def test_readings_a_person_said_are_no_die_are_named_and_not_counted(tmp_path):
+    from dicetower.service.plan import RollPlan
+    from dicetower.service.roll import RollPipeline
+
+    path = tmp_path / "rolls.sqlite"
+    logged = session(path, rolls=30)
+    side_face = DieReading("d6", 2, (300, 40, 30, 30), 0.3, die_id="red")  # read as a second red d6, unsure
+    thrown = [DieReading("d6", 5, (100, 40, 30, 30), 0.95, die_id="red"), side_face]
+    with RollLog(path) as log:  # the service logs what a person answered "no die" as the outcome's not_dice
+        pipeline = RollPipeline(None, log, RollPlan())
+        for _ in range(2):
+            pipeline.resolve_and_log(np.zeros((8, 8, 3), np.uint8), "memory", thrown, not_dice=[1])
+        assert log.not_dice() == {("red", "d6"): 2}
+    red = report_json(path)["red"]
+    assert red["n"] == 32 and red["counts"][4] == logged["red"].count(5) + 2  # the two 5s thrown counted
+    assert (red["uncounted"], red["not_dice"]) == (2, 2) and report_json(path)["blue"]["not_dice"] == 0
+    text = run("report", "--log", str(path)).output
+    assert "(2 not counted: no number read, or unsure and unconfirmed, 2 of them left out by a person as no die)" in \
+        text.split("== red")[1].split("==")[0]
+
+
 def test_html_report_holds_the_four_plots_per_die(tmp_path):
     path = tmp_path / "rolls.sqlite"
     session(path, rolls=200)

@@ -33,7 +33,8 @@ class AuditData:
     key: shape (n,) index into `dice` ((die_id, die_type) pairs); face: (n,) 1..sides;
     x: (n,) box centre x, px; epoch: (n,) roll time, Unix s; corrected: (n,) bool, the face is a person's
     correction of the value read;
-    uncounted: {(die_id, die_type): readings not counted (no number read, or unsure and never confirmed)}.
+    uncounted: {(die_id, die_type): readings not counted (no number read, or unsure and never confirmed)};
+    not_dice: {(die_id, die_type): of those, the readings a person said are no die (RollLog.not_dice)}.
     """
 
     dice: list[tuple[str | None, str]]
@@ -43,6 +44,7 @@ class AuditData:
     epoch: np.ndarray
     corrected: np.ndarray
     uncounted: dict[tuple[str | None, str], int]
+    not_dice: dict[tuple[str | None, str], int]
 
 
 def load(log: RollLog) -> AuditData:
@@ -54,7 +56,8 @@ def load(log: RollLog) -> AuditData:
         for k, c in zip(*np.unique(rows["key"][~read], return_counts=True)):
             uncounted[dice[k]] = int(c)
     rows = rows[read]
-    return AuditData(dice, rows["key"], rows["face"], rows["x"], rows["epoch"], rows["corrected"], uncounted)
+    return AuditData(dice, rows["key"], rows["face"], rows["x"], rows["epoch"], rows["corrected"], uncounted,
+                     log.not_dice())
 
 
 def tower_effects(face: np.ndarray, x: np.ndarray, epoch: np.ndarray, sides: int):
@@ -114,6 +117,7 @@ def _audit(data: AuditData, alpha: float, stated_relative_bias: float, sets: boo
         out.append(audit_faces(die_id, die_type, sides, face, alpha=alpha, stated_relative_bias=stated_relative_bias,
                                uncounted=data.uncounted.get((die_id, die_type), 0), label=label,
                                corrected=int(data.corrected[sel].sum()),
+                               not_dice=data.not_dice.get((die_id, die_type), 0),
                                effects=tower_effects(face, data.x[sel], data.epoch[sel], sides)))
     if sets:
         types = sorted({t for _, t in data.dice}, key=lambda t: (DIE_SIDES[t], t))
@@ -128,15 +132,18 @@ def _audit(data: AuditData, alpha: float, stated_relative_bias: float, sets: boo
                                    stated_relative_bias=stated_relative_bias, label=f"all {die_type}s",
                                    uncounted=sum(v for (i, t), v in data.uncounted.items() if t == die_type),
                                    corrected=int(data.corrected[sel].sum()),
+                                   not_dice=sum(v for (i, t), v in data.not_dice.items() if t == die_type),
                                    serial_test="face vs face before in the tower (lag-1)",
                                    effects=tower_effects(face, data.x[sel], data.epoch[sel], sides)))
     return out
 
 
 def _counted(a: DieAudit) -> str:
-    """What n leaves out and what of it a person set: readings not counted, faces counted as corrected."""
-    notes = ([f"{a.uncounted} not counted: no number read, or unsure and unconfirmed"] if a.uncounted else []) + \
-        ([f"{a.corrected} counted as a person corrected them, not as read"] if a.corrected else [])
+    """What n leaves out and what of it a person set: readings not counted (those a person said are no die),
+    faces counted as corrected."""
+    left_out = f", {a.not_dice} of them left out by a person as no die" if a.not_dice else ""
+    notes = ([f"{a.uncounted} not counted: no number read, or unsure and unconfirmed{left_out}"] if a.uncounted
+             else []) + ([f"{a.corrected} counted as a person corrected them, not as read"] if a.corrected else [])
     return f" ({'; '.join(notes)})" if notes else ""
 
 

@@ -516,6 +516,17 @@ class RollLog:
         return {(r, d): (v, t) for r, d, v, t in self._db.execute(
             f"SELECT roll_id, die_index, corrected_value, {self._corrected_type} FROM confirmations ORDER BY seq")}
 
+    def not_dice(self) -> dict[tuple[str | None, str], int]:
+        """{(die_id, die_type as read): how many of its readings a person said are no die} (a side face or a
+        shadow read as a die; the service's outcome key "not_dice", dicetower.service.roll). Such readings are
+        unsure and never confirmed, so the audit does not count them; it says how many there were, since leaving
+        a real die out is also a way to put a thumb on the scale. The rolls are scanned first (CROSS JOIN keeps
+        that order: SQLite would scan every reading instead, 0.3 s against 0.02 s on 100,000 rolls)."""
+        return {(die_id, die_type): n for die_id, die_type, n in self._db.execute(
+            "SELECT d.die_id, d.die_type, COUNT(*) FROM rolls r CROSS JOIN json_each(r.outcome, '$.not_dice') j "
+            "CROSS JOIN readings d ON d.roll_id = r.roll_id AND d.die_index = j.value "
+            "WHERE instr(r.outcome, '\"not_dice\"') AND json_valid(r.outcome) GROUP BY d.die_id, d.die_type")}
+
     @property
     def _corrected_type(self) -> str:
         """The confirmations column of corrected types in a SELECT ("NULL" in a version 2 log read as it is)."""

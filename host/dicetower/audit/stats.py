@@ -174,7 +174,8 @@ class DieAudit:
     power: what n rolls can rule out; effects: tower effects {"previous_face" | "drop_position" |
     "time_of_day": TestResult}; uncounted: readings not counted (no number read, or unsure and never
     confirmed by a person); corrected: readings counted with the face a person corrected them to (a
-    reader's error put right, or a player's thumb on the scale: the report says how many).
+    reader's error put right, or a player's thumb on the scale: the report says how many); not_dice: of the
+    uncounted, those a person said are no die (a side face or shadow read as a die, or a real die left out).
     """
 
     die_id: str | None
@@ -192,6 +193,7 @@ class DieAudit:
     uncounted: int = 0
     label: str = ""
     corrected: int = 0
+    not_dice: int = 0
 
     @property
     def small_sample(self) -> bool:
@@ -201,8 +203,8 @@ class DieAudit:
 
     def to_json(self) -> dict[str, Any]:
         """Stable JSON form (issue 5, item 6): die_id, die_type, n, counts, chi2, p_chi2, g, p_g, then
-        df, per-face tests, serial test, power figures, tower effects, the readings not counted (uncounted) and
-        those counted as a person corrected them (corrected)."""
+        df, per-face tests, serial test, power figures, tower effects, the readings not counted (uncounted), those
+        counted as a person corrected them (corrected) and those a person said are no die (not_dice)."""
         return {
             "die_id": self.die_id, "die_type": self.die_type, "n": self.n,
             "counts": [int(c) for c in self.counts],
@@ -214,16 +216,16 @@ class DieAudit:
             "serial": self.serial.to_json() if self.serial else None,
             "power": {k: _num(v) if isinstance(v, float) else v for k, v in asdict(self.power).items()},
             "effects": {name: res.to_json() for name, res in self.effects.items()},
-            "uncounted": self.uncounted, "corrected": self.corrected,
+            "uncounted": self.uncounted, "corrected": self.corrected, "not_dice": self.not_dice,
         }
 
 
 def audit_faces(die_id: str | None, die_type: str, sides: int, faces: np.ndarray, *, kind: str = "die",
                 alpha: float = 0.05, stated_relative_bias: float = 0.2, uncounted: int = 0,
                 effects: dict[str, TestResult] | None = None, label: str = "",
-                serial_test: str = "lag-1 serial independence", corrected: int = 0) -> DieAudit:
-    """Audit one die (or dice set) from its faces in roll order (shape (n,), ints 1..sides); uncounted and
-    corrected: DieAudit's, told by the caller."""
+                serial_test: str = "lag-1 serial independence", corrected: int = 0, not_dice: int = 0) -> DieAudit:
+    """Audit one die (or dice set) from its faces in roll order (shape (n,), ints 1..sides); uncounted,
+    corrected and not_dice: DieAudit's, told by the caller."""
     faces = np.asarray(faces, dtype=np.int64)
     counts = np.bincount(faces - 1, minlength=sides)[:sides] if faces.size else np.zeros(sides, dtype=np.int64)
     chi2, g = goodness_of_fit(counts)
@@ -231,7 +233,7 @@ def audit_faces(die_id: str | None, die_type: str, sides: int, faces: np.ndarray
     return DieAudit(die_id, die_type, kind, int(faces.size), counts, chi2, g, face_tests(counts, alpha),
                     contingency(trans, serial_test), trans,
                     power(int(faces.size), sides, alpha, 0.8, stated_relative_bias), effects or {}, uncounted, label,
-                    corrected)
+                    corrected, not_dice)
 
 
 def binned_effect(faces: np.ndarray, groups: np.ndarray, sides: int, test: str) -> TestResult | None:
