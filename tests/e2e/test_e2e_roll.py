@@ -86,8 +86,11 @@ class FirstDieUnsure:
         return [replace(readings[0], confidence=0.3)] + readings[1:]
 
 
-def test_unsure_die_corrected_with_the_towers_buttons(tmp_path):
-    photo, labelled = known_photo()
+def roll_answered_on_the_panel(tmp_path, player):
+    """One ROLL on the simulated tower whose first die is read unsure (FirstDieUnsure), answered by `player`
+    (called with the SimTower on its own thread: it presses the panel's buttons) while the service runs.
+    Returns (the RollResult, the logged roll)."""
+    photo, _ = known_photo()
     with SimTower() as tower, RollLog(tmp_path / "rolls.sqlite", tower="sim") as log:
         link = TowerLink(tower.serial_url)
         try:
@@ -95,31 +98,53 @@ def test_unsure_die_corrected_with_the_towers_buttons(tmp_path):
             service = TowerService(link, ReplayCamera([photo]), RollPipeline(FirstDieUnsure(), log, RollPlan()),
                                    confirm_timeout_s=30.0)
             service.start()
-            panel_done = []
-
-            def player() -> None:  # holds OK on the prompt, steps the value up once, holds OK to keep it
-                assert tower.wait_until(lambda: tower.oled_lines()[0] == "UNSURE DIE 1", 60.0), tower.oled_text_art()
-                tower.press("ok", ms=1500)
-                assert tower.wait_until(lambda: tower.oled_lines()[0] == "FIX DIE 1", 10.0), tower.oled_text_art()
-                shown = tower.oled_lines()[1]
-                time.sleep(0.5)  # the firmware counts the held press from when it read it: let it end first
-                tower.press("ok")
-                assert tower.wait_until(lambda: tower.oled_lines()[1] != shown, 10.0), tower.oled_text_art()
-                tower.press("ok", ms=1500)
-                panel_done.append(shown)
-
-            presses = threading.Thread(target=player)
+            presses = threading.Thread(target=player, args=(tower,))
             presses.start()
             tower.press("roll")
             result = run_until_roll(service)
             presses.join(30.0)
         finally:
             link.close()
-        assert panel_done, "the player's presses did not all reach the tower"
-        read = log.rolls()[0]["dice"][0]
+        return result, log.rolls()[0]
+
+
+def test_unsure_die_corrected_with_the_towers_buttons(tmp_path):
+    panel_done = []
+
+    def player(tower) -> None:  # holds OK on the prompt, steps the value up once, holds OK to keep it
+        assert tower.wait_until(lambda: tower.oled_lines()[0] == "UNSURE DIE 1", 60.0), tower.oled_text_art()
+        tower.press("ok", ms=1500)
+        assert tower.wait_until(lambda: tower.oled_lines()[0] == "FIX DIE 1", 10.0), tower.oled_text_art()
+        shown = tower.oled_lines()[1]
+        time.sleep(0.5)  # the firmware counts the held press from when it read it: let it end first
+        tower.press("ok")
+        assert tower.wait_until(lambda: tower.oled_lines()[1] != shown, 10.0), tower.oled_text_art()
+        tower.press("ok", ms=1500)
+        panel_done.append(shown)
+
+    result, roll = roll_answered_on_the_panel(tmp_path, player)
+    assert panel_done, "the player's presses did not all reach the tower"
+    read = roll["dice"][0]
     assert read["value"] == int(panel_done[0].split()[-1])  # logged as read
     assert read["corrected_value"] == read["value"] % 6 + 1 == read["face"] == result.readings[0].value
     assert result.outcome["roll_status"] == "resolved"
+
+
+def test_a_die_held_no_on_the_towers_panel_is_left_out_of_the_roll(tmp_path):
+    _, labelled = known_photo()
+    prompts = []
+
+    def player(tower) -> None:  # reads the whole prompt on the OLED, then holds NO: no die lies there
+        assert tower.wait_until(lambda: tower.oled_lines()[0] == "UNSURE DIE 1", 60.0), tower.oled_text_art()
+        prompts.append(tower.oled_lines())
+        tower.press("no", ms=1500)
+
+    result, roll = roll_answered_on_the_panel(tmp_path, player)
+    assert prompts and prompts[0][-1] == "hold NO = no die"  # the prompt's 8th row, drawn by the firmware
+    assert result.not_dice == [0] and roll["outcome"]["not_dice"] == [0]
+    rest = [r.value for r in result.readings[1:]]
+    assert result.outcome["successes"] == rules.resolve("d6pool.count_successes", {"faces": rest})["successes"]
+    assert len(roll["dice"]) == len(labelled) and roll["dice"][0]["face"] is None  # logged, never counted
 
 
 def test_make_run_rolls_three_times_and_logs_them(tmp_path):
@@ -191,33 +216,3 @@ def test_a_tables_die_types_with_a_calibrated_set_is_refused_before_the_tower_st
     assert proc.returncode != 0 and "calibrated on" in proc.stderr and "Traceback" not in proc.stderr
     assert "simulated tower running" not in proc.stdout and not (tmp_path / "r.sqlite").exists()
 
-
-def test_a_die_held_no_on_the_towers_panel_is_left_out_of_the_roll(tmp_path):
-    photo, labelled = known_photo()
-    with SimTower() as tower, RollLog(tmp_path / "rolls.sqlite", tower="sim") as log:
-        link = TowerLink(tower.serial_url)
-        try:
-            link.handshake()
-            service = TowerService(link, ReplayCamera([photo]), RollPipeline(FirstDieUnsure(), log, RollPlan()),
-                                   confirm_timeout_s=30.0)
-            service.start()
-            prompts = []
-
-            def player() -> None:  # reads the whole prompt on the OLED, then holds NO: no die lies there
-                assert tower.wait_until(lambda: tower.oled_lines()[0] == "UNSURE DIE 1", 60.0), tower.oled_text_art()
-                prompts.append(tower.oled_lines())
-                tower.press("no", ms=1500)
-
-            presses = threading.Thread(target=player)
-            presses.start()
-            tower.press("roll")
-            result = run_until_roll(service)
-            presses.join(30.0)
-        finally:
-            link.close()
-        roll = log.rolls()[0]
-    assert prompts and prompts[0][-1] == "hold NO = no die"  # the prompt's 8th row, drawn by the firmware
-    assert result.not_dice == [0] and roll["outcome"]["not_dice"] == [0]
-    rest = [r.value for r in result.readings[1:]]
-    assert result.outcome["successes"] == rules.resolve("d6pool.count_successes", {"faces": rest})["successes"]
-    assert len(roll["dice"]) == len(labelled) and roll["dice"][0]["face"] is None  # logged, never counted
