@@ -148,13 +148,17 @@ def test_a_die_held_no_on_the_towers_panel_is_left_out_of_the_roll(tmp_path):
 
 
 def test_make_run_rolls_three_times_and_logs_them(tmp_path):
-    log_path = tmp_path / "rolls.sqlite"
-    proc = subprocess.run([sys.executable, "-m", "dicetower.cli", "run", "--rolls", "3", "--log", str(log_path)],
-                          capture_output=True, text=True, timeout=240, cwd=paths.repo_root())
+    log_path, frames = tmp_path / "rolls.sqlite", tmp_path / "frames"
+    proc = subprocess.run([sys.executable, "-m", "dicetower.cli", "run", "--rolls", "3", "--log", str(log_path),
+                           "--annotate", str(frames)], capture_output=True, text=True, timeout=240, cwd=paths.repo_root())
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count("roll #") == 3
     with RollLog(log_path) as log:
-        assert len(log.rolls()) == 3
+        ids = [roll["roll_id"] for roll in log.rolls()]
+    assert len(ids) == 3
+    for roll_id in ids:  # each roll's annotated frame, its path printed
+        assert (frames / f"roll-{roll_id}.png").is_file() and f"annotated frame: {frames / f'roll-{roll_id}.png'}" \
+            in proc.stdout
 
 
 def test_a_bad_table_profile_is_a_one_line_error_before_the_tower_starts(tmp_path):

@@ -5,6 +5,7 @@ import queue
 from dataclasses import replace
 from types import SimpleNamespace
 
+import cv2
 import numpy as np
 import pytest
 
@@ -14,7 +15,7 @@ from dicetower.readings import DieReading
 from dicetower.service.cli import describe, takes_key
 from dicetower.service.plan import RollPlan
 from dicetower.service.roll import Correction, RollPipeline
-from dicetower.service.tower import TowerService, confirm_screen, correction_faces
+from dicetower.service.tower import ASKING_FRAME, TowerService, confirm_screen, correction_faces
 
 
 class ScriptedLink:
@@ -164,6 +165,43 @@ def test_only_an_unconfirmed_unsure_reading_can_be_left_out(tmp_path):
         with pytest.raises(ValueError, match="only an unsure reading"):
             pipeline.resolve_and_log(image, "memory", [SURE, UNSURE], confirmed=confirmed, not_dice=not_dice)
     assert log.rolls() == []  # nothing logged
+    log.close()
+
+
+class TrayCamera:
+    """A grey 480x640 frame, large enough for the annotated frame's labels."""
+
+    def read(self):
+        return SimpleNamespace(image=np.full((480, 640, 3), 90, np.uint8), source="memory")
+
+
+def test_annotated_frames_of_the_roll_asked_about_and_of_each_logged_roll_are_saved(tmp_path):
+    log = RollLog(tmp_path / "rolls.sqlite")
+    link = ScriptedLink([event("ROLL"), btn("ok")])
+    seen_when_asked = []
+    frames = tmp_path / "frames"
+    svc = TowerService(link, TrayCamera(), RollPipeline(Reader([SURE, replace(UNSURE, box=(300, 200, 60, 60))]), log,
+                                                        RollPlan()), annotate_dir=frames,
+                       on_prompt=lambda lines: seen_when_asked.append((frames / ASKING_FRAME).is_file()))
+    result = svc.poll(1.0)
+    assert seen_when_asked == [True]  # saved before the tower asked
+    assert result.annotated == frames / f"roll-{result.roll_id}.png" and result.annotated.is_file()
+    asked = cv2.imread(str(frames / ASKING_FRAME))
+    assert asked.shape == (480, 640, 3) and (asked[200, 300:360] == (0, 0, 255)).all()  # the unsure die's box
+    log.close()
+
+
+def test_an_annotated_frame_that_cannot_be_saved_is_said_and_the_roll_goes_on(tmp_path):
+    (tmp_path / "frames").write_text("a file, not a folder")
+    errors = []
+    log = RollLog(tmp_path / "rolls.sqlite")
+    link = ScriptedLink([event("ROLL")])
+    svc = TowerService(link, TrayCamera(), RollPipeline(Reader([SURE]), log, RollPlan()),
+                       annotate_dir=tmp_path / "frames", on_error=errors.append)
+    result = svc.poll(1.0)
+    assert result.outcome["roll_status"] == "resolved" and result.annotated is None
+    assert len(errors) == 1 and "roll-1.png not saved" in errors[0] and len(log.rolls()) == 1
+    assert link.screens[-1] == result.screen
     log.close()
 
 

@@ -91,3 +91,15 @@ def test_an_unsure_label_ends_with_the_readers_next_guesses():
         return int((out[200 - 3, 300:640] == (0, 0, 255)).all(axis=1).sum())
 
     assert red_in_band(listed) - red_in_band(plain) >= 0.5 * (long - short)  # the band runs on to hold the guesses
+
+
+def test_a_numbered_label_starts_with_the_dies_number_as_the_tower_asks_for_it():
+    image = load_image(DEMO / "valid_24.jpg")
+    dice = [DieReading("d6", 4, (100, 200, 60, 60), 0.98), DieReading("d6", 2, (300, 200, 60, 60), 0.40)]
+    (plain, _), _ = cv2.getTextSize("d6 2 0.40 ?", cv2.FONT_HERSHEY_SIMPLEX, LABEL_SCALE, 1)
+    (numbered, _), _ = cv2.getTextSize("2: d6 2 0.40 ?", cv2.FONT_HERSHEY_SIMPLEX, LABEL_SCALE, 1)
+
+    def red_in_band(out: np.ndarray) -> int:  # red px along a row inside the second die's band, above its box
+        return int((out[200 - 3, 300:640] == (0, 0, 255)).all(axis=1).sum())
+
+    assert red_in_band(annotate(image, dice, numbered=True)) - red_in_band(annotate(image, dice)) == numbered - plain

@@ -64,8 +64,12 @@ def describe(result: RollResult) -> str:
               help="Table profile (TOML): rule system, characters, what ROLL resolves.")
 @click.option("--die-set", default=None, help="Calibrated dice set to read with (see `dicetower calibrate`).")
 @click.option("--rolls", type=int, default=None, help="Press ROLL this many times by itself, then exit 0 (simulated tower).")
+@click.option("--annotate", "annotate_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              metavar="DIRECTORY", help="Save each roll's annotated frame (boxes, values, confidences, the dice "
+              "numbered as the tower's prompts number them) as DIR/roll-<roll id>.png, and the frame of the roll "
+              "the tower is asking about as DIR/asking.png.")
 def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log_path: Path | None,
-        table_path: Path | None, die_set: str | None, rolls: int | None) -> None:
+        table_path: Path | None, die_set: str | None, rolls: int | None, annotate_dir: Path | None) -> None:
     """Run the tower service. In the terminal: `r` presses ROLL (simulated tower), `y`/`n` answer an
     unsure reading (`n` also declines an optional re-throw), `x` says no die lies where it was read, `q` quits."""
     from dicetower.audit.rolllog import LogError, RollLog
@@ -77,7 +81,7 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
     from .roll import RollPipeline
     from .plan import RollPlan
     from .table import ProfileError, Table
-    from .tower import TowerService
+    from .tower import ASKING_FRAME, TowerService
 
     if rolls is not None and port:
         raise click.UsageError("--rolls presses ROLL on the simulated tower; it cannot press a real tower's button")
@@ -118,6 +122,8 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
 
         def show(result: RollResult) -> None:
             click.echo(describe(result))
+            if result.annotated is not None:
+                click.echo(f"annotated frame: {result.annotated}")
             click.echo("outcome: " + ", ".join(f"{k}={v}" for k, v in result.outcome.items()))
             for change in result.state_changes:
                 click.echo(f"table state: {change}")
@@ -130,9 +136,10 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
                                idle_line=idle_line, on_result=show, watch=FairnessWatch(),
                                on_alarm=lambda alarm: click.echo(alarm.message, err=True),
                                on_error=lambda reason: click.echo(f"roll not resolved: {reason}", err=True),
-                               on_prompt=lambda lines: click.echo("tower asks: " + " | ".join(filter(None, lines))),
+                               on_prompt=lambda lines: click.echo("tower asks: " + " | ".join(filter(None, lines)) + (
+                                   f" (frame: {annotate_dir / ASKING_FRAME})" if annotate_dir else "")),
                                confirm_timeout_s=2.0 if rolls is not None else 30.0,
-                               settle=camera_index is not None)
+                               settle=camera_index is not None, annotate_dir=annotate_dir)
         try:
             hello = link.handshake()
             click.echo(f"tower firmware {hello.get('fw')} (protocol {hello.get('proto')}); roll log {log_path}")

@@ -55,6 +55,7 @@ class RollResult:
     not_dice:  indices into readings of the unsure readings a person said are no die (a side face, a shadow, a
                mark on the tray): left out of the outcome, logged as read (unsure and never confirmed, so the
                audit does not count them) with the outcome's "not_dice"
+    annotated: the roll's annotated frame (PNG) when the service saves them (TowerService's annotate_dir)
     """
 
     roll_id: int
@@ -67,6 +68,7 @@ class RollResult:
     state_changes: list[str] = field(default_factory=list)
     big: str | None = None
     not_dice: list[int] = field(default_factory=list)
+    annotated: Path | None = None
 
 
 def frame_sha256(image: np.ndarray, source: str | None = None) -> str:

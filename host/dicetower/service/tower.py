@@ -6,6 +6,7 @@ import enum
 import logging
 import queue
 import time
+from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from dicetower.readings import DieReading
@@ -24,6 +25,10 @@ class Link(Protocol):
 
 class Camera(Protocol):
     def read(self) -> Any: ...
+
+
+#: the annotated frame of the roll the tower is asking about, in TowerService's annotate_dir
+ASKING_FRAME = "asking.png"
 
 
 class Answer(enum.Enum):
@@ -94,6 +99,11 @@ class TowerService:
                reader's next guesses
     settle:    wait for the dice to stop on a live camera (vision.settle.wait_settled) before reading;
                off for the replay camera, whose every frame is a different photo
+    annotate_dir: a folder for annotated frames (vision.annotate, each die numbered as the prompts number it):
+               before the first prompt of a roll its frame as read is saved as ASKING_FRAME there, and each
+               logged roll's frame (the faces a person set) as roll-<roll id>.png (RollResult.annotated),
+               before it is shown; None: none saved. A frame that cannot be saved (a full disk) goes to
+               on_error and the roll goes on
     watch:     live fairness watch (dicetower.audit.sprt.FairnessWatch) fed every sure or confirmed
                reading of a resolved roll; its alarms go to `on_alarm` and, alarm_delay_s after the
                result, to the tower's display with the light ring in alarm mode
@@ -104,7 +114,8 @@ class TowerService:
                  on_result: Callable[[RollResult], None] | None = None,
                  watch: Any = None, on_alarm: Callable[[Any], None] | None = None,
                  alarm_delay_s: float = 3.0, on_error: Callable[[str], None] | None = None,
-                 settle: bool = False, on_prompt: Callable[[list[str]], None] | None = None):
+                 settle: bool = False, on_prompt: Callable[[list[str]], None] | None = None,
+                 annotate_dir: Path | None = None):
         self.link = link
         self.camera = camera
         self.pipeline = pipeline
@@ -118,6 +129,7 @@ class TowerService:
         self.on_error = on_error
         self.on_prompt = on_prompt
         self.settle = settle
+        self.annotate_dir = annotate_dir
         #: rolls that produced no shown result (camera gave no frame, the log could not be written)
         self.failures: list[str] = []
         #: answers typed at the host ("OK"/"NO"), merged with the tower's panel buttons
@@ -215,6 +227,8 @@ class TowerService:
 
         frame = wait_settled(self.camera) if self.settle else self.camera.read()
         readings = self.pipeline.read(frame.image)
+        if any(r.unsure for r in readings):
+            self._annotated(frame.image, readings, ASKING_FRAME)
         confirmed: dict[int, Correction | None] = {}
         not_dice: list[int] = []
         rejected = False
@@ -230,10 +244,25 @@ class TowerService:
                     confirmed[i] = corrected
         result = self.pipeline.resolve_and_log(frame.image, frame.source, readings, rejected=rejected,
                                                confirmed=confirmed, not_dice=not_dice)
+        result.annotated = self._annotated(frame.image, result.readings, f"roll-{result.roll_id}.png")
         self._show(result)
         if self.watch is not None and not rejected:
             self._watch(result.readings, list(confirmed))
         return result
+
+    def _annotated(self, image: Any, readings: list[DieReading], name: str) -> Path | None:
+        """Save the annotated frame (numbered) as `name` in annotate_dir; its path, or None when there is no
+        annotate_dir or the file could not be written (said to on_error)."""
+        if self.annotate_dir is None:
+            return None
+        from dicetower.vision.annotate import save_annotated
+
+        try:
+            return save_annotated(image, readings, self.annotate_dir / name, numbered=True)
+        except OSError as exc:
+            if self.on_error:
+                self.on_error(f"annotated frame {self.annotate_dir / name} not saved: {exc}")
+            return None
 
     def _show(self, result: RollResult) -> None:
         """Show a logged result on the tower and hand it to on_result."""

@@ -23,10 +23,12 @@ def guesses(reading: DieReading) -> str:
     return " or " + "/".join(shown) if shown else ""
 
 
-def annotate(image: np.ndarray, readings: list[DieReading]) -> np.ndarray:
+def annotate(image: np.ndarray, readings: list[DieReading], numbered: bool = False) -> np.ndarray:
     """A copy of image (HxWx3 uint8 BGR) with a box and a "d6 5 0.97" label per reading; unsure or
     cocked readings are drawn red with "?" / "cocked", sure ones green; an unsure reading's label ends with
-    the reader's next guesses ("d20 10 0.08 ? or 16/19/18": guesses). The label is white on a band of
+    the reader's next guesses ("d20 10 0.08 ? or 16/19/18": guesses). numbered: each label starts with the
+    die's number in readings, from 1 ("2: d6 4 0.60 ?"), as the tower's prompt numbers it ("UNSURE DIE 2").
+    The label is white on a band of
     its box's colour, above the box (inside its top when the box touches the frame's top), moved left to
     stay inside the frame: legible on any tray, at any frame size (the font grows with the frame, never
     under LABEL_SCALE_MIN)."""
@@ -37,11 +39,13 @@ def annotate(image: np.ndarray, readings: list[DieReading]) -> np.ndarray:
     font, font_scale = cv2.FONT_HERSHEY_SIMPLEX, max(LABEL_SCALE_MIN, LABEL_SCALE * scale)
     text_thick = max(1, int(round(scale)))
     pad = max(2, int(round(2 * scale)))
-    for r in readings:
+    for i, r in enumerate(readings):
         x, y, w, h = r.box
         colour = (0, 0, 255) if r.unsure else (0, 160, 0)
         cv2.rectangle(out, (x, y), (x + w, y + h), colour, thick)
         label = f"{r.die_type} {'?' if r.value is None else r.value} {r.confidence:.2f}"
+        if numbered:
+            label = f"{i + 1}: {label}"
         if r.cocked:
             label += " cocked"
         elif r.unsure:
@@ -56,12 +60,12 @@ def annotate(image: np.ndarray, readings: list[DieReading]) -> np.ndarray:
     return out
 
 
-def save_annotated(image: np.ndarray, readings: list[DieReading], path: Path) -> Path:
-    """Write annotate(image, readings) as a PNG at path (folders created). Returns path.
+def save_annotated(image: np.ndarray, readings: list[DieReading], path: Path, numbered: bool = False) -> Path:
+    """Write annotate(image, readings, numbered) as a PNG at path (folders created). Returns path.
     Raises OSError when the file cannot be written."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    ok, data = cv2.imencode(".png", annotate(image, readings))
+    ok, data = cv2.imencode(".png", annotate(image, readings, numbered))
     if not ok:
         raise OSError(f"{path}: PNG encoding failed")
     path.write_bytes(data.tobytes())
