@@ -251,8 +251,8 @@ class TowerService:
         return result
 
     def _annotated(self, image: Any, readings: list[DieReading], name: str) -> Path | None:
-        """Save the annotated frame (numbered) as `name` in annotate_dir; its path, or None when there is no
-        annotate_dir or the file could not be written (said to on_error)."""
+        """Save the annotated frame of image (HxWx3 uint8 BGR) and readings, numbered, as `name` in annotate_dir;
+        its path, or None when there is no annotate_dir or the file could not be written (said to on_error)."""
         if self.annotate_dir is None:
             return None
         from dicetower.vision.annotate import save_annotated

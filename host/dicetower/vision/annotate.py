@@ -24,14 +24,12 @@ def guesses(reading: DieReading) -> str:
 
 
 def annotate(image: np.ndarray, readings: list[DieReading], numbered: bool = False) -> np.ndarray:
-    """A copy of image (HxWx3 uint8 BGR) with a box and a "d6 5 0.97" label per reading; unsure or
-    cocked readings are drawn red with "?" / "cocked", sure ones green; an unsure reading's label ends with
-    the reader's next guesses ("d20 10 0.08 ? or 16/19/18": guesses). numbered: each label starts with the
-    die's number in readings, from 1 ("2: d6 4 0.60 ?"), as the tower's prompt numbers it ("UNSURE DIE 2").
-    The label is white on a band of
-    its box's colour, above the box (inside its top when the box touches the frame's top), moved left to
-    stay inside the frame: legible on any tray, at any frame size (the font grows with the frame, never
-    under LABEL_SCALE_MIN)."""
+    """A copy of image (HxWx3 uint8 BGR) with a box and a "d6 5 0.97" label per reading; unsure or cocked readings are
+    drawn red with "?" / "cocked", sure ones green; an unsure reading's label ends with the reader's next guesses
+    ("d20 10 0.08 ? or 16/19/18": guesses). numbered: each label starts with the die's number in readings, from 1
+    ("2: d6 4 0.60 ?"), as the tower's prompt numbers it ("UNSURE DIE 2"). The label is white on a band of its box's
+    colour, above the box (inside its top when the box touches the frame's top), moved left to stay inside the
+    frame: legible on any tray, at any frame size (the font grows with the frame, never under LABEL_SCALE_MIN)."""
     out = image.copy()
     height, width = out.shape[:2]
     scale = max(height, width) / 640.0
