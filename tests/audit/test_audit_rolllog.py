@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from dicetower.audit import rolllog
 from dicetower.audit.rolllog import SCHEMA_VERSION, LogError, RollLog, chain_hash
 from dicetower.readings import DieReading
 
@@ -99,6 +100,32 @@ def test_a_die_the_reader_took_for_another_type_is_corrected_and_counted_under_i
     with sqlite3.connect(path) as db:  # the correction is in the chain: edited, it no longer verifies
         db.execute("UPDATE confirmations SET corrected_type = 'd10' WHERE corrected_type = 'd12'")
     assert [f.table for f in faults_of(path)] == ["confirmations"]
+
+
+def test_audit_columns_read_in_chunks_match_one_read_and_the_log(tmp_path, monkeypatch):
+    path = tmp_path / "rolls.sqlite"
+    log_some(path, 7)  # 14 readings, read back 3 per query and all in one
+    with RollLog(path) as log:
+        log.mark_confirmed(3, 1, 11)
+        _, whole = log.audit_columns()
+        monkeypatch.setattr(rolllog, "COLUMN_CHUNK", 3)
+        dice, chunked = log.audit_columns()
+        rolls = log.rolls()
+    assert chunked.tolist() == whole.tolist() and chunked.size == 14
+    logged = [(r["time"], die["die_id"], die["face"], die["box"][0] + die["box"][2] / 2)
+              for r in rolls for die in r["dice"]]
+    read = zip(chunked["epoch"], chunked["key"], chunked["face"], chunked["x"])
+    assert [(epoch, dice[key][0], face, x) for epoch, key, face, x in read] == logged
+    assert chunked["corrected"].tolist() == [i == 5 for i in range(14)]  # roll 3's d20 set to 11
+
+
+def test_audit_columns_refuse_a_reading_of_no_logged_roll(tmp_path):
+    path = tmp_path / "rolls.sqlite"
+    log_some(path, 2)
+    with sqlite3.connect(path) as db:  # edited outside dicetower: roll 2 deleted, its readings left
+        db.execute("DELETE FROM rolls WHERE roll_id = 2")
+    with RollLog(path, readonly=True) as log, pytest.raises(LogError, match="audit verify"):
+        log.audit_columns()
 
 
 def test_a_log_of_schema_version_2_is_read_as_it_is_and_upgraded_when_written(tmp_path):
