@@ -16,6 +16,7 @@ from dicetower.service.cli import describe, takes_key
 from dicetower.service.plan import RollPlan
 from dicetower.service.roll import Correction, RollPipeline
 from dicetower.service.tower import ASKING_FRAME, TowerService, confirm_screen, correction_faces
+from dicetower.vision.annotate import NO_DIE
 
 
 class ScriptedLink:
@@ -188,6 +189,17 @@ def test_annotated_frames_of_the_roll_asked_about_and_of_each_logged_roll_are_sa
     assert result.annotated == frames / f"roll-{result.roll_id}.png" and result.annotated.is_file()
     asked = cv2.imread(str(frames / ASKING_FRAME))
     assert asked.shape == (480, 640, 3) and (asked[200, 300:360] == (0, 0, 255)).all()  # the unsure die's box
+    log.close()
+
+
+def test_the_rolls_annotated_frame_draws_a_reading_said_to_be_no_die_grey(tmp_path):
+    log = RollLog(tmp_path / "rolls.sqlite")
+    svc = TowerService(ScriptedLink([event("ROLL"), btn("no", "long")]), TrayCamera(),
+                       RollPipeline(Reader([SURE, replace(UNSURE, box=(300, 200, 60, 60))]), log, RollPlan()),
+                       annotate_dir=tmp_path)
+    result = svc.poll(1.0)
+    asked, logged = cv2.imread(str(tmp_path / ASKING_FRAME)), cv2.imread(str(result.annotated))
+    assert (asked[200, 300:360] == (0, 0, 255)).all() and (logged[200, 300:360] == NO_DIE).all()
     log.close()
 
 

@@ -244,21 +244,23 @@ class TowerService:
                     confirmed[i] = corrected
         result = self.pipeline.resolve_and_log(frame.image, frame.source, readings, rejected=rejected,
                                                confirmed=confirmed, not_dice=not_dice)
-        result.annotated = self._annotated(frame.image, result.readings, f"roll-{result.roll_id}.png")
+        result.annotated = self._annotated(frame.image, result.readings, f"roll-{result.roll_id}.png", result.not_dice)
         self._show(result)
         if self.watch is not None and not rejected:
             self._watch(result.readings, list(confirmed))
         return result
 
-    def _annotated(self, image: Any, readings: list[DieReading], name: str) -> Path | None:
-        """Save the annotated frame of image (HxWx3 uint8 BGR) and readings, numbered, as `name` in annotate_dir;
-        its path, or None when there is no annotate_dir or the file could not be written (said to on_error)."""
+    def _annotated(self, image: Any, readings: list[DieReading], name: str, not_dice: list[int] | None = None
+                   ) -> Path | None:
+        """Save the annotated frame of image (HxWx3 uint8 BGR) and readings, numbered, those a person said are no
+        die (not_dice) grey, as `name` in annotate_dir; its path, or None when there is no annotate_dir or the file
+        could not be written (said to on_error)."""
         if self.annotate_dir is None:
             return None
         from dicetower.vision.annotate import save_annotated
 
         try:
-            return save_annotated(image, readings, self.annotate_dir / name, numbered=True)
+            return save_annotated(image, readings, self.annotate_dir / name, numbered=True, not_dice=not_dice or ())
         except OSError as exc:
             if self.on_error:
                 self.on_error(f"annotated frame {self.annotate_dir / name} not saved: {exc}")
