@@ -611,7 +611,7 @@ class RollLog:
         on d.die_type and d.die_id, with their params). Each column of COLUMN_CHUNK readings comes as one
         group_concat text of integers that numpy parses, the roll times are looked up by roll id in numpy and
         the box centre is twice its x summed as an integer (SQLite writes a REAL as text slowly): 1,000,000
-        readings in 2.3 s where rows of Python tuples took 3.9-4.2 s (interleaved, bench.audit's log).
+        readings in 2.4-3.0 s where rows of Python tuples took 3.2-3.9 s (interleaved, bench.audit's log).
         Raises LogError when a column comes back short (a NULL where the schema has NOT NULL) or a reading's roll
         is not in the log: an edited log."""
         fields = [("reading_id", "i8"), ("epoch", "f8"), ("key", "i8"), ("face", "i8"), ("x", "f8"), ("corrected", "?")]
