@@ -52,9 +52,6 @@ class RollResult:
                throw must be made again (wrong dice, unsure dice the player rejected)
     screen:    the OLED lines to show (at most 8 of at most 16 characters; at most 3 under `big`)
     big:       a large figure (1..4 characters) drawn above the lines, or None
-    not_dice:  indices into readings of the unsure readings a person said are no die (a side face, a shadow, a
-               mark on the tray): left out of the outcome, logged as read (unsure and never confirmed, so the
-               audit does not count them) with the outcome's "not_dice"
     annotated: the roll's annotated frame (PNG) when the service saves them (TowerService's annotate_dir)
     """
 
@@ -67,8 +64,14 @@ class RollResult:
     unsure: list[int] = field(default_factory=list)
     state_changes: list[str] = field(default_factory=list)
     big: str | None = None
-    not_dice: list[int] = field(default_factory=list)
     annotated: Path | None = None
+
+    @property
+    def not_dice(self) -> list[int]:
+        """Indices into readings of the unsure readings a person said are no die (a side face, a shadow, a mark on
+        the tray): left out of the outcome, logged as read (unsure and never confirmed, so the audit does not count
+        them), named by the outcome's "not_dice"."""
+        return list(self.outcome.get("not_dice", []))
 
 
 def frame_sha256(image: np.ndarray, source: str | None = None) -> str:
@@ -248,7 +251,7 @@ class RollPipeline:
             else:
                 self.log.mark_confirmed(record.roll_id, i, correction.value, correction.die_type)
         screen, changes = self._settle(record.roll_id, inputs, outcome, screen, big, sha, source)
-        return RollResult(record.roll_id, readings, outcome, screen, sha, source, unsure, changes, big, not_dice)
+        return RollResult(record.roll_id, readings, outcome, screen, sha, source, unsure, changes, big)
 
     def decline(self) -> RollResult | None:
         """The player declined the pending re-throw, when it is optional (a chance mulligan, Bersek's damage
