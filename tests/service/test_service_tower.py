@@ -15,7 +15,8 @@ from dicetower.readings import DieReading
 from dicetower.service.cli import describe, takes_key
 from dicetower.service.plan import RollPlan
 from dicetower.service.roll import Correction, RollPipeline
-from dicetower.service.tower import ASKING_FRAME, TowerService, confirm_screen, correction_faces
+from dicetower.service.tower import (ASKING_FRAME, TowerService, confirm_screen, correction_faces,
+                                     tray_position)
 from dicetower.vision.annotate import NO_DIE
 
 
@@ -200,6 +201,27 @@ def test_the_rolls_annotated_frame_draws_a_reading_said_to_be_no_die_grey(tmp_pa
     result = svc.poll(1.0)
     asked, logged = cv2.imread(str(tmp_path / ASKING_FRAME)), cv2.imread(str(result.annotated))
     assert (asked[200, 300:360] == (0, 0, 255)).all() and (logged[200, 300:360] == NO_DIE).all()
+    log.close()
+
+
+def test_a_die_is_placed_in_the_tray_by_thirds_of_the_frame_as_a_player_facing_it_sees_them():
+    shape = (480, 640, 3)  # the image's top is the tray's back wall, its left the tower's side
+    where = {(x, y): tray_position((x - 20, y - 20, 40, 40), shape) for x in (100, 320, 600) for y in (60, 240, 470)}
+    assert where == {(100, 60): "back left", (320, 60): "back", (600, 60): "back right",
+                     (100, 240): "left", (320, 240): "middle", (600, 240): "right",
+                     (100, 470): "front left", (320, 470): "front", (600, 470): "front right"}
+    assert tray_position((630, 470, 40, 40), shape) == "front right"  # a box running off the frame
+
+
+def test_the_prompt_says_where_the_unsure_die_lies_and_that_it_is_cocked(tmp_path):
+    log = RollLog(tmp_path / "rolls.sqlite")
+    cocked = replace(UNSURE, box=(560, 400, 40, 40), cocked=True)
+    link = ScriptedLink([event("ROLL"), btn("ok")])
+    svc = TowerService(link, TrayCamera(), RollPipeline(Reader([SURE, cocked]), log, RollPlan()))
+    svc.poll(1.0)
+    assert link.screens[0][:3] == ["UNSURE DIE 2", "d6 cocked 5", "front right 0.40"]
+    assert all(len(line) <= 16 for line in link.screens[0])  # the OLED's 16 characters a row
+    assert confirm_screen(1, UNSURE, [])[1:3] == ["d6 read 5", "conf 0.40"]  # no frame: no place
     log.close()
 
 

@@ -39,17 +39,30 @@ class Answer(enum.Enum):
     NOT_A_DIE = "not a die"  # no die lies there (a side face, a shadow, a mark on the tray): left out of the roll
 
 
-def confirm_screen(index: int, reading: DieReading, faces: list[Correction]) -> list[str]:
-    """OLED prompt for an unsure reading (GEN-D01): what was read, the reader's next guesses that holding OK
-    offers first ("or 16 18 19", another type's as "d8:3"), and which button does what. faces: the faces the
-    die may be set to (correction_faces); [] for a die whose face cannot be set, which is only kept or
-    dropped again. Holding NO says no die lies there (Answer.NOT_A_DIE)."""
+def tray_position(box: tuple[int, int, int, int], frame_shape: tuple[int, ...]) -> str:
+    """Where a die lies in the tray as a player facing it sees it: "back left", "back", "back right", "left",
+    "middle", "right", "front left", "front" or "front right", by its box centre in thirds of the frame. The
+    tower's camera is strapped with its image's top toward the tray's back wall (the mast) and so its left toward
+    the tower (hardware/README.md). box: x, y, w, h px; frame_shape: the frame's (H, W, ...)."""
+    height, width = frame_shape[:2]
+    row = ("back", "", "front")[min(2, max(0, int(3 * (box[1] + box[3] / 2) / height)))]
+    column = ("left", "", "right")[min(2, max(0, int(3 * (box[0] + box[2] / 2) / width)))]
+    return " ".join(part for part in (row, column) if part) or "middle"
+
+
+def confirm_screen(index: int, reading: DieReading, faces: list[Correction], where: str = "") -> list[str]:
+    """OLED prompt for an unsure reading (GEN-D01): which die (its number and where it lies: tray_position), what
+    was read ("d20 read 10", or "d6 cocked 4") and how sure ("front left 0.12"), the reader's next guesses that
+    holding OK offers first ("or 16 18 19", another type's as "d8:3"), and which button does what. faces: the faces
+    the die may be set to (correction_faces); [] for a die whose face cannot be set, which is only kept or
+    dropped again. Holding NO says no die lies there (Answer.NOT_A_DIE). where: "" when the frame is not known
+    ("conf 0.12")."""
     value = "?" if reading.value is None else str(reading.value)
-    why = "cocked" if reading.cocked else f"conf {reading.confidence:.2f}"
     offered = [f for f in faces[1:1 + len(reading.alternatives)] if (f.die_type, f.value) in reading.alternatives]
     guesses = " ".join(reading.guess_label(f.die_type, f.value) for f in offered)
-    lines = [f"UNSURE DIE {index + 1}", f"{reading.die_type} read {value}", why,
-             f"or {guesses}" if guesses else "", "OK  = keep it", "NO  = drop again"]
+    lines = [f"UNSURE DIE {index + 1}", f"{reading.die_type} {'cocked' if reading.cocked else 'read'} {value}",
+             f"{where or 'conf'} {reading.confidence:.2f}", f"or {guesses}" if guesses else "", "OK  = keep it",
+             "NO  = drop again"]
     return lines + (["hold OK = fix"] if faces else []) + ["hold NO = no die"]
 
 
@@ -234,7 +247,7 @@ class TowerService:
         rejected = False
         for i, reading in enumerate(readings):
             if reading.unsure:
-                answer, corrected = self._confirm(i, reading)
+                answer, corrected = self._confirm(i, reading, tray_position(reading.box, frame.image.shape))
                 if answer is Answer.DROP_AGAIN:
                     rejected = True
                     break
@@ -285,17 +298,18 @@ class TowerService:
             self.link.set_light("alarm")
             self._pending_alarm = (time.monotonic() + self.alarm_delay_s, alarms[0].screen())
 
-    def _confirm(self, index: int, reading: DieReading) -> tuple[Answer, Correction | None]:
+    def _confirm(self, index: int, reading: DieReading, where: str = "") -> tuple[Answer, Correction | None]:
         """Ask the player about an unsure reading: (their Answer, their Correction when they kept the die with
         another face, else None). On the panel: OK keeps it, NO drops the dice again, holding NO says no die
         lies there (a side face, a shadow: left out of the roll, which need not be thrown again); holding OK
         sets the face (correctable dice): OK / NO step up / down through correction_faces (the face read, the
         reader's next guesses, the others), holding OK keeps the face set, holding NO goes back to the prompt.
         At the host (answers): "OK", "NO", "NOT_A_DIE", "SET <value>" or "SET <die type> <value>". No answer
-        within confirm_timeout_s (from the last press) drops the dice again: never resolved in silence."""
+        within confirm_timeout_s (from the last press) drops the dice again: never resolved in silence. where:
+        the die's place in the tray for the prompt (tray_position; "" when not known)."""
         faces = correction_faces(reading, self.pipeline.plan.types_in_play())
         self.link.set_light("unsure")
-        prompt = confirm_screen(index, reading, faces)
+        prompt = confirm_screen(index, reading, faces, where)
         self.link.show_screen(prompt)
         if self.on_prompt is not None:
             self.on_prompt(prompt)
