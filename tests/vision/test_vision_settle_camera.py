@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from dicetower import paths
-from dicetower.vision.camera import Frame, FrameError, ReplayCamera, load_image
+from dicetower.vision.camera import Frame, FrameError, ReplayCamera, TurnedCamera, load_image
 from dicetower.vision.settle import NotSettled, frame_motion, wait_settled
 
 DEMO = paths.repo_root() / "demo" / "matteop65"
@@ -91,3 +91,20 @@ def test_read_when_settled_reads_the_still_frame_once():
     frame, readings = read_when_settled(ListCamera(frames), DiceReader(), window=3, timeout_s=60)
     assert sorted(r.value for r in readings) == [4, 4]
     assert frame_motion(frame.image, image) < 1.0
+
+
+@pytest.mark.parametrize("degrees, rows, cols", [(90, slice(0, 10), slice(None)), (180, slice(None), slice(-10, None)),
+                                                 (270, slice(-10, None), slice(None))])
+def test_a_turned_camera_brings_the_trays_back_wall_to_the_top(tmp_path, degrees, rows, cols):
+    image = np.zeros((40, 60, 3), np.uint8)
+    image[:, :10] = 255  # the back wall, at the frame's left as a webcam strapped a quarter turn off shows it
+    cv2.imwrite(str(tmp_path / "frame.png"), image)
+    frame = TurnedCamera(ReplayCamera([tmp_path / "frame.png"]), degrees).read()
+    assert frame.image.shape == ((60, 40, 3) if degrees != 180 else (40, 60, 3))
+    assert frame.source == str(tmp_path / "frame.png")  # its SHA-256 stays the file's
+    assert (frame.image[rows, cols] == 255).all() and frame.image.sum() == image.sum()
+
+
+def test_a_camera_turn_other_than_a_quarter_turns_is_refused():
+    with pytest.raises(ValueError, match="90, 180 or 270"):
+        TurnedCamera(ReplayCamera(["x.png"]), 45)

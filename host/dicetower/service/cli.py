@@ -64,18 +64,23 @@ def describe(result: RollResult) -> str:
               help="Table profile (TOML): rule system, characters, what ROLL resolves.")
 @click.option("--die-set", default=None, help="Calibrated dice set to read with (see `dicetower calibrate`).")
 @click.option("--rolls", type=int, default=None, help="Press ROLL this many times by itself, then exit 0 (simulated tower).")
+@click.option("--camera-turn", type=click.Choice(["0", "90", "180", "270"]), default="0", show_default=True,
+              help="Turn each frame this many degrees clockwise before reading, for a webcam strapped with its "
+              "image's top elsewhere than toward the tray's back wall: 90 when the back wall shows at the frame's "
+              "left, 180 at its bottom, 270 at its right (see it with --annotate).")
 @click.option("--annotate", "annotate_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               metavar="DIRECTORY", help="Save each roll's annotated frame (boxes, values, confidences, the dice "
               "numbered as the tower's prompts number them) as DIR/roll-<roll id>.png, and the frame of the roll "
               "the tower is asking about as DIR/asking.png.")
 def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log_path: Path | None,
-        table_path: Path | None, die_set: str | None, rolls: int | None, annotate_dir: Path | None) -> None:
+        table_path: Path | None, die_set: str | None, rolls: int | None, camera_turn: str,
+        annotate_dir: Path | None) -> None:
     """Run the tower service. In the terminal: `r` presses ROLL (simulated tower), `y`/`n` answer an
     unsure reading (`n` also declines an optional re-throw), `x` says no die lies where it was read, `q` quits."""
     from dicetower.audit.rolllog import LogError, RollLog
     from dicetower.audit.sprt import FairnessWatch
     from dicetower.link import LinkError, TowerLink
-    from dicetower.vision.camera import FrameError, LiveCamera, ReplayCamera
+    from dicetower.vision.camera import FrameError, LiveCamera, ReplayCamera, TurnedCamera
     from dicetower.vision.reader import DiceReader
 
     from .roll import RollPipeline
@@ -86,10 +91,13 @@ def run(port: str | None, camera_index: int | None, replay: tuple[str, ...], log
     if rolls is not None and port:
         raise click.UsageError("--rolls presses ROLL on the simulated tower; it cannot press a real tower's button")
     try:
-        camera = (LiveCamera(camera_index) if camera_index is not None
-                  else ReplayCamera(image_files(replay) if replay else demo_feed()))
+        camera: LiveCamera | ReplayCamera | TurnedCamera = (
+            LiveCamera(camera_index) if camera_index is not None
+            else ReplayCamera(image_files(replay) if replay else demo_feed()))
     except FrameError as exc:  # no such camera, or one another program holds: the message says what to check
         raise click.ClickException(str(exc)) from exc
+    if camera_turn != "0":
+        camera = TurnedCamera(camera, int(camera_turn))
     log_path = log_path or paths.default_log_path()
     try:
         table = Table(table_path) if table_path else None

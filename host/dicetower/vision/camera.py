@@ -1,10 +1,12 @@
 """Cameras: where the tower's frames come from. LiveCamera reads a real camera (cv2.VideoCapture);
-ReplayCamera serves image files in order (the simulated tower's camera and `make run`'s default)."""
+ReplayCamera serves image files in order (the simulated tower's camera and `make run`'s default);
+TurnedCamera turns another camera's frames upright (a webcam strapped another way round)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -106,3 +108,33 @@ class LiveCamera:
     def close(self) -> None:
         """Release the camera device."""
         self._cap.release()
+
+
+#: a camera's turn in degrees clockwise -> cv2.rotate's code that turns its frames so
+CAMERA_TURNS = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
+
+
+class TurnedCamera:
+    """Another camera's frames turned by `degrees` clockwise (90, 180 or 270; CAMERA_TURNS), for a tower whose
+    webcam is strapped with its image's top elsewhere than toward the tray's back wall (hardware/README.md): 90
+    when the back wall shows at the frame's left, 180 at its bottom, 270 at its right. Read upright, the frames
+    give the prompt's tray positions (service.tower.tray_position) and the pip reader's camera direction (an
+    upright camera sees side faces below top faces) their meaning. A frame keeps its source, so a replayed
+    file's SHA-256 is the file's. camera: LiveCamera / ReplayCamera-like (read, close).
+    Raises ValueError for any other turn."""
+
+    def __init__(self, camera: Any, degrees: int):
+        if degrees not in CAMERA_TURNS:
+            raise ValueError(f"a camera turn is 90, 180 or 270 degrees clockwise, not {degrees}")
+        self.camera = camera
+        self.degrees = degrees
+
+    def read(self) -> Frame:
+        """The camera's next frame, turned (HxWx3 uint8 BGR; H and W swap at 90 and 270). Raises what the
+        camera raises (FrameError)."""
+        frame = self.camera.read()
+        return Frame(cv2.rotate(frame.image, CAMERA_TURNS[self.degrees]), frame.source)
+
+    def close(self) -> None:
+        """Close the camera turned."""
+        self.camera.close()
