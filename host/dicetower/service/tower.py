@@ -298,7 +298,7 @@ class TowerService:
             self.link.set_light("alarm")
             self._pending_alarm = (time.monotonic() + self.alarm_delay_s, alarms[0].screen())
 
-    def _confirm(self, index: int, reading: DieReading, where: str = "") -> tuple[Answer, Correction | None]:
+    def _confirm(self, index: int, reading: DieReading, where: str) -> tuple[Answer, Correction | None]:
         """Ask the player about an unsure reading: (their Answer, their Correction when they kept the die with
         another face, else None). On the panel: OK keeps it, NO drops the dice again, holding NO says no die
         lies there (a side face, a shadow: left out of the roll, which need not be thrown again); holding OK
@@ -306,7 +306,7 @@ class TowerService:
         reader's next guesses, the others), holding OK keeps the face set, holding NO goes back to the prompt.
         At the host (answers): "OK", "NO", "NOT_A_DIE", "SET <value>" or "SET <die type> <value>". No answer
         within confirm_timeout_s (from the last press) drops the dice again: never resolved in silence. where:
-        the die's place in the tray for the prompt (tray_position; "" when not known)."""
+        the die's place in the tray for the prompt (tray_position)."""
         faces = correction_faces(reading, self.pipeline.plan.types_in_play())
         self.link.set_light("unsure")
         prompt = confirm_screen(index, reading, faces, where)
