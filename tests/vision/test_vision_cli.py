@@ -120,6 +120,29 @@ def test_an_annotated_frame_that_cannot_be_saved_is_an_error_beside_the_dice_rea
     assert "not saved" in proc.stderr
 
 
+def test_camera_turn_reads_a_photo_turned_on_its_side_as_the_upright_photo(tmp_path):
+    """--camera-turn 90 turns a photo shot a quarter turn counterclockwise upright before reading it: its dice,
+    boxes (in the turned photo's px) and confidences are the upright photo's, its line says "camera_turn" and its
+    annotated frame is upright (640 wide). Without the turn the boxes are in the photo's own px (480 wide)."""
+    import cv2
+
+    upright = DEMO / "valid_24.jpg"
+    side = tmp_path / "valid_24_side.png"
+    cv2.imwrite(str(side), cv2.rotate(cv2.imread(str(upright)), cv2.ROTATE_90_COUNTERCLOCKWISE))
+    want = json.loads(run(str(upright), "--json").stdout)
+    proc = run(str(side), "--json", "--camera-turn", "90", "--annotate", str(tmp_path / "ann"))
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    assert got["camera_turn"] == 90 and got["dice"] == want["dice"]
+    assert cv2.imread(str(tmp_path / "ann" / "valid_24_side.png")).shape[:2] == (480, 640)
+    as_shot = json.loads(run(str(side), "--json").stdout)
+    boxes = {tuple(d["box"]) for d in want["dice"]}
+    assert "camera_turn" not in as_shot and {tuple(d["box"]) for d in as_shot["dice"]} != boxes
+    assert "turned 90 degrees clockwise" in run(str(side), "--camera-turn", "90").stdout
+    proc = run(str(side), "--camera-turn", "45")
+    assert proc.returncode == 2 and "45" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_unknown_die_set_is_a_clear_error():
     proc = run(str(DEMO / "valid_24.jpg"), "--die-set", "no_such_set_xyz")
     assert proc.returncode != 0

@@ -114,6 +114,19 @@ class LiveCamera:
 CAMERA_TURNS = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 
 
+def check_turn(degrees: int) -> int:
+    """degrees when it is a turn `turned` makes (0, 90, 180 or 270 clockwise). Raises ValueError otherwise."""
+    if degrees != 0 and degrees not in CAMERA_TURNS:
+        raise ValueError(f"a camera turn is 0, 90, 180 or 270 degrees clockwise, not {degrees}")
+    return degrees
+
+
+def turned(image: np.ndarray, degrees: int) -> np.ndarray:
+    """image (HxWx3 uint8 BGR) turned `degrees` clockwise: 0 (the image itself), 90, 180 or 270 (CAMERA_TURNS; H
+    and W swap at 90 and 270). Raises ValueError for any other turn (check_turn)."""
+    return image if check_turn(degrees) == 0 else cv2.rotate(image, CAMERA_TURNS[degrees])
+
+
 class TurnedCamera:
     """Another camera's frames turned by `degrees` clockwise (90, 180 or 270; CAMERA_TURNS), for a tower whose
     webcam is strapped with its image's top elsewhere than toward the tray's back wall (hardware/README.md): 90
@@ -133,7 +146,7 @@ class TurnedCamera:
         """The camera's next frame, turned (HxWx3 uint8 BGR; H and W swap at 90 and 270). Raises what the
         camera raises (FrameError)."""
         frame = self.camera.read()
-        return Frame(cv2.rotate(frame.image, CAMERA_TURNS[self.degrees]), frame.source)
+        return Frame(turned(frame.image, self.degrees), frame.source)
 
     def close(self) -> None:
         """Close the camera turned."""

@@ -1,10 +1,12 @@
-"""`dicetower read IMAGE|FOLDER... [--json] [--die-set NAME | --die-types d4,d20] [--annotate DIR]`: the dice reader
-on photos.
+"""`dicetower read IMAGE|FOLDER... [--json] [--die-set NAME | --die-types d4,d20] [--annotate DIR] [--camera-turn 90]`:
+the dice reader on photos.
 
 The --json form is the project's stable reading interface (checked independently): one object per
 line and image, {"image": <path as given>, "dice": [DieReading.to_json()...], "ms": <read time>}, or
 {"image": ..., "error": <what went wrong>} for an image that cannot be read. With --annotate a line also holds
-"annotated" (the PNG's path), or "annotate_error" when that frame could not be saved."""
+"annotated" (the PNG's path), or "annotate_error" when that frame could not be saved. With --camera-turn each photo is
+turned upright before it is read, a line holds "camera_turn" (degrees clockwise) and its boxes are in the turned
+photo's pixels."""
 
 from __future__ import annotations
 
@@ -16,19 +18,23 @@ from typing import Any
 
 import click
 
-from .camera import IMAGE_SUFFIXES, FrameError, folder_images, load_image
+from .camera import IMAGE_SUFFIXES, FrameError, check_turn, folder_images, load_image, turned
 from .reader import DiceReader, check_image
 
 
-def read_image_file(reader: DiceReader, path: str, annotated: Path | None = None) -> dict[str, Any]:
+def read_image_file(reader: DiceReader, path: str, annotated: Path | None = None, turn: int = 0) -> dict[str, Any]:
     """Read one image file as `dicetower read --json` reports it: {"image", "dice", "ms"} (ms: time to
     decode and read the image), or {"image", "error"} when the file is missing or corrupt or the image
-    too small to hold a die (reader.check_image). Saves the annotated frame as the PNG file annotated when
+    too small to hold a die (reader.check_image). turn: degrees clockwise (0, 90, 180, 270: camera.turned) the
+    image is turned before it is read, for a photo whose top is not the tray's far side (a camera strapped on its
+    side, a phone photo whose EXIF turn was lost); the boxes are in the turned image's px, and a turn other than
+    0 is reported as "camera_turn". Saves the annotated (turned) frame as the PNG file annotated when
     given (its folder made), and adds its path as "annotated", or "annotate_error" saying why it could not be
-    written (the dice read are kept)."""
+    written (the dice read are kept). Raises ValueError for another turn."""
+    check_turn(turn)  # before the try: a wrong turn is the caller's error, not the image's
     try:
         t0 = time.perf_counter()
-        image = check_image(load_image(path))
+        image = turned(check_image(load_image(path)), turn)
         readings = reader.read(image)
         ms = (time.perf_counter() - t0) * 1000.0
     except FrameError as exc:
@@ -36,6 +42,8 @@ def read_image_file(reader: DiceReader, path: str, annotated: Path | None = None
     except ValueError as exc:  # check_image: decoded, but no frame the reader can read
         return {"image": path, "error": f"{path}: {exc}"}
     out: dict[str, Any] = {"image": path, "dice": [r.to_json() for r in readings], "ms": round(ms, 1)}
+    if turn:
+        out["camera_turn"] = turn
     if annotated is not None:
         from .annotate import save_annotated
 
@@ -73,7 +81,8 @@ def _annotated_name(path: str, taken: set[str]) -> str:
 
 def _table(result: dict[str, Any]) -> str:
     """Readable form of one read_image_file result."""
-    lines = [f"{result['image']}: {len(result['dice'])} dice, {result['ms']:.1f} ms"]
+    turn = f", turned {result['camera_turn']} degrees clockwise" if "camera_turn" in result else ""
+    lines = [f"{result['image']}{turn}: {len(result['dice'])} dice, {result['ms']:.1f} ms"]
     for d in result["dice"]:
         flag = "  UNSURE" if d["unsure"] else ""
         if d.get("alternatives"):
@@ -97,8 +106,13 @@ def _table(result: dict[str, Any]) -> str:
 @click.option("--annotate", "annotate_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Save each annotated frame (boxes, values, confidences) as DIR/<image name>.png "
                    "(<image name>-2.png for a second photo of that name).")
+@click.option("--camera-turn", type=click.Choice(["0", "90", "180", "270"]), default="0", show_default=True,
+              help="Turn each photo this many degrees clockwise before reading, so that the tray's far side is at "
+                   "its top (a camera strapped on its side, a photo whose EXIF turn was lost): the reader takes a "
+                   "die's side faces to lie below its top face, toward the camera. Boxes are then in the turned "
+                   "photo's pixels.")
 def read(images: tuple[str, ...], as_json: bool, die_set: str | None, die_types: str | None,
-         annotate_dir: Path | None) -> None:
+         annotate_dir: Path | None, camera_turn: str) -> None:
     """Read the dice in each IMAGE (JPEG/PNG; a folder: its image files in name order, or those in its
     subfolders when it holds none): die type, value, box [x, y, w, h] px, confidence. A missing or corrupt
     image, or an annotated frame that cannot be saved, is reported on stderr (and as an "error" line, or an
@@ -121,7 +135,7 @@ def read(images: tuple[str, ...], as_json: bool, die_set: str | None, die_types:
             result = {"image": path, "error": f"{path}: a folder with no image file in it ({kinds})"}
         else:
             annotated = None if annotate_dir is None else annotate_dir / _annotated_name(path, names)
-            result = read_image_file(reader, path, annotated)
+            result = read_image_file(reader, path, annotated, int(camera_turn))
         if "error" in result or "annotate_error" in result:
             failed += 1
             click.echo(f"error: {result.get('error') or result['annotate_error']}", err=True)
