@@ -387,6 +387,15 @@ def net_outputs(patches: list[np.ndarray], node: str = "logits", directory: Path
     return np.asarray(out, np.float32).reshape(len(turned), -1)
 
 
+# Measured in session 32, not shipped: the net averaged over 12 turns 30 degrees apart (each patch also turned by 30
+# and 60 degrees, border reflected, each at its quarter turns; the temperature refitted over the same turns on the
+# 2000 held-out renders: 1.482 against 1.593, held-out accuracy 0.7865 against 0.7885). Given the type through
+# read_value on every fickett main-cluster tile d4 / d6 / d8 / d12 / d20 .932 .922 .945 .912 .679 -> .930 .926 .952
+# .914 .685 and realdice (colour masks) .780 -> .811, 0 sure-wrong; but through the reader (bench_source) realdice
+# .7875 -> .7812 and given d20 .800 -> .794, fickett .7823 -> .7922 and given its types .8229 -> .8328 (unsure
+# 98.6 -> 97.8 %), fickett d4 on every 4th tile under its floor (0.903), at 3 x the net's rows per die (fickett's
+# ms median 55 -> 80 in one contended pass). The moves are the size of the net's run-to-run noise
+# (train_numerals' replicates, up to 0.01) and realdice's goes both ways, so four quarter turns stay.
 def numeral_proba(patches: list[np.ndarray]) -> np.ndarray:
     """Probabilities (N x K float32, rows sum to 1) of the numeral classes (numeral_classes()) for
     N face patches (PATCH x PATCH uint8, from face_patch): softmax(logits / temperature) averaged
