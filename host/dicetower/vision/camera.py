@@ -128,19 +128,17 @@ def turned(image: np.ndarray, degrees: int) -> np.ndarray:
 
 
 class TurnedCamera:
-    """Another camera's frames turned by `degrees` clockwise (90, 180 or 270; CAMERA_TURNS), for a tower whose
+    """Another camera's frames turned by `degrees` clockwise (0, 90, 180 or 270: turned), for a tower whose
     webcam is strapped with its image's top elsewhere than toward the tray's back wall (hardware/README.md): 90
     when the back wall shows at the frame's left, 180 at its bottom, 270 at its right. Read upright, the frames
     give the prompt's tray positions (service.tower.tray_position) and the pip reader's camera direction (an
     upright camera sees side faces below top faces) their meaning. A frame keeps its source, so a replayed
     file's SHA-256 is the file's. camera: LiveCamera / ReplayCamera-like (read, close).
-    Raises ValueError for any other turn."""
+    Raises ValueError for any other turn (check_turn)."""
 
     def __init__(self, camera: Any, degrees: int):
-        if degrees not in CAMERA_TURNS:
-            raise ValueError(f"a camera turn is 90, 180 or 270 degrees clockwise, not {degrees}")
         self.camera = camera
-        self.degrees = degrees
+        self.degrees = check_turn(degrees)
 
     def read(self) -> Frame:
         """The camera's next frame, turned (HxWx3 uint8 BGR; H and W swap at 90 and 270). Raises what the
