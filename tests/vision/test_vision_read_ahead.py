@@ -309,16 +309,16 @@ def test_light_pips_the_worker_read_give_the_readings_read_here(worker_ready, sc
     # every frame, and the readings are those read in one process
     find, used = reader_module.find_pip_faces, []
 
-    def after_the_workers_light_read(image, close_ups=True, elsewhere=None):
+    def after_the_workers_light_read(image, close_ups=True, elsewhere=None, set_aside=None):
         if elsewhere is None:  # the reader alone
-            return find(image, close_ups)
+            return find(image, close_ups, set_aside=set_aside)
         elsewhere._take("light", "failed")
 
         def light():
             used.append(elsewhere.light())
             return used[-1]
 
-        return find(image, close_ups, LightGiven(light))
+        return find(image, close_ups, LightGiven(light), set_aside=set_aside)
 
     reader, alone = DiceReader(), DiceReader(second_process=False)
     reader.read(scenes[0])
@@ -359,7 +359,7 @@ def test_a_read_that_raises_leaves_the_worker_free_for_the_next(worker_ready, re
     reading = DiceReader()
     reading.read(scenes[1])
 
-    def broken(self, image, faces, found):
+    def broken(self, image, faces, found, set_aside=None):
         raise RuntimeError("choosing the bodies failed")
 
     with monkeypatch.context() as patch:

@@ -132,7 +132,8 @@ def test_a_die_the_classifier_is_unsure_of_is_reported_unsure_and_a_bare_table_g
     is never sure; the pip reader is switched off so that only the body policy is under test."""
     import dicetower.vision.reader as reader_module
 
-    monkeypatch.setattr(reader_module, "find_pip_faces", lambda image, close_ups=True, elsewhere=None: [])
+    monkeypatch.setattr(reader_module, "find_pip_faces",
+                        lambda image, close_ups=True, elsewhere=None, set_aside=None: [])
     photo = load_image(DEMO / "valid_28.jpg")
     table = cv2.resize(photo[300:480, 0:240], (640, 480), interpolation=cv2.INTER_LINEAR)
     die = photo[110:200, 395:480]

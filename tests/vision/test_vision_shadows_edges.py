@@ -78,7 +78,8 @@ def test_a_body_cut_by_the_frame_edge_is_read_unsure_and_a_whole_one_stays_sure(
     left border is flagged unsure, the whole die beside it keeps the classifier's confidence."""
     import dicetower.vision.reader as reader_module
 
-    monkeypatch.setattr(reader_module, "find_pip_faces", lambda image, close_ups=True, elsewhere=None: [])
+    monkeypatch.setattr(reader_module, "find_pip_faces",
+                        lambda image, close_ups=True, elsewhere=None, set_aside=None: [])
     tray = wood(np.random.default_rng(3), 480)[:, :, :]
     frame = tray.copy()
     cv2.rectangle(frame, (0, 200), (45, 270), (40, 40, 200), -1)  # a red die half out of the frame

@@ -60,13 +60,16 @@ def _moved_face(face: PipFace, factor: float, origin: tuple[float, float]) -> Pi
                    centre=(face.centre[0] * factor + ox, face.centre[1] * factor + oy))
 
 
-def _plausible_polarity(dark: list[PipFace], light: list[PipFace]) -> list[PipFace]:
+def _plausible_polarity(dark: list[PipFace], light: list[PipFace],
+                        set_aside: list[PipFace] | None = None) -> list[PipFace]:
     """Lone pips (faces showing 1) are weak evidence: a key on a keyboard or a glint looks like one.
     The frame's pip polarity is the one with more sure multi-pip faces (then more sure faces, then
     more faces); the other polarity's multi-pip faces are kept, and its lone pips dropped, unless that
     polarity has sure multi-pip faces too: then the frame holds dice of both kinds (dark dice with light
     pips among light dice with dark pips), and its lone pips are kept unsure (confidence at most
-    pips.AMBIGUOUS_CAP): a 1 of those dice, or the one pip found of a face whose other pips were lost."""
+    pips.AMBIGUOUS_CAP): a 1 of those dice, or the one pip found of a face whose other pips were lost.
+    set_aside: when given, the dropped lone pips are appended to it, at that cap: no die by themselves,
+    but a die body round one may be a die of the other kind showing 1 (find_pip_faces' set_aside)."""
 
     def evidence(faces: list[PipFace]) -> tuple[int, int, int]:
         sure = [f for f in faces if f.confidence >= UNSURE_BELOW]
@@ -74,8 +77,11 @@ def _plausible_polarity(dark: list[PipFace], light: list[PipFace]) -> list[PipFa
 
     main = "dark" if evidence(dark) >= evidence(light) else "light"
     both_kinds = evidence(dark)[0] > 0 and evidence(light)[0] > 0
-    return [f if len(f.pips) > 1 or f.polarity == main else replace(f, confidence=min(f.confidence, AMBIGUOUS_CAP))
-            for f in dark + light if len(f.pips) > 1 or f.polarity == main or both_kinds]
+    capped = [f if len(f.pips) > 1 or f.polarity == main else replace(f, confidence=min(f.confidence, AMBIGUOUS_CAP))
+              for f in dark + light]
+    if set_aside is not None:
+        set_aside += [f for f in capped if len(f.pips) == 1 and f.polarity != main and not both_kinds]
+    return [f for f in capped if len(f.pips) > 1 or f.polarity == main or both_kinds]
 
 
 #: A pip's diameter is at most this fraction of its die's side (standard d6 about 0.19, big-pip dice
@@ -98,7 +104,8 @@ class ReadsElsewhere(Protocol):
 
 def find_pip_faces(image: np.ndarray,
                    close_ups: bool | Callable[[], list[tuple[int, int, int, int]]] = True,
-                   elsewhere: ReadsElsewhere | None = None, from_close_ups: bool = False) -> list[PipFace]:
+                   elsewhere: ReadsElsewhere | None = None, from_close_ups: bool = False,
+                   set_aside: list[PipFace] | None = None) -> list[PipFace]:
     """Top faces of the pip dice in a frame. image: HxWx3 uint8 BGR, any size. Boxes and pips in frame
     px. Dark and light pips are both looked for; where both readings claim one die, the more confident
     stays. Faces whose pips are near the pip filter's limit at the analysis scale (small dice) are read
@@ -115,7 +122,10 @@ def find_pip_faces(image: np.ndarray,
     _finer_faces' whole-frame read (ReadsElsewhere: the reader's second process) while this process
     makes the others; the faces are the same. from_close_ups: the analysis scale was read already and held
     no face, so only the smaller scales are read (in close_ups' boxes: the reader's second look, in the die
-    of a close-up that fills the frame, find_close_up)."""
+    of a close-up that fills the frame, find_close_up). set_aside: when given, the lone pips dropped at the scale
+    the faces come from (_plausible_polarity: of the pip polarity the frame's other dice do not have, so no die by
+    themselves) are appended to it, in frame px, unsure: the reader weighs one in the middle of a die body it reads
+    (reader.read_as_one)."""
     gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     factors = {analysis_scale(gray_full.shape, long_side) for long_side in (ANALYSIS_SCALES if close_ups else ANALYSIS_SCALES[:1])}
     regions: list[tuple[int, int, int, int]] | None = None  # close_ups() once called
@@ -139,7 +149,8 @@ def find_pip_faces(image: np.ndarray,
         light = elsewhere.light() if elsewhere is not None and previous is None else None
         if light is None:
             light = read_faces(gray, "light", k, within, finer)
-        faces = _plausible_polarity(dark, light)
+        dropped: list[PipFace] = []
+        faces = _plausible_polarity(dark, light, dropped)
         if within is not None:  # a close-up scale in the bodies' boxes (the whole frame, no body, when none was found)
             bodies = [b for b in within if b[2] < gray.shape[1] or b[3] < gray.shape[0]]
             faces = [_spanning(f, bodies) for f in faces]
@@ -147,6 +158,8 @@ def find_pip_faces(image: np.ndarray,
         if kept:
             if previous is None:  # the analysis scale: its small pips are read again finer
                 kept = _finer_faces(gray_full, s, kept, elsewhere)
+            if set_aside is not None:
+                set_aside += [_moved_face(f, 1.0 / s, (0.0, 0.0)) for f in dropped]
             return [_moved_face(f, 1.0 / s, (0.0, 0.0)) for f in kept]
         previous = s
     return []

@@ -15,7 +15,7 @@ import numpy as np
 from dicetower.readings import UNSURE_BELOW, DieReading
 
 from .boxes import grown, holds, meets
-from .pips import crosswise_pips, layout_in_frame
+from .pips import AMBIGUOUS_CAP, crosswise_pips, layout_in_frame
 from .colour import channel_medians, colour_name
 from .second_core import SECOND_PROCESS, WorkAhead
 from .view import ViewEstimate, floor_outlines
@@ -169,6 +169,7 @@ class DiceReader:
         those of reading every body afterwards, here. Pips too large for the pip filter (a close-up)
         are read where their size tells (detect.large_pip_faces): the bodies that are their pips,
         and the faces that are parts of their die, go."""
+        lone_pips: dict[int, PipFace] = {}
         if self.classify is None:
             faces = find_pip_faces(image)
             bodies: list[DieBody] = []
@@ -184,10 +185,12 @@ class DiceReader:
                     return found_ahead[0]
 
                 # the smaller pip scales wait for the bodies, to look only where a die may need them
-                faces = find_pip_faces(image, lambda: close_up_regions(image.shape, found()), ahead)
+                set_aside: list[PipFace] = []
+                faces = find_pip_faces(image, lambda: close_up_regions(image.shape, found()), ahead,
+                                       set_aside=set_aside)
                 if ahead is not None:
                     ahead.pips_found()
-                faces, bodies = self._bodies_to_read(image, faces, found(), reference)
+                faces, bodies, lone_pips = self._bodies_to_read(image, faces, found(), reference, set_aside)
             finally:
                 # waited for even when no body is to be read: nothing of this frame runs on after read()
                 # returns or raises, and the worker is free for the next frame
@@ -202,7 +205,8 @@ class DiceReader:
         read_ahead = {id(found_ahead[0][i]): guess for i, guess in first.items()}
         for body in bodies:
             guess = read_ahead.get(id(body))
-            readings.append(guess[1] if guess is not None and guess[0] == view else self._classified(image, body, view))
+            reading = guess[1] if guess is not None and guess[0] == view else self._classified(image, body, view)
+            readings.append(read_as_one(reading, lone_pips.get(id(body)), body))
         return readings
 
     def _work_ahead(self, image: np.ndarray, reference: np.ndarray | None) -> WorkAhead | None:
@@ -218,15 +222,17 @@ class DiceReader:
                                     read_first=self.die_set is None, die_types=self.die_types)
 
     def _bodies_to_read(self, image: np.ndarray, faces: list[PipFace], found: list[DieBody],
-                        reference: np.ndarray | None) -> tuple[list[PipFace], list[DieBody]]:
-        """The pip faces to report and the bodies to read with the face classifier, once both searches
-        are done (faces: find_pip_faces'; found: find_die_bodies')."""
+                        reference: np.ndarray | None, set_aside: list[PipFace] | None = None
+                        ) -> tuple[list[PipFace], list[DieBody], dict[int, PipFace]]:
+        """The pip faces to report, the bodies to read with the face classifier, and the lone pips in their
+        middles (_numbered_bodies), once both searches are done (faces, set_aside: find_pip_faces'; found:
+        find_die_bodies')."""
         faces, found = large_pip_faces(image, found, faces)  # a close-up's pips, found as bodies
         if self.die_set is not None:
             # the set reads every die: a sure pip face is a die the body search may miss (white
             # dice on a light table), read by the set; an unsure one (a glint, a speck) is no die to it
             faces = [f for f in faces if f.confidence >= UNSURE_BELOW]
-        faces, bodies = self._numbered_bodies(image, faces, found)
+        faces, bodies, lone_pips = self._numbered_bodies(image, faces, found, set_aside or [])
         if self.die_set is not None:
             bodies += [pip_die_body(image, f) for f in faces]
             faces = []
@@ -237,12 +243,16 @@ class DiceReader:
                 faces = [f for f in find_pip_faces(image, lambda: [box], from_close_ups=True)
                          if f.confidence >= UNSURE_BELOW]
             bodies = [] if close_up is None or faces else [close_up]
-        return faces, bodies
+        return faces, bodies, lone_pips
 
-    def _numbered_bodies(self, image: np.ndarray, faces: list[PipFace],
-                         bodies: list[DieBody]) -> tuple[list[PipFace], list[DieBody]]:
-        """The pip faces that are pip dice and the die bodies (of detect.find_die_bodies) to read with the
-        face classifier.
+    def _numbered_bodies(self, image: np.ndarray, faces: list[PipFace], bodies: list[DieBody],
+                         set_aside: list[PipFace] | None = None
+                         ) -> tuple[list[PipFace], list[DieBody], dict[int, PipFace]]:
+        """The pip faces that are pip dice, the die bodies (of detect.find_die_bodies) to read with the
+        face classifier, and by id(body) the lone pip in the middle of a body to read (_lone_pip_of), which that
+        body's reading weighs (read_as_one): the one face that gave way to it, or when none did, the one lone pip
+        find_pip_faces set aside there (set_aside: dropped as of the pip polarity the frame's other dice do not
+        have, detect._plausible_polarity; no die by itself, and none is added for it).
         A body's part already read as a pip face (its sides, its shadow) is not read again; but "pips"
         the pip reader is unsure of, centred in a die-like body and spanning less of it than a d6's
         pips span of their die (PIP_BOX_OF_DIE: a numeral's holes or strokes, speckles; measured
@@ -281,7 +291,13 @@ class DiceReader:
                 continue  # read with a set or a reference, yet no die: see _cut_ground
             kept.append(body)
         given_way = {id(f) for b in kept for f in marks[id(b)]}
-        return [f for f in faces if id(f) not in given_way], kept
+        lone_pips = {id(b): marks[id(b)][0] for b in kept
+                     if len(marks[id(b)]) == 1 and _lone_pip_of(marks[id(b)][0], b)}
+        for b in kept:
+            middle = [f for f in set_aside or [] if _lone_pip_of(f, b)]
+            if not marks[id(b)] and len(middle) == 1:
+                lone_pips[id(b)] = middle[0]
+        return [f for f in faces if id(f) not in given_way], kept, lone_pips
 
     def _classified(self, image: np.ndarray, body: DieBody, view: ViewEstimate) -> DieReading:
         """Read one die body with faces.classify_crop, given the body's tight box, its mask (which
@@ -362,6 +378,44 @@ def _marks_on(image: np.ndarray, body: DieBody, face: PipFace) -> bool:
     x, y, w, h = body.box
     crop = image[y:y + h, x:x + w]
     return die_type_by_shape(crop, body.mask[:crop.shape[0], :crop.shape[1]]).proba.get("d6", 0.0) < NO_D6_SHAPE
+
+
+#: A lone pip in a die body (one that gave way to it, _marks_on, or one find_pip_faces set aside) is the 1 of the
+#: pip d6 that body may be only when it lies in the body's middle: its centre within this share of the body's
+#: longer side from the body's centre (a 1's pip is its face's centre; a "6."'s dot or a numeral's bowl lies off
+#: it). Measured on renders of 40 top-down scenes of pip d6 (seeds 33 and 7, the die patches 70-100 px): the lone
+#: pips in bodies lay 0.00-0.19 of the side off, then 0.26 and more
+LONE_PIP_CENTRED = 0.2
+
+
+def _lone_pip_of(face: PipFace, body: DieBody) -> bool:
+    """Whether face is one pip read as a 1 lying in the middle of body (within LONE_PIP_CENTRED of its longer
+    side from its centre, frame px): the 1 a pip d6 shows, should the body be a pip d6."""
+    if len(face.pips) != 1 or face.value != 1:
+        return False
+    x, y, w, h = body.box
+    off = float(np.hypot(face.centre[0] - (x + w / 2), face.centre[1] - (y + h / 2)))
+    return off <= LONE_PIP_CENTRED * max(w, h)
+
+
+def read_as_one(reading: DieReading, pip: PipFace | None, body: DieBody) -> DieReading:
+    """A die body's reading by the face classifier (reading), weighed against the lone pip in its middle that
+    gave way to it (DiceReader._numbered_bodies, _lone_pip_of; None: none did). The pip reader read that pip as
+    a 1 it is unsure of (a lone pip of the other pip colour than the frame's other dice may be a glint:
+    detect._plausible_polarity), so the body went to the classifier, whose numeral net has no class for one
+    pip: a black d6 showing its white 1 among white dice read as an unsure 4 (0.008, the 1 its first
+    alternative). When the classifier reads the body as a d6 and less confidently than the pip reader read
+    its 1, the die is read as a 1, still unsure: d6 1 at the pip's confidence, at most pips.AMBIGUOUS_CAP and,
+    for a body cut by the frame's edge, CUT_CONFIDENCE_MAX; the classifier's value becomes the first
+    alternative (the 1 leaves the alternatives). Otherwise the reading stands (a numeral the net reads as
+    surely, a die of another type)."""
+    if pip is None or reading.die_type != "d6" or reading.value == 1 or reading.confidence >= pip.confidence:
+        return reading
+    confidence = min(pip.confidence, AMBIGUOUS_CAP, CUT_CONFIDENCE_MAX if body.cut else 1.0)
+    alternatives = ([("d6", reading.value)] if reading.value is not None else []) + \
+        [a for a in reading.alternatives if a != ("d6", 1)]
+    return replace(reading, value=1, confidence=confidence,
+                   alternatives=alternatives[:max(1, len(reading.alternatives))])  # as many as the classifier gave
 
 
 #: A die's colour is not the ground's: at most this many pixels of its colour lie outside every body,
