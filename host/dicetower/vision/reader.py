@@ -269,7 +269,8 @@ class DiceReader:
         frame, one of a colour found all over the frame (ground_share above GROUND_SHARE_MAX)."""
         marks = {id(b): [f for f in faces if _marks_on(image, b, f)] for b in bodies}
         marked = {id(f) for fs in marks.values() for f in fs}
-        faces = [f for f in faces if not _glint(f, bodies)]
+        unseen = _light_dice_unseen(faces, bodies)
+        faces = [f for f in faces if unseen or not _glint(f, bodies)]
         pip_dice = [f for f in faces if id(f) not in marked]
         sure = [f for f in pip_dice if f.confidence >= UNSURE_BELOW]  # a glint is no die to size others by
         beside = None
@@ -532,3 +533,12 @@ def _glint(face: PipFace, bodies: list[DieBody]) -> bool:
     around its centre: specular highlights (bright, tiny, on no die)."""
     return (face.polarity == "light" and face.confidence < UNSURE_BELOW
             and not any(holds(b.box, face.centre) for b in bodies))
+
+
+def _light_dice_unseen(faces: list[PipFace], bodies: list[DieBody]) -> bool:
+    """True when a sure face of several light pips has no die body (bodies) around its centre: the frame's dark
+    dice are not told from their tray (black dice on a black felt tray), so no body round light pips says nothing
+    of a die there, and an unsure lone light pip is no glint but a 1 of such a die, kept unsure. A black d6
+    showing 1 beside a black 3 and white dice on a dark tray (synth renders) was lost as a glint before."""
+    return any(f.polarity == "light" and len(f.pips) > 1 and f.confidence >= UNSURE_BELOW
+               and not any(holds(b.box, f.centre) for b in bodies) for f in faces)
