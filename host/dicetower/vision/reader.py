@@ -262,8 +262,9 @@ class DiceReader:
         give way to it (_marks_on); a sure face gives way only to a die-like body that is no d6 by its shape
         (a d6 showing 1 has one pip far smaller than its body; a numeral's bowl read as a sure 1 on a d8 too).
         Light pips the pip reader is unsure of with no die body around them are glints (specular highlights on
-        a dice dome or a tray: bright, tiny, on no die), no die; dark pips are never highlights and stay a die
-        (flagged unsure). A body is read when it
+        a dice dome or a tray: bright, tiny, on no die), no die, unless the frame's sure light faces have no body
+        round them either (_light_dice_unseen); dark pips are never highlights and stay a die (flagged unsure).
+        A body is read when it
         is die-like (is_die_like); with a calibrated set or a reference frame, which may read dice the standard
         reader would not take for dice, every body is read but one under MIN_BODY_SIDE px and, with no reference
         frame, one of a colour found all over the frame (ground_share above GROUND_SHARE_MAX)."""
@@ -538,7 +539,8 @@ def _glint(face: PipFace, bodies: list[DieBody]) -> bool:
 def _light_dice_unseen(faces: list[PipFace], bodies: list[DieBody]) -> bool:
     """True when a sure face of several light pips has no die body (bodies) around its centre: the frame's dark
     dice are not told from their tray (black dice on a black felt tray), so no body round light pips says nothing
-    of a die there, and an unsure lone light pip is no glint but a 1 of such a die, kept unsure. A black d6
-    showing 1 beside a black 3 and white dice on a dark tray (synth renders) was lost as a glint before."""
+    of a die there, and light pips the pip reader is unsure of are no glints but faces of such dice, kept unsure
+    (_glint is not asked). A black d6 showing 1 beside a black 3 and white dice on a dark tray (synth renders) was
+    lost as a glint before. faces: the frame's pip faces; bodies: its die bodies (find_die_bodies), frame px."""
     return any(f.polarity == "light" and len(f.pips) > 1 and f.confidence >= UNSURE_BELOW
                and not any(holds(b.box, f.centre) for b in bodies) for f in faces)
