@@ -232,7 +232,7 @@ class DiceReader:
             # the set reads every die: a sure pip face is a die the body search may miss (white
             # dice on a light table), read by the set; an unsure one (a glint, a speck) is no die to it
             faces = [f for f in faces if f.confidence >= UNSURE_BELOW]
-        faces, bodies, lone_pips = self._numbered_bodies(image, faces, found, set_aside or [])
+        faces, bodies, lone_pips = self._numbered_bodies(image, faces, found, set_aside)
         if self.die_set is not None:
             bodies += [pip_die_body(image, f) for f in faces]
             faces = []
@@ -293,12 +293,11 @@ class DiceReader:
                 continue  # read with a set or a reference, yet no die: see _cut_ground
             kept.append(body)
         given_way = {id(f) for b in kept for f in marks[id(b)]}
-        lone_pips = {id(b): marks[id(b)][0] for b in kept
-                     if len(marks[id(b)]) == 1 and _lone_pip_of(marks[id(b)][0], b)}
-        for b in kept:
-            middle = [f for f in set_aside or [] if _lone_pip_of(f, b)]
-            if not marks[id(b)] and len(middle) == 1:
-                lone_pips[id(b)] = middle[0]
+        lone_pips: dict[int, PipFace] = {}
+        for b in kept:  # the one face that gave way to the body, else the set-aside pips in its middle
+            near = marks[id(b)] or [f for f in set_aside or [] if _lone_pip_of(f, b)]
+            if len(near) == 1 and _lone_pip_of(near[0], b):
+                lone_pips[id(b)] = near[0]
         return [f for f in faces if id(f) not in given_way], kept, lone_pips
 
     def _classified(self, image: np.ndarray, body: DieBody, view: ViewEstimate) -> DieReading:
@@ -401,13 +400,14 @@ def _lone_pip_of(face: PipFace, body: DieBody) -> bool:
 
 
 def read_as_one(reading: DieReading, pip: PipFace | None, body: DieBody) -> DieReading:
-    """A die body's reading by the face classifier (reading), weighed against the lone pip in its middle that
-    gave way to it (DiceReader._numbered_bodies, _lone_pip_of; None: none did). The pip reader read that pip as
-    a 1 it is unsure of (a lone pip of the other pip colour than the frame's other dice may be a glint:
-    detect._plausible_polarity), so the body went to the classifier, whose numeral net has no class for one
-    pip: a black d6 showing its white 1 among white dice read as an unsure 4 (0.008, the 1 its first
-    alternative). When the classifier reads the body as a d6 and less confidently than the pip reader read
-    its 1, the die is read as a 1, still unsure: d6 1 at the pip's confidence, at most pips.AMBIGUOUS_CAP and,
+    """A die body's reading by the face classifier (reading), weighed against the lone pip in its middle (pip: one
+    that gave way to it or one find_pip_faces set aside, DiceReader._numbered_bodies, _lone_pip_of; None: none).
+    The pip reader read that pip as a 1 it is unsure of, or dropped it (a lone pip of the other pip colour than
+    the frame's other dice may be a glint: detect._plausible_polarity), so the body went to the classifier,
+    whose numeral net has no class for one pip: a black d6 showing its white 1 among white dice read as an
+    unsure 4 (0.008, the 1 its first alternative). When the classifier reads the body as a d6 and less
+    confidently than the pip reader read its 1 (for a dropped pip, the cap it was set aside at), the die is
+    read as a 1, still unsure: d6 1 at the pip's confidence, at most pips.AMBIGUOUS_CAP and,
     for a body cut by the frame's edge, CUT_CONFIDENCE_MAX; the classifier's value becomes the first
     alternative (the 1 leaves the alternatives). Otherwise the reading stands (a numeral the net reads as
     surely, a die of another type)."""
