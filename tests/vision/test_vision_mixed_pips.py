@@ -48,7 +48,7 @@ def test_a_dark_die_showing_1_among_light_dice_reads_1_unsure(reader, dice, seed
     assert len(mine) == 1
     assert (mine[0].die_type, mine[0].value) == ("d6", 1)
     assert mine[0].confidence <= AMBIGUOUS_CAP < UNSURE_BELOW  # a lone pip of the second kind: never sure
-    assert ("d6", 1) not in mine[0].alternatives  # read through its body: the classifier's guesses come next
+    assert ("d6", 1) not in mine[0].alternatives  # through its body, the classifier's other guesses come next
 
 
 def _lone(confidence: float) -> PipFace:
