@@ -1491,7 +1491,9 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
     discs = _pip_discs(pips)
     twin_side |= {id(k) for g, side in zip(groups, sides) if side and len(g) == 1 for k in lone_tops
                   if _twins(g[0], k) and _segment_clear(g[0], k, response, thr, discs)}
-    parts = _pair_far_pips([part for part, side in zip(parts, sides) if not side], pips, gray, polarity, response, thr)
+    declined: set[int] = set()  # lone pips _pair_far_pips would have joined as a 2 but for the face round them
+    parts = _pair_far_pips([part for part, side in zip(parts, sides) if not side], pips, gray, polarity, response, thr,
+                           declined)
     # a mark on a face that is not its pip (a numeral's stroke beside two others read as a 2, a speck):
     # the face's count is in doubt, and so is the mark read as a 1 of its own
     strays = {id(g): stray_marks(g, pips) for g, _ in parts}
@@ -1526,8 +1528,10 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
         doubt = any(_face_reach(g, q) <= NEAR_FACE or _on_line_beyond(g, q) for p in g for q in left_out.get(id(p), []))
         # a frayed pip (_frayed_pip) may be a speck as well: the face's count is in doubt (a side face a
         # frayed speck completes to a d6 layout would be read as a die of its own)
+        # a 1 whose twin lies where its 2's other pip would, the face round the two not plain (_pair_far_pips'
+        # declined): one 2 on a mottled face as likely as two dice (a marbled blue 2 read as a sure 1 and an unsure 1)
         doubt = doubt or any(p.frayed for p in g) or bool(strays[id(g)]) \
-            or (n == 1 and (id(g[0]) in twin_side or id(g[0]) in on_a_face)) \
+            or (n == 1 and (id(g[0]) in twin_side or id(g[0]) in on_a_face or id(g[0]) in declined)) \
             or crosswise_pips(g) \
             or any(id(p) in top_unknown for p in g)  # a numeral's digits; a top face the frame cannot tell
         if n == 1 and not doubt and conf > AMBIGUOUS_CAP:
@@ -1727,13 +1731,15 @@ def _centre_marked(group: list[Pip], response: np.ndarray, thr: float, beyond: b
 
 
 def _pair_far_pips(parts: list[tuple[list[Pip], bool]], pips: list[Pip], gray: np.ndarray, polarity: str,
-                   response: np.ndarray, thr: float) -> list[tuple[list[Pip], bool]]:
+                   response: np.ndarray, thr: float, declined: set[int] | None = None) -> list[tuple[list[Pip], bool]]:
     """Top faces of one pip that are the two pips of a 2 with small pips (farther apart than
     LINK_DIAMETERS, up to TWO_DIAMETERS): alike in size and shape (_twins), plain inside (pip_marks at
     most MARKED_PIP), on a plain face (face_roughness at most twice PLAIN_FACE) with clean die body
     between them (no seam, no other pip near the segment). Nearest pairs first. parts: (face pips,
     ambiguous) of the top faces; pips: every pip found in gray (HxW uint8, pips of polarity "dark" or
-    "light") with response and thr. Returns parts with such pairs joined."""
+    "light") with response and thr. Returns parts with such pairs joined. declined, when given, gets the
+    ids of the lone pips of each pair that was all that but for the face round it (two dice on a floor, or
+    one 2 on a mottled face: read_faces puts each 1 read there in doubt)."""
     lone = [i for i, (g, _) in enumerate(parts) if len(g) == 1]
     discs = _pip_discs(pips)
     pairs = []
@@ -1745,8 +1751,12 @@ def _pair_far_pips(parts: list[tuple[list[Pip], bool]], pips: list[Pip], gray: n
         mx, my = (a.x + b.x) / 2, (a.y + b.y) / 2
         if any(p is not a and p is not b and math.hypot(p.x - mx, p.y - my) < d / 2 + p.diameter for p in pips):
             continue
-        if face_roughness([a, b], gray, polarity) > 2 * PLAIN_FACE or max(pip_marks(gray, a), pip_marks(gray, b)) > MARKED_PIP:
-            continue  # not on a plain face, or marks inside: two small dice on a floor, no 2
+        if max(pip_marks(gray, a), pip_marks(gray, b)) > MARKED_PIP:
+            continue  # marks inside: two small dice on a floor, no 2
+        if face_roughness([a, b], gray, polarity) > 2 * PLAIN_FACE:
+            if declined is not None:
+                declined |= {id(a), id(b)}
+            continue  # not on a plain face: two dice on a floor, or one 2 on a mottled face
         pairs.append((d, i, j))
     used: set[int] = set()
     joined: list[tuple[list[Pip], bool]] = []
