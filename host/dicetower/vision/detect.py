@@ -378,8 +378,10 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
       its pips or more lie in the pattern's bodies (its pips are those bodies: so no d20's numerals and
       no row of small dice make one); it is in doubt (confidence at most AMBIGUOUS_CAP) when a body of
       the pattern lies on it (pips.stray_marks) holding none of its pips. A 1 stands only read sure, its pip
-      filling the pattern's largest body (a 1's pip is the largest on its die; its side faces' pips are
-      smaller), and only where no fuller face is read in the pattern. A face read in the reach of
+      filling the pattern's one body: bodies alike that no face read explains are no pips of a 1 (small dice on
+      a floor whose own pips went unread, one die among them taken for the pip of a 1 whose face was the
+      floor, the others parts of that die: renders of 2s, 2 of 150 scenes; no real 1 is read from such a
+      pattern on the bench's photos); and only where no fuller face is read in the pattern. A face read in the reach of
       another whose pips are at most SIDE_FACE_PIPS of its pips across is a side face of that die.
     - A lone plain body wider than the pip bodies' bound, up to LONE_PIP_OF_FRAME of the frame's short side,
       whole in the frame, alone in its pattern among all the bodies (_patterns) and with no smaller pip in it (the
@@ -556,11 +558,11 @@ def _pattern_region(pattern: list["DieBody"]) -> tuple[int, int, int, int]:
 def _of_pattern(pattern: list["DieBody"], face: PipFace) -> PipFace | None:
     """face (read in a pattern of pip bodies, frame px) when two of its pips or more lie in the pattern's
     bodies, at most AMBIGUOUS_CAP confident when another body of the pattern lies on it (pips.stray_marks);
-    None when it is no face of those pips."""
+    a 1 only when sure and its pip fills the pattern's one body (PIP_IS_BODY); None when it is no face of those
+    pips."""
     own = [b for b in pattern if any(holds(b.box, (p.x, p.y)) for p in face.pips)]
     if len(face.pips) == 1:
-        largest = max(max(b.box[2:]) for b in pattern)
-        lone = len(own) == 1 and max(own[0].box[2:]) == largest and face.pips[0].diameter >= PIP_IS_BODY * largest
+        lone = len(pattern) == 1 and len(own) == 1 and face.pips[0].diameter >= PIP_IS_BODY * max(own[0].box[2:])
         return face if lone and face.confidence >= UNSURE_BELOW else None
     if len(own) < 2:
         return None
