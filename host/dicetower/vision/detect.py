@@ -32,8 +32,8 @@ from dicetower.readings import UNSURE_BELOW
 
 from .boxes import centre, grown, holds, iou, meets, overlap
 from .colour import channel_medians
-from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, LINK_DIAMETERS, MARKED_PIP, SIDE_REACH_DIAMETERS, PipFace, Pip,
-                   face_side, stray_marks, pip_marks, read_faces)
+from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, LINK_DIAMETERS, MARKED_PIP, SIDE_REACH_DIAMETERS, WEAK_SNR,
+                   PipFace, Pip, face_side, find_pips, pip_marks, pip_response, read_faces, stray_marks, twins)
 
 #: Frames are analysed with their long side at most this many px (12 MP photos are downscaled).
 ANALYSIS_LONG_SIDE = 640
@@ -370,7 +370,8 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
       a face read at the analysis scale (a die holding its pips), only, at most, a pip that fills them
       (PIP_IS_BODY); and where faces are read sure at the analysis scale, their pips tell the frame's
       scale: a body as long as their die (their median pip diameter / PIP_OF_DIE) or longer is a die, no
-      pip (small dice on a light table, their own pips unread, make a pattern as a face's pips do). Pip
+      pip (small dice on a light table, their own pips unread, make a pattern as a face's pips do); where none
+      is, nor is a body holding two pips alike when looked into more finely (_holds_twin_pips: a small die). Pip
       bodies alike in size (PIPS_ALIKE) within LINK_DIAMETERS of their sides of each other are one
       pattern, read in the pattern's box grown by a pip pitch (a lone body holding no pip at all and
       plain inside, pips.pip_marks at most MARKED_PIP: by half a face, FACE_SIDE_DIAMETERS / 2 of its
@@ -381,8 +382,8 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
       filling the pattern's one body: bodies alike that no face read explains are no pips of a 1 (small dice on
       a floor whose own pips went unread, one die among them taken for the pip of a 1 whose face was the
       floor, the others parts of that die: renders of 2s, 2 of 150 scenes; no real 1 is read from such a
-      pattern on the bench's photos); and only where no fuller face is read in the pattern. A face read in the reach of
-      another whose pips are at most SIDE_FACE_PIPS of its pips across is a side face of that die.
+      pattern on the bench's photos); and only where no fuller face is read in the pattern. A face read in the
+      reach of another whose pips are at most SIDE_FACE_PIPS of its pips across is a side face of that die.
     - A lone plain body wider than the pip bodies' bound, up to LONE_PIP_OF_FRAME of the frame's short side,
       whole in the frame, alone in its pattern among all the bodies (_patterns) and with no smaller pip in it (the
       pip of a 1 so near that its die runs off the frame, its white body the table's colour): a pattern of its
@@ -408,8 +409,6 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
             return False
         return all(p.diameter >= PIP_IS_BODY * side for p in small_pips if holds(b.box, (p.x, p.y)))
 
-    patterns = [g for g in _patterns([b for b in bodies if pip_body(b)])
-                if len(g) > 1 or not any(holds(g[0].box, (p.x, p.y)) for p in small_pips)]
     short = min(image.shape[:2])
 
     def lone_pip(b: DieBody) -> bool:  # a 1's pip wider than the filter at every close-up scale
@@ -418,14 +417,24 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
             return False
         return not any(holds(b.box, (p.x, p.y)) for p in small_pips)
 
+    pip_bodies = [b for b in bodies if pip_body(b)]
     lone = {id(b) for b in bodies if lone_pip(b)}
+    gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if (pip_bodies or lone) and not sure else None
+    if gray_full is not None:  # no sure face tells the frame's scale: a small die whose pips went unread is no pip
+        dice = {id(b) for b in bodies
+                if (id(b) in lone or any(b is c for c in pip_bodies)) and _holds_twin_pips(gray_full, b)}
+        pip_bodies = [b for b in pip_bodies if id(b) not in dice]
+        lone -= dice
+    patterns = [g for g in _patterns(pip_bodies)
+                if len(g) > 1 or not any(holds(g[0].box, (p.x, p.y)) for p in small_pips)]
     if lone:  # alone in its pattern: no body alike near it
         patterns += [g for g in _patterns(bodies) if len(g) == 1 and id(g[0]) in lone]
     edge = PIP_OF_KERNEL * KERNEL_PX / s0
     at_edge = {id(f) for f in faces if statistics.median(p.major for p in f.pips) >= edge}
     if not patterns and not at_edge:
         return faces, bodies
-    gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    if gray_full is None:
+        gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     # a lone body marked inside is no 1's pip (read_faces would leave such a 1 unsure): a numbered die
     patterns = [g for g in patterns if len(g) > 1 or pip_marks(gray_full, _as_pip(g[0])) <= MARKED_PIP]
     found: list[PipFace] = []
@@ -484,6 +493,39 @@ SIDE_FACE_PIPS = 0.8
 def _pip_side(face: PipFace) -> float:
     """The median diameter of a face's pips, px."""
     return statistics.median(p.diameter for p in face.pips)
+
+
+#: A body taken for a pip is looked into (_holds_twin_pips) in its box grown by this fraction of its side on every
+#: side: a pip near the body's edge needs the face round it, out to 2.3 of its radii, to be measured (surround_snr)
+INNER_MARGIN = 0.3
+
+
+def _holds_twin_pips(gray_full: np.ndarray, body: "DieBody") -> bool:
+    """Whether a body taken for a pip (large_pip_faces: a close-up's pip found as a body) holds two pips alike
+    (pips.twins) of one polarity, each at least a weak pip (surround_snr WEAK_SNR or more), read in its box (frame
+    px) grown by INNER_MARGIN, at FINE_FACTOR x the analysis scale when the body is under twice the pip filter
+    there (a die's pips are under a fifth of it, so near the filter's limit), else at the analysis scale: a small
+    die whose pips the analysis scale left unread (too small, or too far apart to link), no pip. One
+    paint-filled dent holds no such pair: none of the lone bodies read as 1s in the bench's close-ups does.
+    gray_full: HxW uint8, the frame. Renders of 2-6 small pip d6 (dice ~25-35 px, pips ~4 px, 300 scenes) read
+    four such dice as sure 1s whose faces were the floor, and two pairs as sure 2s; pips.pip_marks, which looks
+    into the middle 0.6 of the body, misses a 2's or a 4's corner pips. About 2 ms a body: 3-5 a close-up."""
+    bx, by, bw, bh = body.box
+    m = int(INNER_MARGIN * max(bw, bh))
+    h, w = gray_full.shape[:2]
+    x0, y0, x1, y1 = max(0, bx - m), max(0, by - m), min(w, bx + bw + m), min(h, by + bh + m)
+    s = analysis_scale(gray_full.shape)
+    fs = FINE_FACTOR * s if max(bw, bh) * s < 2 * KERNEL_PX else s
+    crop = gray_full[y0:y1, x0:x1]
+    if fs != 1:
+        crop = cv2.resize(crop, None, fx=fs, fy=fs, interpolation=cv2.INTER_CUBIC if fs > 1 else cv2.INTER_AREA)
+    for polarity in ("dark", "light"):
+        response = pip_response(crop, polarity, KERNEL_PX)
+        found, _ = find_pips(response, crop, KERNEL_PX)
+        inside = [p for p in found if p.snr >= WEAK_SNR and holds(body.box, (x0 + p.x / fs, y0 + p.y / fs))]
+        if any(twins(a, b) for i, a in enumerate(inside) for b in inside[i + 1:]):
+            return True
+    return False
 
 
 def _as_pip(body: "DieBody") -> Pip:

@@ -625,7 +625,7 @@ def _roundness_alike(a: Pip, b: Pip, tolerance: float) -> bool:
     axes on a blob are off by up to half a pixel each, so the roundness of a round pip d px across is off
     by up to 1/d (both axes off, opposite ways), and a difference of two pips by up to 2/d: 0.54 for pips
     3.7 px across (small dice at the analysis scale, 640 px long: any photo's), within _linked's 0.25
-    from 8 px on and _twins' 0.2 from 10 px on."""
+    from 8 px on and twins' 0.2 from 10 px on."""
     return abs(a.roundness - b.roundness) <= max(tolerance, 4.0 / (a.diameter + b.diameter))
 
 
@@ -1487,10 +1487,10 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
     # die's pip leaves the 2 read as a 1)
     lone_tops = [h[0] for h, side in zip(groups, sides) if len(h) == 1 and not side]
     twin_side = {id(h[0]) for g, side, of in zip(groups, sides, side_of) if side and len(g) == 1
-                 for h in of if len(h) == 1 and _twins(g[0], h[0])}
+                 for h in of if len(h) == 1 and twins(g[0], h[0])}
     discs = _pip_discs(pips)
     twin_side |= {id(k) for g, side in zip(groups, sides) if side and len(g) == 1 for k in lone_tops
-                  if _twins(g[0], k) and _segment_clear(g[0], k, response, thr, discs)}
+                  if twins(g[0], k) and _segment_clear(g[0], k, response, thr, discs)}
     declined: set[int] = set()  # lone pips _pair_far_pips would have joined as a 2 but for the face round them
     parts = _pair_far_pips([part for part, side in zip(parts, sides) if not side], pips, gray, polarity, response, thr,
                            declined)
@@ -1589,7 +1589,7 @@ def _layout_face(group: list[Pip], gray: np.ndarray, polarity: str, thr: float) 
             and face_roughness(group, gray, polarity) < math.inf)
 
 
-def _twins(a: Pip, b: Pip) -> bool:
+def twins(a: Pip, b: Pip) -> bool:
     """True when pips a and b may be the two pips of one 2 (_pair_far_pips pairs only such): within
     TWO_DIAMETERS, areas within 1.5x, roundness within 0.2 (widened for small pips: _roundness_alike)."""
     d = math.hypot(a.x - b.x, a.y - b.y)
@@ -1598,7 +1598,7 @@ def _twins(a: Pip, b: Pip) -> bool:
 
 
 def _doubt_twin_taken(faces: list[PipFace], pips: list[Pip], response: np.ndarray, thr: float) -> None:
-    """Make unsure (confidence at most AMBIGUOUS_CAP) each 1 whose pip has a twin (_twins: where the
+    """Make unsure (confidence at most AMBIGUOUS_CAP) each 1 whose pip has a twin (twins: where the
     other pip of its 2 would be) with clear die body between them (_segment_clear over response, HxW
     uint8, above thr) that an unsure face of 2 or more pips (confidence under UNSURE_BELOW) took:
     touching dice whose light pips show no seam between them, a 2's pip linked to a neighbour's pip,
@@ -1611,7 +1611,7 @@ def _doubt_twin_taken(faces: list[PipFace], pips: list[Pip], response: np.ndarra
         if len(f.pips) != 1 or f.confidence <= AMBIGUOUS_CAP:
             continue
         a = f.pips[0]
-        if any(id(q) in taken and _twins(a, q) and _segment_clear(a, q, response, thr, discs) for q in pips):
+        if any(id(q) in taken and twins(a, q) and _segment_clear(a, q, response, thr, discs) for q in pips):
             f.confidence = AMBIGUOUS_CAP
 
 
@@ -1733,7 +1733,7 @@ def _centre_marked(group: list[Pip], response: np.ndarray, thr: float, beyond: b
 def _pair_far_pips(parts: list[tuple[list[Pip], bool]], pips: list[Pip], gray: np.ndarray, polarity: str,
                    response: np.ndarray, thr: float, declined: set[int] | None = None) -> list[tuple[list[Pip], bool]]:
     """Top faces of one pip that are the two pips of a 2 with small pips (farther apart than
-    LINK_DIAMETERS, up to TWO_DIAMETERS): alike in size and shape (_twins), plain inside (pip_marks at
+    LINK_DIAMETERS, up to TWO_DIAMETERS): alike in size and shape (twins), plain inside (pip_marks at
     most MARKED_PIP), on a plain face (face_roughness at most twice PLAIN_FACE) with clean die body
     between them (no seam, no other pip near the segment). Nearest pairs first. parts: (face pips,
     ambiguous) of the top faces; pips: every pip found in gray (HxW uint8, pips of polarity "dark" or
@@ -1745,7 +1745,7 @@ def _pair_far_pips(parts: list[tuple[list[Pip], bool]], pips: list[Pip], gray: n
     pairs = []
     for i, j in itertools.combinations(lone, 2):
         a, b = parts[i][0][0], parts[j][0][0]
-        if not _twins(a, b) or not _segment_clear(a, b, response, thr, discs):
+        if not twins(a, b) or not _segment_clear(a, b, response, thr, discs):
             continue
         d = math.hypot(a.x - b.x, a.y - b.y)
         mx, my = (a.x + b.x) / 2, (a.y + b.y) / 2
