@@ -417,30 +417,29 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
             return False
         return not any(holds(b.box, (p.x, p.y)) for p in small_pips)
 
-    pip_bodies = [b for b in bodies if pip_body(b)]
-    lone = {id(b) for b in bodies if lone_pip(b)}
-    gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if (pip_bodies or lone) and not sure else None
-    if gray_full is not None:  # no sure face tells the frame's scale: a small die whose pips went unread is no pip
-        dice = {id(b) for b in bodies
-                if (id(b) in lone or any(b is c for c in pip_bodies)) and _holds_twin_pips(gray_full, b)}
-        pip_bodies = [b for b in pip_bodies if id(b) not in dice]
-        lone -= dice
-    patterns = [g for g in _patterns(pip_bodies)
+    patterns = [g for g in _patterns([b for b in bodies if pip_body(b)])
                 if len(g) > 1 or not any(holds(g[0].box, (p.x, p.y)) for p in small_pips)]
+    lone = {id(b) for b in bodies if lone_pip(b)}
     if lone:  # alone in its pattern: no body alike near it
         patterns += [g for g in _patterns(bodies) if len(g) == 1 and id(g[0]) in lone]
     edge = PIP_OF_KERNEL * KERNEL_PX / s0
     at_edge = {id(f) for f in faces if statistics.median(p.major for p in f.pips) >= edge}
     if not patterns and not at_edge:
         return faces, bodies
-    if gray_full is None:
-        gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    # a lone body marked inside is no 1's pip (read_faces would leave such a 1 unsure): a numbered die
-    patterns = [g for g in patterns if len(g) > 1 or pip_marks(gray_full, _as_pip(g[0])) <= MARKED_PIP]
+    gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+
+    def no_pip(b: DieBody) -> bool:
+        # a pip is one paint-filled dent, plain inside: a body marked inside is a die (a numbered die's numeral);
+        # and where no sure face tells the frame's scale, a body holding two pips is a small die whose pips went unread
+        return pip_marks(gray_full, _as_pip(b)) > MARKED_PIP or (not sure and _holds_twin_pips(gray_full, b))
+
     found: list[PipFace] = []
-    for pattern in patterns:
+    for group in patterns:
+        pattern = [b for b in group if not no_pip(b)]
+        if not pattern:
+            continue
         read = _close_read(gray_full, _pattern_region(pattern), float(statistics.median(max(b.box[2:]) for b in pattern)),
-                           functools.partial(_of_pattern, pattern))
+                           functools.partial(_of_pattern, pattern, len(group) == 1))
         found += [f for f in read if len(f.pips) > 1] or read  # a 1 stands where no fuller face of those pips is read
     found = [f for f in found  # side faces of a die read in its reach
              if not any(holds(grown(g.box, 1.0), f.centre) and _pip_side(f) < SIDE_FACE_PIPS * _pip_side(g) for g in found)]
@@ -597,14 +596,14 @@ def _pattern_region(pattern: list["DieBody"]) -> tuple[int, int, int, int]:
     return x0 - pitch, y0 - pitch, x1 - x0 + 2 * pitch, y1 - y0 + 2 * pitch
 
 
-def _of_pattern(pattern: list["DieBody"], face: PipFace) -> PipFace | None:
+def _of_pattern(pattern: list["DieBody"], alone: bool, face: PipFace) -> PipFace | None:
     """face (read in a pattern of pip bodies, frame px) when two of its pips or more lie in the pattern's
     bodies, at most AMBIGUOUS_CAP confident when another body of the pattern lies on it (pips.stray_marks);
-    a 1 only when sure and its pip fills the pattern's one body (PIP_IS_BODY); None when it is no face of those
-    pips."""
+    a 1 only when sure and its pip fills the pattern's one body (PIP_IS_BODY), alone (no body alike near it
+    before the bodies that are no pips left the pattern); None when it is no face of those pips."""
     own = [b for b in pattern if any(holds(b.box, (p.x, p.y)) for p in face.pips)]
     if len(face.pips) == 1:
-        lone = len(pattern) == 1 and len(own) == 1 and face.pips[0].diameter >= PIP_IS_BODY * max(own[0].box[2:])
+        lone = alone and len(own) == 1 and face.pips[0].diameter >= PIP_IS_BODY * max(own[0].box[2:])
         return face if lone and face.confidence >= UNSURE_BELOW else None
     if len(own) < 2:
         return None
