@@ -1,11 +1,12 @@
 """Pip dice whose pips lie far apart for their size (a 2's two pips more than pips.LINK_DIAMETERS apart, as on
-dice with small pips) on mottled, marbled faces: such a 2 is never read as a sure 1, and small dice whose pips
-went unread are not taken for the pips of one close-up die.
+dice with small pips) on mottled, marbled faces: such a 2 is never read as a sure 1; and neither small dice whose
+pips went unread nor numbered dice are taken for the pips of one close-up die (detect.large_pip_faces).
 
 The scenes are synth renders of four standard d6 (synth.standard_spec: random body colour and ink, marble up
-to 0.35) all showing 2, 55-80 px patches on a 640x480 tray; the seeds are those of the first 150 such
+to 0.35) all showing 2, 55-80 px patches on a 640x480 tray (_twos); the seeds are those of the first 150 such
 scenes in which a die was read as a sure 1. Smaller dice (40-55 px patches, 2 to 6 of any value: _pool) were
-read as sure 1s whose face was the floor, or two of them as one sure 2, in 5 of 300 scenes."""
+read as sure 1s whose face was the floor, or two of them as one sure 2, in 5 of 300 scenes; dice of any type
+(60-90 px, 2 to 6: _polyhedral), two numbered dice as the pips of one unsure 2, in 16 of 200."""
 
 import numpy as np
 import pytest
