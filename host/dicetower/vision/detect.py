@@ -370,12 +370,13 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
       a face read at the analysis scale (a die holding its pips), only, at most, a pip that fills them
       (PIP_IS_BODY); and where faces are read sure at the analysis scale, their pips tell the frame's
       scale: a body as long as their die (their median pip diameter / PIP_OF_DIE) or longer is a die, no
-      pip (small dice on a light table, their own pips unread, make a pattern as a face's pips do); where none
-      is, nor is a body holding two pips alike when looked into more finely (_holds_twin_pips: a small die). Pip
+      pip (small dice on a light table, their own pips unread, make a pattern as a face's pips do). Pip
       bodies alike in size (PIPS_ALIKE) within LINK_DIAMETERS of their sides of each other are one
-      pattern, read in the pattern's box grown by a pip pitch (a lone body holding no pip at all and
-      plain inside, pips.pip_marks at most MARKED_PIP: by half a face, FACE_SIDE_DIAMETERS / 2 of its
-      side). A face read there stands when two of
+      pattern, read in the pattern's box grown by a pip pitch (a lone body holding no pip at all: by half a
+      face, FACE_SIDE_DIAMETERS / 2 of its side), without the bodies that are no pips: those marked inside
+      (pips.pip_marks over MARKED_PIP: a numbered die's numeral) and, where no face read sure tells the frame's
+      scale, those holding two pips alike when looked into more finely (_holds_twin_pips: a small die whose own
+      pips went unread). A face read there stands when two of
       its pips or more lie in the pattern's bodies (its pips are those bodies: so no d20's numerals and
       no row of small dice make one); it is in doubt (confidence at most AMBIGUOUS_CAP) when a body of
       the pattern lies on it (pips.stray_marks) holding none of its pips. A 1 stands only read sure, its pip
