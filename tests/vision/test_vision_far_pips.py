@@ -11,6 +11,7 @@ read as sure 1s whose face was the floor, or two of them as one sure 2, in 5 of 
 import numpy as np
 import pytest
 
+from dicetower.readings import DieReading
 from dicetower.vision import synth
 from dicetower.vision.reader import DiceReader
 
@@ -42,7 +43,8 @@ def _polyhedral(seed: int) -> tuple[np.ndarray, list[dict]]:
     return synth.render_scene(dice, rng, die_px=(60, 90))
 
 
-def _reading_of(truth: dict, readings: list) -> object | None:
+def _reading_of(truth: dict, readings: list[DieReading]) -> DieReading | None:
+    """The one reading whose box's centre lies in the die's true box, None when none or several do."""
     x, y, w, h = truth["box"]
     inside = [d for d in readings if x <= d.box[0] + d.box[2] / 2 <= x + w and y <= d.box[1] + d.box[3] / 2 <= y + h]
     return inside[0] if len(inside) == 1 else None
