@@ -1731,13 +1731,13 @@ def _centre_marked(group: list[Pip], response: np.ndarray, thr: float, beyond: b
 
 
 def _pair_far_pips(parts: list[tuple[list[Pip], bool]], pips: list[Pip], gray: np.ndarray, polarity: str,
-                   response: np.ndarray, thr: float, declined: set[int] | None = None) -> list[tuple[list[Pip], bool]]:
+                   response: np.ndarray, thr: float, declined: set[int]) -> list[tuple[list[Pip], bool]]:
     """Top faces of one pip that are the two pips of a 2 with small pips (farther apart than
     LINK_DIAMETERS, up to TWO_DIAMETERS): alike in size and shape (twins), plain inside (pip_marks at
     most MARKED_PIP), on a plain face (face_roughness at most twice PLAIN_FACE) with clean die body
     between them (no seam, no other pip near the segment). Nearest pairs first. parts: (face pips,
     ambiguous) of the top faces; pips: every pip found in gray (HxW uint8, pips of polarity "dark" or
-    "light") with response and thr. Returns parts with such pairs joined. declined, when given, gets the
+    "light") with response and thr. Returns parts with such pairs joined. declined gets the
     ids of the lone pips of each pair that was all that but for the face round it (two dice on a floor, or
     one 2 on a mottled face: read_faces puts each 1 read there in doubt)."""
     lone = [i for i, (g, _) in enumerate(parts) if len(g) == 1]
@@ -1754,8 +1754,7 @@ def _pair_far_pips(parts: list[tuple[list[Pip], bool]], pips: list[Pip], gray: n
         if max(pip_marks(gray, a), pip_marks(gray, b)) > MARKED_PIP:
             continue  # marks inside: two small dice on a floor, no 2
         if face_roughness([a, b], gray, polarity) > 2 * PLAIN_FACE:
-            if declined is not None:
-                declined |= {id(a), id(b)}
+            declined |= {id(a), id(b)}
             continue  # not on a plain face: two dice on a floor, or one 2 on a mottled face
         pairs.append((d, i, j))
     used: set[int] = set()
