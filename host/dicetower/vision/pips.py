@@ -1453,7 +1453,10 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
     # smeared those pips' face's own pips faint (a 3 whose corner pips are streaks)
     left_out = {id(p): [q for q in g if q.snr < WEAK_SNR] for g in off_layout if _smeared_alike(g)
                 for p in g if p.snr >= WEAK_SNR}
-    found = pips  # every pip found, the faint ones too: one where a 3 has its third puts a 2 in doubt
+    # faint pips left out of any group, by its other pips (linked to them): one where a 3 has its third puts a 2
+    # in doubt (_third_pip_beyond), as does any pip found that is no part of a face (found: the faint ones too)
+    left_faint = {id(p): [q for q in g if q.snr < WEAK_SNR] for g in off_layout for p in g if p.snr >= WEAK_SNR}
+    found = pips
     if faint:  # faint pips off a face of 4..6 pips in a d6 layout are no pips: group the others again without them
         pips = [p for p in pips if id(p) not in faint]
         groups = merge_halves(group_faces(pips, response, thr), thr)
@@ -1536,7 +1539,8 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
         doubt = doubt or any(p.frayed for p in g) or bool(strays[id(g)]) \
             or (n == 1 and (id(g[0]) in twin_side or id(g[0]) in on_a_face or id(g[0]) in declined)) \
             or crosswise_pips(g) \
-            or (n == 2 and _third_pip_beyond(g, loose, response, thr, found_discs)) \
+            or (n == 2 and _third_pip_beyond(g, [q for p in g for q in left_faint.get(id(p), [])], loose, response, thr,
+                                              found_discs)) \
             or any(id(p) in top_unknown for p in g)  # a numeral's digits; a top face the frame cannot tell
         if n == 1 and not doubt and conf > AMBIGUOUS_CAP:
             doubt = _face_marked(g[0], gray, response, thr)
@@ -1701,21 +1705,26 @@ def _on_line_beyond(group: list[Pip], q: Pip, diameters: float = 1.0) -> bool:
     return any(math.hypot(q.x - x, q.y - y) <= reach for x, y in ((2 * a.x - b.x, 2 * a.y - b.y), (2 * b.x - a.x, 2 * b.y - a.y)))
 
 
-def _third_pip_beyond(group: list[Pip], loose: list[Pip], response: np.ndarray, thr: float, discs: np.ndarray) -> bool:
-    """Whether a 2 (group: its two pips) may be a 3 whose third pip was not joined to it: a pip of loose (the
-    pips found in the frame, faint ones too, that are no part of a face of two pips or more) lies within half a
-    pip diameter of where a 3 has its third (_on_line_beyond: a 3's pips are evenly spaced on a line, and an
-    affine view keeps them so), foreshortened as the 2's pips are (_roundness_alike, as _linked asks: one plane),
-    with clear die body between it and the 2's nearer pip (_segment_clear; response: HxW uint8 pip response, thr
-    its threshold, discs: _pip_discs of every pip found).
+def _third_pip_beyond(group: list[Pip], joined: list[Pip], loose: list[Pip], response: np.ndarray, thr: float,
+                      discs: np.ndarray) -> bool:
+    """Whether a 2 (group: its two pips) may be a 3 whose third pip was not joined to it: a pip lies within half a
+    pip diameter of where a 3 has its third (_on_line_beyond: a 3's pips are evenly spaced on a line, and an affine
+    view keeps them so), foreshortened as the 2's pips are (_roundness_alike, as _linked asks: one plane), and it is
+    of joined (faint pips left out of the group the 2's pips were first found in, so linked to them) or of loose
+    (the pips found in the frame, faint ones too, that are no part of a face of two pips or more) with clear die
+    body between it and the 2's nearer pip (_segment_clear; response: HxW uint8 pip response, thr its threshold,
+    discs: _pip_discs of every pip found).
     Renders of 3s (d6, 40-80 px, random body colours and inks, marbled; 826 dice in 200 scenes): 7 were read as
-    sure 2s, a corner pip smaller than the others (area ratio over _linked's 1.8) or faint near the die's edge
-    left out; 3 with this. Of 826 rendered 2s as many are read sure as before (326). On matteop65, beyond a 2's
-    pip lie a neighbour's side-face pips: flatter than the 2's (two_20), a pip of a face of their own, across the
-    seam between the dice, or a pip diameter off the line (its photos at half size): none puts a real 2 in doubt."""
-    for q in loose:
-        if _on_line_beyond(group, q, 0.5) and all(_roundness_alike(p, q, 0.25) for p in group) \
-                and _segment_clear(min(group, key=lambda p: math.hypot(p.x - q.x, p.y - q.y)), q, response, thr, discs):
+    sure 2s, a corner pip smaller than the others (area ratio over _linked's 1.8, so not linked) or faint by the
+    die's edge (left out); 1 with this. Of 826 rendered 2s as many are read sure as before (326). On matteop65,
+    beyond a 2's pip lie a neighbour's side-face pips: flatter than the 2's (two_20), a pip of a face of their own,
+    across the seam between the dice, or a pip diameter off the line (its photos at half size): none puts a real 2
+    in doubt."""
+    for q in joined + loose:
+        if not _on_line_beyond(group, q, 0.5) or not all(_roundness_alike(p, q, 0.25) for p in group):
+            continue
+        nearer = min(group, key=lambda p: math.hypot(p.x - q.x, p.y - q.y))
+        if any(q is j for j in joined) or _segment_clear(nearer, q, response, thr, discs):
             return True
     return False
 
