@@ -1449,14 +1449,13 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
     groups = merge_halves(group_faces(pips, response, thr), thr)
     off_layout = [g for g in groups if any(q.snr < WEAK_SNR for q in g) and not _layout_face(g, gray, polarity, thr)]
     faint = {id(p) for g in off_layout for p in g if p.snr < WEAK_SNR}
-    # faint pips left out of a group all smeared alike, by the group's other pips: a motion blur may have
-    # smeared those pips' face's own pips faint (a 3 whose corner pips are streaks)
-    left_out = {id(p): [q for q in g if q.snr < WEAK_SNR] for g in off_layout if _smeared_alike(g)
-                for p in g if p.snr >= WEAK_SNR}
-    # faint pips left out of any group, by its other pips (linked to them): one where a 3 has its third puts a 2
-    # in doubt (_third_pip_beyond), as does any pip found that is no part of a face (found: the faint ones too)
+    # faint pips left out of a group, by the group's other pips (linked to them): one where a 3 has its third puts
+    # a 2 in doubt (_third_pip_beyond), as does any pip found that is no part of a face (found: the faint ones too)
     left_faint = {id(p): [q for q in g if q.snr < WEAK_SNR] for g in off_layout for p in g if p.snr >= WEAK_SNR}
     found = pips
+    # ... and of a group all smeared alike: a motion blur may have smeared those pips' face's own pips faint (a 3
+    # whose corner pips are streaks)
+    left_out = {id(p): left_faint[id(p)] for g in off_layout if _smeared_alike(g) for p in g if p.snr >= WEAK_SNR}
     if faint:  # faint pips off a face of 4..6 pips in a d6 layout are no pips: group the others again without them
         pips = [p for p in pips if id(p) not in faint]
         groups = merge_halves(group_faces(pips, response, thr), thr)
