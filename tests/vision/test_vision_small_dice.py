@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dicetower import paths
-from dicetower.vision import detect
+from dicetower.vision import detect, synth
 from dicetower.vision.camera import load_image
 from dicetower.vision.pips import AMBIGUOUS_CAP, Pip, PipFace
 from dicetower.vision.reader import DiceReader
@@ -114,6 +114,21 @@ def test_a_small_face_the_finer_read_does_not_find_is_unsure():
     assert large in out  # pips well above the filter's limit: not read again
     again = [f for f in out if f is not large]
     assert len(again) == 1 and again[0].confidence <= AMBIGUOUS_CAP
+
+
+@pytest.mark.parametrize("seed, die_px, die", [(773, (40, 55), 5), (3063, (45, 80), 1)])
+def test_a_fuller_face_reaching_past_a_small_faces_region_is_read_in_its_own(seed, die_px, die):
+    # renders of 2-6 small-pip d6 in random colours: a 6 read at the analysis scale as two of its pips (an unsure
+    # 2, its box a corner of the die's face), then as a sure 4 in that 2's region, which cut the die's other pips
+    # off; read again in the 4's own region it is the 6 it is
+    rng = np.random.default_rng(seed)
+    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(int(rng.integers(2, 7)))]
+    frame, truths = synth.render_scene(dice, rng, die_px=die_px)
+    x, y, w, h = truths[die]["box"]
+    assert truths[die]["value"] == 6
+    on_die = [d for d in DiceReader(second_process=False).read(frame)
+              if x <= d.box[0] + d.box[2] / 2 <= x + w and y <= d.box[1] + d.box[3] / 2 <= y + h]
+    assert len(on_die) == 1 and (on_die[0].unsure or on_die[0].value == 6), on_die
 
 
 def test_merged_boxes_joins_chains_of_boxes_that_meet():

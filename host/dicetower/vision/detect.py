@@ -215,7 +215,9 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
     it (a face is cut, PipFace.runs_off, only at the region's sides that are the frame's edges).
     Of the faces read there of the small face's polarity whose box overlaps its box by half or more, the
     one with the most pips (then the most confident) takes its place: with its own confidence when it
-    has more pips (pips lost at s: a 5 read as a 1), else at most the small face's (the same pips seen
+    has more pips (pips lost at s: a 5 read as a 1; when its box reaches past the small face's region, it is
+    first read again in its own, where the rest of its die lies: renders of small-pip d6, a 6 read as two of
+    its pips at s, then as a sure 4 in a region that cut its die), else at most the small face's (the same pips seen
     again, interpolated: no second reading of them; a laptop key's glyphs read as an unsure 2 stay
     unsure). A small face read there as no face stays, unsure (confidence at most pips.AMBIGUOUS_CAP).
     When a small face is sure (the frame holds small pip dice), the whole frame is read at FINE_FACTOR x
@@ -252,6 +254,13 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
             out.append(replace(f, confidence=min(f.confidence, AMBIGUOUS_CAP)))
             continue
         g = max(same, key=lambda g: (len(g.pips), g.confidence))
+        region, (x, y, w, h) = grown(f.box, 1.0), g.box
+        if len(g.pips) > len(f.pips) and not (holds(region, (x, y)) and holds(region, (x + w, y + h))):
+            # a fuller face than f's reaching past f's region: its die may go on past the region's side, its other
+            # pips unread there (a 6 read as a 4); read again in its own region
+            wider = [k for k in _region_faces(gray_full, s, [g])
+                     if k.polarity == g.polarity and overlap(g.box, k.box) >= 0.5]
+            g = max(wider, key=lambda g: (len(g.pips), g.confidence)) if wider else g
         # no more pips than read at s: the same pips seen again (interpolated), no second reading of them
         out.append(g if len(g.pips) > len(f.pips) else replace(g, confidence=min(g.confidence, f.confidence)))
     return _one_per_die(out)
