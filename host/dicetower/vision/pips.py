@@ -1501,7 +1501,7 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
     # the face's count is in doubt, and so is the mark read as a 1 of its own
     strays = {id(g): stray_marks(g, pips) for g, _ in parts}
     in_faces = {id(p) for g, _ in parts if len(g) > 1 for p in g}
-    loose, found_discs = [p for p in found if id(p) not in in_faces], _pip_discs(found)
+    loose = [p for p in found if id(p) not in in_faces]
     on_a_face = {id(q) for qs in strays.values() for q in qs}
     faces: list[PipFace] = []
     for g, ambiguous in parts:
@@ -1538,8 +1538,8 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
         doubt = doubt or any(p.frayed for p in g) or bool(strays[id(g)]) \
             or (n == 1 and (id(g[0]) in twin_side or id(g[0]) in on_a_face or id(g[0]) in declined)) \
             or crosswise_pips(g) \
-            or (n == 2 and _third_pip_beyond(g, [q for p in g for q in left_faint.get(id(p), [])], loose, response, thr,
-                                              found_discs)) \
+            or (n == 2 and _third_pip_beyond(g, [q for p in g for q in left_faint.get(id(p), [])], loose, found,
+                                              response, thr)) \
             or any(id(p) in top_unknown for p in g)  # a numeral's digits; a top face the frame cannot tell
         if n == 1 and not doubt and conf > AMBIGUOUS_CAP:
             doubt = _face_marked(g[0], gray, response, thr)
@@ -1704,15 +1704,15 @@ def _on_line_beyond(group: list[Pip], q: Pip, diameters: float = 1.0) -> bool:
     return any(math.hypot(q.x - x, q.y - y) <= reach for x, y in ((2 * a.x - b.x, 2 * a.y - b.y), (2 * b.x - a.x, 2 * b.y - a.y)))
 
 
-def _third_pip_beyond(group: list[Pip], joined: list[Pip], loose: list[Pip], response: np.ndarray, thr: float,
-                      discs: np.ndarray) -> bool:
+def _third_pip_beyond(group: list[Pip], joined: list[Pip], loose: list[Pip], found: list[Pip], response: np.ndarray,
+                      thr: float) -> bool:
     """Whether a 2 (group: its two pips) may be a 3 whose third pip was not joined to it: a pip lies within half a
     pip diameter of where a 3 has its third (_on_line_beyond: a 3's pips are evenly spaced on a line, and an affine
     view keeps them so), foreshortened as the 2's pips are (_roundness_alike, as _linked asks: one plane), and it is
     of joined (faint pips left out of the group the 2's pips were first found in, so linked to them) or of loose
     (the pips found in the frame, faint ones too, that are no part of a face of two pips or more) with clear die
-    body between it and the 2's nearer pip (_segment_clear; response: HxW uint8 pip response, thr its threshold,
-    discs: _pip_discs of every pip found).
+    body between it and the 2's nearer pip (_segment_clear off every pip of found, all the pips found in the frame;
+    response: HxW uint8 pip response, thr its threshold).
     Renders of 3s (d6, 40-80 px, random body colours and inks, marbled; 826 dice in 200 scenes): 7 were read as
     sure 2s, a corner pip smaller than the others (area ratio over _linked's 1.8, so not linked) or faint by the
     die's edge (left out); 1 with this. Of 826 rendered 2s as many are read sure as before (326). On matteop65,
@@ -1723,8 +1723,8 @@ def _third_pip_beyond(group: list[Pip], joined: list[Pip], loose: list[Pip], res
         if not _on_line_beyond(group, q, 0.5) or not all(_roundness_alike(p, q, 0.25) for p in group):
             continue
         nearer = min(group, key=lambda p: math.hypot(p.x - q.x, p.y - q.y))
-        if any(q is j for j in joined) or _segment_clear(nearer, q, response, thr, discs):
-            return True
+        if any(q is j for j in joined) or _segment_clear(nearer, q, response, thr, _pip_discs(found)):
+            return True  # (the discs made only here: few pips lie where a 3's third would)
     return False
 
 
