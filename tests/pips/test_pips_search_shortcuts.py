@@ -5,7 +5,8 @@ the ellipse are OpenCV's elliptical black-hat and top-hat pixel for pixel; find_
 (the close-up scales: pips the finer scale spans are not split for) drops only pips under it;
 _level_and_spread's histograms give np.median's median and median absolute deviation of grey levels
 (surround_snr's rings: any size, odd and even). The pairwise tests of read_faces on a frame of small
-dice read at twice the scale (hundreds of pips): _segment_clear with the frame's pip discs made once,
+dice read at twice the scale (hundreds of pips): _segments_clear (every segment at once, each tested only
+against the pips that may reach it) and _segment_clear with the frame's pip discs made once,
 _face_reaches with every point solved at once (to 1e-12: LAPACK rounds a many-column solve in another
 order), and _within_side_reach's culling answer as the plain per-pair computation does."""
 
@@ -18,8 +19,8 @@ import pytest
 from dicetower import paths
 from dicetower.vision.detect import ANALYSIS_SCALES, KERNEL_PX, analysis_scale
 from dicetower.vision.pips import (SEAM_FRACTION, SPANNED_BY_FINER, _face_reaches, _layout_map, _level_and_spread,
-                                   _pip_discs, _segment_clear, _side_face_by_shape, _within_side_reach, find_pips,
-                                   group_faces, pip_response)
+                                   _pip_discs, _segment_clear, _segments_clear, _side_face_by_shape,
+                                   _within_side_reach, find_pips, group_faces, pip_response)
 
 DATASETS = paths.shared_dir() / "datasets"
 LURIG, MATTEO = DATASETS / "lurig_dietype", DATASETS / "matteop65_table_d6"
@@ -104,7 +105,7 @@ def _plain_face_reaches(part, points) -> list[float]:
 
 @needs_shared
 def test_pairwise_shortcuts_answer_as_the_plain_tests_on_small_dice_read_finer():
-    segments = reaches = culled = 0
+    segments = clear = reaches = culled = 0
     for gray in _photos(MATTEO, 47, 3):
         half = cv2.resize(gray, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
         frame = np.tile(half, (2, 2))  # four photos at half size to a frame (bench's small dice)
@@ -113,11 +114,14 @@ def test_pairwise_shortcuts_answer_as_the_plain_tests_on_small_dice_read_finer()
             response = pip_response(finer, polarity, KERNEL_PX)
             pips, thr = find_pips(response, finer, KERNEL_PX)
             discs = _pip_discs(pips)
-            for i, a in enumerate(pips):
-                for b in pips[i + 1:]:
-                    if np.hypot(a.x - b.x, a.y - b.y) <= 6 * (a.diameter + b.diameter):
-                        assert _segment_clear(a, b, response, thr, discs) == _plain_segment_clear(a, b, response, thr, pips)
-                        segments += 1
+            pairs = [(a, b) for i, a in enumerate(pips) for b in pips[i + 1:]
+                     if np.hypot(a.x - b.x, a.y - b.y) <= 6 * (a.diameter + b.diameter)]
+            plain = [_plain_segment_clear(a, b, response, thr, pips) for a, b in pairs]
+            ends = np.array([[a.x, a.y, b.x, b.y] for a, b in pairs])
+            assert _segments_clear(ends, response, thr, discs).tolist() == plain  # every segment at once
+            assert [_segment_clear(a, b, response, thr, discs) for a, b in pairs] == plain  # one at a time
+            segments += len(pairs)
+            clear += sum(plain)
             groups = group_faces(pips, response, thr)
             points = [(p.x, p.y) for p in pips]
             for part in groups:
@@ -133,3 +137,4 @@ def test_pairwise_shortcuts_answer_as_the_plain_tests_on_small_dice_read_finer()
                         assert _side_face_by_shape(g, h) is False
                         culled += 1
     assert segments > 500 and reaches > 30 and culled > 2000  # the frames hold many pips and faces (739, 60, 3564)
+    assert 0 < clear < segments  # segments of both answers are compared
