@@ -8,7 +8,8 @@ _level_and_spread's histograms give np.median's median and median absolute devia
 dice read at twice the scale (hundreds of pips): _segments_clear (every segment at once, each tested only
 against the pips that may reach it) and _segment_clear with the frame's pip discs made once,
 _face_reaches with every point solved at once (to 1e-12: LAPACK rounds a many-column solve in another
-order), and _within_side_reach's culling answer as the plain per-pair computation does."""
+order), stray_marks over the frame's PipTable, and _within_side_reach's culling answer as the plain per-pair
+computation does."""
 
 import csv
 
@@ -18,9 +19,9 @@ import pytest
 
 from dicetower import paths
 from dicetower.vision.detect import ANALYSIS_SCALES, KERNEL_PX, analysis_scale
-from dicetower.vision.pips import (SEAM_FRACTION, SPANNED_BY_FINER, _face_reaches, _layout_map, _level_and_spread,
-                                   _pip_discs, _segment_clear, _segments_clear, _side_face_by_shape,
-                                   _within_side_reach, find_pips, group_faces, pip_response)
+from dicetower.vision.pips import (FACE_MARGIN, SEAM_FRACTION, SPANNED_BY_FINER, PipTable, _face_reaches, _layout_map,
+                                   _level_and_spread, _pip_discs, _segment_clear, _segments_clear, _side_face_by_shape,
+                                   _within_side_reach, find_pips, group_faces, pip_response, stray_marks)
 
 DATASETS = paths.shared_dir() / "datasets"
 LURIG, MATTEO = DATASETS / "lurig_dietype", DATASETS / "matteop65_table_d6"
@@ -97,6 +98,25 @@ def _plain_segment_clear(a, b, response, thr, pips) -> bool:
     return float((vals > SEAM_FRACTION * thr).mean()) <= 0.12
 
 
+def _plain_stray_marks(group, pips) -> list:
+    """stray_marks one pip at a time: each pip not in group whose edge nearest the group's centre lies within
+    1 + FACE_MARGIN pitches of its layout (a lone pip's: 1.5 diameters a pitch)."""
+    cx, cy = np.mean([p.x for p in group]), np.mean([p.y for p in group])
+    marks = []
+    for q in pips:
+        if any(q is p for p in group):
+            continue
+        d = np.hypot(q.x - cx, q.y - cy)
+        step = min(q.diameter / 2.0, d) / max(d, 1e-9)
+        edge = (q.x + (cx - q.x) * step, q.y + (cy - q.y) * step)
+        if len(group) == 1:
+            reach = np.hypot(edge[0] - group[0].x, edge[1] - group[0].y) / (1.5 * group[0].diameter)
+        else:
+            reach = _plain_face_reaches(group, [edge])[0]
+        marks += [q] if reach <= 1.0 + FACE_MARGIN else []
+    return marks
+
+
 def _plain_face_reaches(part, points) -> list[float]:
     """_face_reaches of a part of 2..6 pips, one np.linalg.solve per point."""
     _, m = _layout_map(np.array([[q.x, q.y] for q in part]))
@@ -105,7 +125,7 @@ def _plain_face_reaches(part, points) -> list[float]:
 
 @needs_shared
 def test_pairwise_shortcuts_answer_as_the_plain_tests_on_small_dice_read_finer():
-    segments = clear = reaches = culled = 0
+    segments = clear = reaches = strays = culled = 0
     for gray in _photos(MATTEO, 47, 3):
         half = cv2.resize(gray, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
         frame = np.tile(half, (2, 2))  # four photos at half size to a frame (bench's small dice)
@@ -124,12 +144,16 @@ def test_pairwise_shortcuts_answer_as_the_plain_tests_on_small_dice_read_finer()
             clear += sum(plain)
             groups = group_faces(pips, response, thr)
             points = [(p.x, p.y) for p in pips]
+            table = PipTable(pips)
             for part in groups:
                 if 2 <= len(part) <= 6:
                     # LAPACK solves many columns at once in another order: equal to the last bits or so
-                    np.testing.assert_allclose(_face_reaches(part, points), _plain_face_reaches(part, points),
+                    np.testing.assert_allclose(_face_reaches(part, np.array(points)), _plain_face_reaches(part, points),
                                                rtol=1e-12, atol=0)
                     reaches += 1
+                marks = stray_marks(part, table)
+                assert [id(q) for q in marks] == [id(q) for q in _plain_stray_marks(part, pips)]
+                strays += len(marks)
             beside = _within_side_reach(groups, groups)
             for i, g in enumerate(groups):
                 for j, h in enumerate(groups):
@@ -138,3 +162,4 @@ def test_pairwise_shortcuts_answer_as_the_plain_tests_on_small_dice_read_finer()
                         culled += 1
     assert segments > 500 and reaches > 30 and culled > 2000  # the frames hold many pips and faces (739, 60, 3564)
     assert 0 < clear < segments  # segments of both answers are compared
+    assert strays > 0  # faces with marks on them are compared

@@ -33,7 +33,8 @@ from dicetower.readings import UNSURE_BELOW
 from .boxes import centre, grown, holds, iou, meets, overlap
 from .colour import channel_medians
 from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, LINK_DIAMETERS, MARKED_PIP, SIDE_REACH_DIAMETERS, WEAK_SNR,
-                   PipFace, Pip, face_side, find_pips, pip_marks, pip_response, read_faces, stray_marks, twins)
+                   PipFace, Pip, PipTable, face_side, find_pips, pip_marks, pip_response, read_faces, stray_marks,
+                   twins)
 
 #: Frames are analysed with their long side at most this many px (12 MP photos are downscaled).
 ANALYSIS_LONG_SIDE = 640
@@ -618,7 +619,8 @@ def _of_pattern(pattern: list["DieBody"], alone: bool, face: PipFace) -> PipFace
     if len(own) < 2:
         return None
     others = [_as_pip(b) for b in pattern if b not in own]
-    return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP)) if stray_marks(face.pips, others) else face
+    on_it = stray_marks(face.pips, PipTable(others))
+    return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP)) if on_it else face
 
 
 #: A lone plain body up to this fraction of the frame's short side may be the pip of a 1 so near the camera that

@@ -966,24 +966,24 @@ def _face_reach(part: list[Pip], p: Pip) -> float:
     """How far pip p lies from the face of part (1..6 pips), in pitches of its d6 layout: the larger
     canonical coordinate of p through the part's layout map (the face's own pips lie at 1 or less, its
     edge at about 1.6); for a lone pip, its distance over 1.5 pip diameters."""
-    return _face_reaches(part, [(p.x, p.y)])[0]
+    return float(_face_reaches(part, np.array([[p.x, p.y]]))[0])
 
 
-def _face_reaches(part: list[Pip], points: list[tuple[float, float]]) -> list[float]:
-    """_face_reach of each of points ((x, y) px) from the face of part, the part's layout map fitted once
-    (_layout_map tries every assignment of a 4..6 pip face's pips: stray_marks asks it of every pip in the
-    frame)."""
-    if not points:
-        return []
+def _face_reaches(part: list[Pip], points: np.ndarray) -> np.ndarray:
+    """_face_reach of each of points ((N, 2) float64, x and y px) from the face of part, the part's layout
+    map fitted once (_layout_map tries every assignment of a 4..6 pip face's pips: stray_marks asks it of
+    every pip in the frame): (N,) float64."""
+    if len(points) == 0:
+        return np.zeros(0)
     if len(part) == 1:
         q = part[0]
-        return [math.hypot(x - q.x, y - q.y) / (1.5 * q.diameter) for x, y in points]
+        return np.hypot(points[:, 0] - q.x, points[:, 1] - q.y) / (1.5 * q.diameter)
     _, m = _layout_map(np.array([[q.x, q.y] for q in part]))
     linear = m[:2, :]
     if abs(float(np.linalg.det(linear))) < 1e-6:
-        return [0.0] * len(points)
-    uv = np.linalg.solve(linear.T, (np.array(points) - m[2]).T)  # 2 x N, every point at once
-    return np.abs(uv).max(axis=0).tolist()
+        return np.zeros(len(points))
+    uv = np.linalg.solve(linear.T, (points - m[2]).T)  # 2 x N, every point at once
+    return np.abs(uv).max(axis=0)
 
 
 def _pip_cov(p: Pip) -> np.ndarray:
@@ -1528,7 +1528,8 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
                            declined)
     # a mark on a face that is not its pip (a numeral's stroke beside two others read as a 2, a speck):
     # the face's count is in doubt, and so is the mark read as a 1 of its own
-    strays = {id(g): stray_marks(g, pips) for g, _ in parts}
+    table = PipTable(pips)
+    strays = {id(g): stray_marks(g, table) for g, _ in parts}
     in_faces = {id(p) for g, _ in parts if len(g) > 1 for p in g}
     loose = [p for p in found if id(p) not in in_faces]
     on_a_face = {id(q) for qs in strays.values() for q in qs}
@@ -1651,23 +1652,34 @@ def _doubt_twin_taken(faces: list[PipFace], pips: list[Pip], response: np.ndarra
             f.confidence = AMBIGUOUS_CAP
 
 
-def stray_marks(group: list[Pip], pips: list[Pip]) -> list[Pip]:
+class PipTable:
+    """A frame's pips (pips: list[Pip]) as arrays, made once for tests asked of every pip of the frame per
+    face (stray_marks): x, y, diameter ((N,) float64 px each), and at: id of a pip -> its places in pips."""
+
+    def __init__(self, pips: list[Pip]):
+        self.pips = pips
+        self.x, self.y, self.diameter = np.array([[p.x, p.y, p.diameter] for p in pips], np.float64).reshape(-1, 3).T
+        self.at: dict[int, list[int]] = {}
+        for i, p in enumerate(pips):
+            self.at.setdefault(id(p), []).append(i)
+
+
+def stray_marks(group: list[Pip], pips: PipTable) -> list[Pip]:
     """The pips found in the frame (pips) but not in group that lie on the group's face: their edge
     nearest the face's centre within 1 + FACE_MARGIN pitches of its layout (_face_reach), where the
     face's own pips lie. A die's top face holds nothing but its pips; another mark of pip contrast on
     it (any size: a pip of a fuller face, or a numeral of a die that is no d6, whose other strokes were
-    taken for a 2's pips) puts the count in doubt."""
+    taken for a 2's pips) puts the count in doubt. Every pip at once (read_faces asks it of each face)."""
     cx, cy = _centre(group)
-    marks: list[Pip] = []
-    edges: list[tuple[float, float]] = []
-    for q in pips:
-        if any(q is p for p in group):
-            continue
-        d = math.hypot(q.x - cx, q.y - cy)
-        step = min(q.diameter / 2.0, d) / max(d, 1e-9)  # to the mark's edge nearest the face's centre
-        marks.append(q)
-        edges.append((q.x + (cx - q.x) * step, q.y + (cy - q.y) * step))
-    return [q for q, reach in zip(marks, _face_reaches(group, edges)) if reach <= 1.0 + FACE_MARGIN]
+    others = np.ones(len(pips.pips), bool)
+    for p in group:
+        others[pips.at.get(id(p), [])] = False
+    marks = np.flatnonzero(others)
+    x, y = pips.x[marks], pips.y[marks]
+    d = np.hypot(x - cx, y - cy)
+    step = np.minimum(pips.diameter[marks] / 2.0, d) / np.maximum(d, 1e-9)  # to the mark's edge nearest the centre
+    edges = np.column_stack([x + (cx - x) * step, y + (cy - y) * step])
+    return [pips.pips[i] for i in marks[_face_reaches(group, edges) <= 1.0 + FACE_MARGIN]]
 
 
 def _face_marked(pip: Pip, gray: np.ndarray, response: np.ndarray, thr: float) -> bool:
