@@ -9,7 +9,7 @@ dice read at twice the scale (hundreds of pips): _segments_clear (every segment 
 against the pips that may reach it) and _segment_clear with the frame's pip discs made once,
 _face_reaches with every point solved at once (to 1e-12: LAPACK rounds a many-column solve in another
 order), stray_marks over the frame's PipTable, and _within_side_reach's culling answer as the plain per-pair
-computation does."""
+computation does. _layout_map's maps kept for the centres asked before are the ones fitted."""
 
 import csv
 
@@ -19,9 +19,10 @@ import pytest
 
 from dicetower import paths
 from dicetower.vision.detect import ANALYSIS_SCALES, KERNEL_PX, analysis_scale
-from dicetower.vision.pips import (FACE_MARGIN, SEAM_FRACTION, SPANNED_BY_FINER, PipTable, _face_reaches, _layout_map,
-                                   _level_and_spread, _pip_discs, _segment_clear, _segments_clear, _side_face_by_shape,
-                                   _within_side_reach, find_pips, group_faces, pip_response, stray_marks)
+from dicetower.vision.pips import (FACE_MARGIN, SEAM_FRACTION, SPANNED_BY_FINER, PipTable, _face_reaches,
+                                   _fit_layout_map, _layout_map, _level_and_spread, _pip_discs, _segment_clear,
+                                   _segments_clear, _side_face_by_shape, _within_side_reach, find_pips, group_faces,
+                                   pip_response, stray_marks)
 
 DATASETS = paths.shared_dir() / "datasets"
 LURIG, MATTEO = DATASETS / "lurig_dietype", DATASETS / "matteop65_table_d6"
@@ -163,3 +164,16 @@ def test_pairwise_shortcuts_answer_as_the_plain_tests_on_small_dice_read_finer()
     assert segments > 500 and reaches > 30 and culled > 2000  # the frames hold many pips and faces (739, 60, 3564)
     assert 0 < clear < segments  # segments of both answers are compared
     assert strays > 0  # faces with marks on them are compared
+
+
+def test_layout_map_kept_for_the_same_centres_is_the_fitted_one():
+    rng = np.random.default_rng(11)
+    for n in (2, 3, 4, 5, 6):
+        for _ in range(20):
+            pts = rng.integers(0, 200, (n, 2))  # whole px: the same centres as integers and as floats
+            fitted = _fit_layout_map(pts.astype(np.float64))
+            for asked in (pts.astype(np.float64), pts, pts.astype(np.float64)):  # again: the kept map
+                err, m = _layout_map(asked)
+                assert err == fitted[0] and np.array_equal(m, fitted[1])
+                with pytest.raises(ValueError):
+                    m[0, 0] = 0.0  # a kept map is read-only: no caller changes another's

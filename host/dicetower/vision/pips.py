@@ -743,10 +743,26 @@ def layout_fit(group: list[Pip]) -> tuple[float, np.ndarray | None]:
 
 def _layout_map(pts: np.ndarray) -> tuple[float, np.ndarray]:
     """The affine map from the canonical d6 layout of len(pts) pips (2..6, pts: Nx2 px) that fits the
-    pip centres best: (RMS error in pitches, 3x2 map M, image point = [u v 1] @ M). For 2 and 3 the
-    similarity taking the layout's diagonal onto the outer two pips; for 4..6 the least-squares affine
+    pip centres best: (RMS error in pitches, 3x2 map M, read-only, image point = [u v 1] @ M). For 2 and 3
+    the similarity taking the layout's diagonal onto the outer two pips; for 4..6 the least-squares affine
     map over the assignments a convex pattern allows (pips ordered around the centre; for 6, two
-    columns of three)."""
+    columns of three). Kept for the same pip centres, which a frame asks of again and again (a face's
+    confidence, then the marks on it, then its layout in the frame: half of a small-dice frame's ~200 fits)."""
+    pts = np.ascontiguousarray(pts, np.float64)
+    return _layout_map_of(pts.tobytes(), len(pts))
+
+
+@functools.lru_cache(maxsize=1024)
+def _layout_map_of(centres: bytes, n: int) -> tuple[float, np.ndarray]:
+    """_layout_map of the n pip centres whose (n, 2) float64 array's bytes are centres."""
+    pts = np.frombuffer(centres, np.float64).reshape(n, 2).copy()
+    err, m = _fit_layout_map(pts)
+    m.setflags(write=False)
+    return err, m
+
+
+def _fit_layout_map(pts: np.ndarray) -> tuple[float, np.ndarray]:
+    """_layout_map, fitted."""
     n = len(pts)
     if n <= 3:
         d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
@@ -762,7 +778,7 @@ def _layout_map(pts: np.ndarray) -> tuple[float, np.ndarray]:
     pitch = np.sqrt(np.abs(np.linalg.det(sol[:, :2, :]))) + 1e-6
     errs = np.sqrt((resid ** 2).sum(axis=2).mean(axis=1)) / pitch
     k = int(errs.argmin())
-    return float(errs[k]), sol[k]
+    return float(errs[k]), sol[k].copy()  # not a view keeping every order's map
 
 
 #: a lone pip's layout pitch in pip diameters (the centre pip of a 1 to the corners' rows and columns)
