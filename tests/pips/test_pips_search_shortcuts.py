@@ -9,7 +9,8 @@ dice read at twice the scale (hundreds of pips): _segments_clear (every segment 
 against the pips that may reach it) and _segment_clear with the frame's pip discs made once,
 _face_reaches with every point solved at once (to 1e-12: LAPACK rounds a many-column solve in another
 order), stray_marks over the frame's PipTable, and _within_side_reach's culling answer as the plain per-pair
-computation does. _layout_map's maps kept for the centres asked before are the ones fitted."""
+computation does. _layout_map's maps kept for the centres asked before are the ones fitted, and face_confidence's
+answers kept during a read_faces call give the faces computed afresh."""
 
 import csv
 
@@ -18,11 +19,12 @@ import numpy as np
 import pytest
 
 from dicetower import paths
+from dicetower.vision import pips as pips_module
 from dicetower.vision.detect import ANALYSIS_SCALES, KERNEL_PX, analysis_scale
 from dicetower.vision.pips import (FACE_MARGIN, SEAM_FRACTION, SPANNED_BY_FINER, PipTable, _face_reaches,
                                    _fit_layout_map, _layout_map, _level_and_spread, _pip_discs, _segment_clear,
                                    _segments_clear, _side_face_by_shape, _within_side_reach, find_pips, group_faces,
-                                   pip_response, stray_marks)
+                                   pip_response, read_faces, stray_marks)
 
 DATASETS = paths.shared_dir() / "datasets"
 LURIG, MATTEO = DATASETS / "lurig_dietype", DATASETS / "matteop65_table_d6"
@@ -177,3 +179,21 @@ def test_layout_map_kept_for_the_same_centres_is_the_fitted_one():
                 assert err == fitted[0] and np.array_equal(m, fitted[1])
                 with pytest.raises(ValueError):
                     m[0, 0] = 0.0  # a kept map is read-only: no caller changes another's
+
+
+@needs_shared
+def test_confidences_kept_during_a_read_give_the_faces_computed_afresh(monkeypatch):
+    halves = [cv2.resize(gray, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) for gray in _photos(MATTEO, 19, 8)]
+    small = [np.block([[a, b], [c, d]]) for a, b, c, d in (halves[:4], halves[4:])]  # small dice, four photos a frame
+    finer = [cv2.resize(frame, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC) for frame in small]
+    frames = _photos(MATTEO, 61, 3) + _photos(LURIG, 23, 2) + finer
+
+    def faces(gray):
+        return [(f.value, f.confidence, f.box, [(p.x, p.y) for p in f.pips])
+                for polarity in ("dark", "light") for f in read_faces(gray, polarity, KERNEL_PX)]
+
+    kept = [faces(gray) for gray in frames]
+    assert pips_module._confidences is None  # nothing held once the reads are done
+    monkeypatch.setattr(pips_module, "face_confidence", pips_module._face_confidence)
+    assert [faces(gray) for gray in frames] == kept
+    assert sum(len(k) for k in kept) > 20  # the frames hold faces

@@ -1059,9 +1059,26 @@ def _six_orders(pts: np.ndarray):
                 yield [rot[0], m_a, rot[1], rot[3], m_b, rot[2]]
 
 
+#: face_confidence's answers while a read_faces call is under way (None otherwise), which asks many faces' again
+#: (split_group, then the face read: a quarter of a small-dice frame's 180): (ids of the face's pips in order, thr) ->
+#: (its pips, held so that no other pip takes their ids, the answer). A pip's measures are set as find_pips makes it.
+_confidences: dict[tuple[tuple[int, ...], float], tuple[list[Pip], float]] | None = None
+
+
 def face_confidence(group: list[Pip], thr: float) -> float:
     """0..1: layout fit x agreement of the pips' foreshortening with the face's x pip size consistency
     (pips split apart from one blob counted at their mean size) x contrast margin over the threshold."""
+    known = _confidences
+    if known is None:
+        return _face_confidence(group, thr)
+    key = (tuple(id(p) for p in group), thr)
+    if key not in known:
+        known[key] = (list(group), _face_confidence(group, thr))
+    return known[key][1]
+
+
+def _face_confidence(group: list[Pip], thr: float) -> float:
+    """face_confidence, computed."""
     err, face_shape = layout_fit(group)
     if not math.isfinite(err):
         return 0.0
@@ -1487,6 +1504,17 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
     px across here are no pips (the strokes of a numbered die's numerals inside a dice tray, read here
     as the pips of a sure 2). edges: which of gray's sides (left, right, top, bottom) are the frame's
     edges, where a face may be cut (runs_off; FRAME_EDGES: all of them, gray is the whole frame)."""
+    global _confidences
+    _confidences = {}
+    try:
+        return _read_faces(gray, polarity, kernel_px, within, finer, edges)
+    finally:
+        _confidences = None
+
+
+def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tuple[int, int, int, int]] | None,
+                finer: float | None, edges: tuple[bool, bool, bool, bool]) -> list[PipFace]:
+    """read_faces, read."""
     response = pip_response(gray, polarity, kernel_px)
     smallest = 0.0 if finer is None else SPANNED_BY_FINER * kernel_px / finer
     pips, thr = find_pips(response, gray, kernel_px, within=within, min_diameter=smallest)
