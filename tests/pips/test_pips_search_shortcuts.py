@@ -10,7 +10,8 @@ against the pips that may reach it) and _segment_clear with the frame's pip disc
 _face_reaches with every point solved at once (to 1e-12: LAPACK rounds a many-column solve in another
 order), stray_marks over the frame's PipTable, and _within_side_reach's culling answer as the plain per-pair
 computation does. _layout_map's maps kept for the centres asked before are the ones fitted, and face_confidence's
-answers kept during a read_faces call give the faces computed afresh."""
+answers kept during a read_faces call give the faces computed afresh; a pip's covariance, made once, is its
+ellipse's."""
 
 import csv
 
@@ -21,7 +22,7 @@ import pytest
 from dicetower import paths
 from dicetower.vision import pips as pips_module
 from dicetower.vision.detect import ANALYSIS_SCALES, KERNEL_PX, analysis_scale
-from dicetower.vision.pips import (FACE_MARGIN, SEAM_FRACTION, SPANNED_BY_FINER, PipTable, _face_reaches,
+from dicetower.vision.pips import (FACE_MARGIN, SEAM_FRACTION, SPANNED_BY_FINER, Pip, PipTable, _face_reaches,
                                    _fit_layout_map, _layout_map, _level_and_spread, _pip_discs, _segment_clear,
                                    _segments_clear, _side_face_by_shape, _within_side_reach, find_pips, group_faces,
                                    pip_response, read_faces, stray_marks)
@@ -197,3 +198,17 @@ def test_confidences_kept_during_a_read_give_the_faces_computed_afresh(monkeypat
     monkeypatch.setattr(pips_module, "face_confidence", pips_module._face_confidence)
     assert [faces(gray) for gray in frames] == kept
     assert sum(len(k) for k in kept) > 20  # the frames hold faces
+
+
+@pytest.mark.parametrize("roundness, angle", [(1.0, 0.0), (0.5, 0.0), (0.5, 90.0), (0.7, 30.0), (0.3, 135.0)])
+def test_pip_cov_made_once_is_its_ellipses_covariance(roundness, angle):
+    major = 200.0
+    canvas = np.zeros((300, 300), np.uint8)
+    cv2.ellipse(canvas, ((150.0, 150.0), (major, roundness * major), angle), 255, -1)
+    m = cv2.moments(canvas, binaryImage=True)
+    drawn = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / m["m00"]  # the filled ellipse's moments
+    pip = Pip(150.0, 150.0, np.pi / 4 * major * major * roundness, roundness, angle, 50.0)
+    np.testing.assert_allclose(pip.cov, drawn, atol=0.02 * major * major / 16)  # the drawn outline's pixels: ~1 %
+    assert pip.cov is pip.cov  # made once
+    with pytest.raises(ValueError):
+        pip.cov[0, 0] = 0.0  # read-only: every face the pip is tried in reads the same

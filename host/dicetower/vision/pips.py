@@ -169,6 +169,19 @@ class Pip:
         triangle, _ = cv2.minEnclosingTriangle(self.outline)
         return float(cv2.contourArea(self.outline) / max(triangle, 1e-6))
 
+    @functools.cached_property
+    def cov(self) -> np.ndarray:
+        """2x2 covariance (px^2, read-only) of the pip's fitted ellipse as a uniform disc-like blob: axis
+        variances (axis length / 4)^2 along its major and minor axes. Made when first asked: blur_ratio asks
+        it of a pip in every face split_group tries it in."""
+        major = math.sqrt(4.0 * self.area / (math.pi * max(self.roundness, 0.05)))
+        minor = self.roundness * major
+        a = math.radians(self.angle)
+        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        cov = rot @ np.diag([major * major / 16.0, minor * minor / 16.0]) @ rot.T
+        cov.setflags(write=False)
+        return cov
+
     @property
     def major(self) -> float:
         """Major axis of the fitted ellipse, px: the diameter over the square root of the roundness (a
@@ -1002,22 +1015,12 @@ def _face_reaches(part: list[Pip], points: np.ndarray) -> np.ndarray:
     return np.abs(uv).max(axis=0)
 
 
-def _pip_cov(p: Pip) -> np.ndarray:
-    """2x2 covariance (px^2) of a pip's fitted ellipse as a uniform disc-like blob: axis variances
-    (axis length / 4)^2 along its major and minor axes."""
-    major = math.sqrt(4.0 * p.area / (math.pi * max(p.roundness, 0.05)))
-    minor = p.roundness * major
-    a = math.radians(p.angle)
-    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-    return rot @ np.diag([major * major / 16.0, minor * minor / 16.0]) @ rot.T
-
-
 def blur_ratio(group: list[Pip], face_shape: np.ndarray) -> float:
     """How far the pips' shape departs from the face's foreshortening, as a motion blur: the mean pip
     covariance split into a disc foreshortened like the face (face_shape, see layout_fit) plus a blur
     streak (the rank-1 rest, a streak of length L px has variance L^2/12); returns L over the disc's
     diameter (0 = pips foreshortened exactly like the face; a pip smeared over its own width = 1)."""
-    cov = np.mean([_pip_cov(p) for p in group], axis=0)
+    cov = np.mean([p.cov for p in group], axis=0)
     w, v = np.linalg.eigh(face_shape)
     inv_sqrt = v @ np.diag(1.0 / np.sqrt(np.maximum(w, 1e-6))) @ v.T
     disc = max(float(np.linalg.eigvalsh(inv_sqrt @ cov @ inv_sqrt)[0]), 1e-9)  # largest disc that fits
