@@ -187,6 +187,8 @@ def _scaled(gray_full: np.ndarray, s: float) -> np.ndarray:
 SMALL_PIP_AREA = 16.0
 #: A small-pip face's region is read again at this many times the analysis scale (_finer_faces).
 FINE_FACTOR = 2.0
+#: The pip polarity of marks on a die whose body is read as a pip of the other (_finer_faces: small dice taken for pips)
+OTHER_POLARITY = {"dark": "light", "light": "dark"}
 
 
 def whole_fine_faces(image: np.ndarray, polarities: list[str]) -> list[PipFace]:
@@ -229,26 +231,36 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
     AMBIGUOUS_CAP): taken with their own confidence alone, one 6 was read as a sure 4 (the whole frame's one
     threshold; the region reads are kept for the small faces for that reason too). Capping every added face
     left 6.3 % of the dice unsure, all right; confirmed by their regions, 3.5 %, none wrong.
+    A face whose "pips" are small dice (PipFace.dice_as_pips: each marked inside by the die's own pips, read unsure)
+    makes the frame read whole at FINE_FACTOR x s too, for the other polarity, and is no face where that read adds
+    dice: matteop65 photos of 1s tiled 4 x 4 into a 2560x1920 photo (dice ~17 px at 640 px) read four dice in a
+    square as a sure 4 of light pips, their 1s unread; every 1 of dice_32's tiles is read now.
     The whole-frame read may be made elsewhere meanwhile (ReadsElsewhere.whole_fine).
     Returns faces in s's px, one per die (_one_per_die)."""
-    small = [f for f in faces if statistics.median(p.area for p in f.pips) < SMALL_PIP_AREA]
-    if not small:
+    as_dice = [f for f in faces if f.dice_as_pips]
+    small = [f for f in faces if not f.dice_as_pips and statistics.median(p.area for p in f.pips) < SMALL_PIP_AREA]
+    if not small and not as_dice:
         return faces
     # sure small faces: the frame holds small dice, some of whose faces the analysis scale may have missed
-    # whole (five_44 at half size: 3 of 5 dice, their pips' response under the frame's pip threshold there)
-    sure_polarities = sorted({f.polarity for f in small if f.confidence >= UNSURE_BELOW})
+    # whole (five_44 at half size: 3 of 5 dice, their pips' response under the frame's pip threshold there);
+    # so do small dice taken for pips, whose own pips, of the other polarity (marks on a die lighter than its
+    # floor are darker than the die), are under the filter's limit here
+    sure_polarities = sorted({f.polarity for f in small if f.confidence >= UNSURE_BELOW}
+                             | {OTHER_POLARITY[f.polarity] for f in as_dice})
     whole = elsewhere.whole_fine(sure_polarities) if sure_polarities and elsewhere is not None else None
     finer = _region_faces(gray_full, s, small)
-    out = [f for f in faces if all(f is not g for g in small)]
+    out = [f for f in faces if all(f is not g for g in small + as_dice)]
     if sure_polarities:
         found = whole() if whole is not None else None
         if found is None:
             found = _whole_fine(gray_full, s, sure_polarities)
-        added = [g for g in found if all(overlap(g.box, f.box) < 0.3 for f in faces)]
+        added = [g for g in found if all(overlap(g.box, f.box) < 0.3 for f in faces if not f.dice_as_pips)]
         again = _region_faces(gray_full, s, added)
         out += [g if any(h.polarity == g.polarity and h.value == g.value and len(h.pips) == len(g.pips)
                          and overlap(g.box, h.box) >= 0.5 for h in again)
                 else replace(g, confidence=min(g.confidence, AMBIGUOUS_CAP)) for g in added]
+        # small dice taken for pips where no die is read finer stay, unsure (read_faces capped them): not lost
+        out += [f for f in as_dice if all(overlap(f.box, g.box) < 0.3 for g in added)]
     for f in small:
         same = [g for g in finer if g.polarity == f.polarity and overlap(f.box, g.box) >= 0.5]
         if not same:

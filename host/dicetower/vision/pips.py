@@ -201,6 +201,8 @@ class PipFace:
     centre:     (x, y) px of the face centre
     runs_off:   True when the die's face runs on past its pips to the frame's edge as a face cut to
                 some of its pips does (runs_off): pips of it may lie past the edge (see layout_in_frame)
+    dice_as_pips: True when its 3 or more "pips" are marked inside (_marked_inside): small dice taken for pips,
+                each showing its own (read unsure; detect._finer_faces reads their own pips at a finer scale)
     """
 
     pips: list[Pip]
@@ -211,6 +213,7 @@ class PipFace:
     polarity: str
     centre: tuple[float, float] = field(default=(0.0, 0.0))
     runs_off: bool = False
+    dice_as_pips: bool = False
 
 
 def pip_response(gray: np.ndarray, polarity: str, kernel_px: int) -> np.ndarray:
@@ -1603,7 +1606,8 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
             # Not 2: two strokes side by side are a numeral's "11" as often as a blurred 2
             if rough or not _blurred_two(g, gray, response, thr):
                 conf *= math.exp(-((max(0.0, roughness - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
-        marked = (n in (2, 4) and _centre_marked(g, response, thr)) or (n <= 2 and any(pip_marks(gray, p) > MARKED_PIP for p in g)) \
+        marked_inside = _marked_inside(g, gray)
+        marked = (n in (2, 4) and _centre_marked(g, response, thr)) or marked_inside \
             or (n == 1 and g[0].triangle_fill > TRIANGLE_FILL)
         # a faint pip left out where the face has its pips (NEAR_FACE), or where a 3 seen as a 2 has its
         # third (the 2's line continued past either pip): the face's count is in doubt
@@ -1626,10 +1630,31 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
         # as light as its top, run on to the edge as a cut top face would: its own layout's places alone
         # tell a cut face there (layout_in_frame); a face already unsure is not looked at again
         cut = value is not None and finer is None and conf >= UNSURE_BELOW and runs_off(g, gray, polarity, edges)
-        faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g), runs_off=cut))
+        faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g), runs_off=cut,
+                             dice_as_pips=marked_inside and n >= 3))
     _doubt_twin_taken(faces, pips, response, thr)
     _flag_cocked(faces)
     return _drop_odd_lone_pips(faces)
+
+
+def _marked_inside(group: list[Pip], gray: np.ndarray) -> bool:
+    """Whether a face's "pips" are marks inside something else: every one of them but one (a lone pip: itself)
+    marked inside (pip_marks over MARKED_PIP; gray: HxW uint8, the pips' frame), as a small die showing its own
+    pips or numerals is and one paint-filled dent is not. A lone pip so marked is a small die, no 1; a 2 whose
+    pips are, a numeral's strokes or two small dice. Small white dice on a wooden floor are light blobs of a
+    pip's size at the analysis scale: matteop65 photos of dice showing 1, tiled 4 x 4 into one 2560x1920 photo
+    (dice ~17 px at 640 px), had four dice lying in a square read as a sure 4 of light pips, marked 0.32..0.83,
+    and their 1s lost. Faces of 3 pips or more read on matteop65's photos, their close-ups, small-dice frames and
+    negatives have at most 2 of 3 pips so marked (three_29, blurred, unsure anyway) and 4 of 6 (six_43). Stops at
+    the second plain pip: a real face costs about two pip_marks."""
+    plain_allowed = 1 if len(group) > 1 else 0
+    plain = 0
+    for p in group:
+        if pip_marks(gray, p) <= MARKED_PIP:
+            plain += 1
+            if plain > plain_allowed:
+                return False
+    return True
 
 
 def _smeared_alike(group: list[Pip]) -> bool:
