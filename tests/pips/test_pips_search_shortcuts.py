@@ -4,7 +4,8 @@ search splits most) and matteop65's pip dice. pip_response's closing and opening
 the ellipse are OpenCV's elliptical black-hat and top-hat pixel for pixel; find_pips' min_diameter
 (the close-up scales: pips the finer scale spans are not split for) drops only pips under it;
 _level_and_spread's histograms give np.median's median and median absolute deviation of grey levels
-(surround_snr's rings: any size, odd and even). The pairwise tests of read_faces on a frame of small
+(surround_snr's rings: any size, odd and even); _quantile's partial sort gives np.percentile's
+quantiles (pip_marks' and face_roughness's 90th percentile) to float32 rounding. The pairwise tests of read_faces on a frame of small
 dice read at twice the scale (hundreds of pips): _segments_clear (every segment at once, each tested only
 against the pips that may reach it) and _segment_clear with the frame's pip discs made once,
 _face_reaches with every point solved at once (to 1e-12: LAPACK rounds a many-column solve in another
@@ -23,7 +24,7 @@ from dicetower import paths
 from dicetower.vision import pips as pips_module
 from dicetower.vision.detect import ANALYSIS_SCALES, KERNEL_PX, analysis_scale
 from dicetower.vision.pips import (FACE_MARGIN, SEAM_FRACTION, SPANNED_BY_FINER, Pip, PipTable, _face_reaches,
-                                   _fit_layout_map, _layout_map, _level_and_spread, _pip_discs, _segment_clear,
+                                   _fit_layout_map, _layout_map, _level_and_spread, _pip_discs, _quantile, _segment_clear,
                                    _segments_clear, _side_face_by_shape, _within_side_reach, find_pips, group_faces,
                                    pip_response, read_faces, stray_marks)
 
@@ -87,6 +88,17 @@ def test_level_and_spread_from_histograms_is_the_plain_median_and_deviation():
     for values in rings:
         assert _level_and_spread(values) == _plain_level_and_spread(values), values.size
 
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_quantile_by_partial_sort_is_np_percentile(dtype):
+    rng = np.random.default_rng(11)
+    for n in list(range(1, 40)) + [99, 100, 1001]:
+        for scale in (1.0, 60.0, 255.0):
+            values = (rng.random(n) * scale).astype(dtype)
+            values[rng.random(n) < 0.3] = values[0]  # ties, as grey levels have
+            for q in (0.0, 0.1, 0.5, 0.9, 1.0):
+                assert _quantile(values, q) == pytest.approx(float(np.percentile(values, 100 * q)), rel=1e-6, abs=1e-9)
 
 def _plain_segment_clear(a, b, response, thr, pips) -> bool:
     """_segment_clear as written before its shortcuts: np.linspace, the pips' arrays made per segment."""

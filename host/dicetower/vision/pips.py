@@ -265,6 +265,19 @@ def _median(values: np.ndarray) -> float:
     return (float(part[k - 1]) + float(part[k])) / 2.0
 
 
+def _quantile(values: np.ndarray, q: float) -> float:
+    """The q-quantile (0 <= q <= 1) of a non-empty 1-D array as np.percentile(values, 100 q) gives it (linear
+    interpolation between the two order statistics round q (n - 1)), by a partial sort: np.percentile cost 128 us a
+    call on numpy 2.4 (a pip's few dozen levels), this 6. Equal to it within float32 rounding (np.percentile
+    interpolates a float32 array in float32)."""
+    at = q * (values.size - 1)
+    lo = int(at)
+    hi = min(lo + 1, values.size - 1)
+    part = np.partition(values, (lo, hi))
+    a, b = float(part[lo]), float(part[hi])
+    return a + (b - a) * (at - lo)
+
+
 def surround_snr(gray: np.ndarray, x: float, y: float, radius: float) -> float:
     """How cleanly a blob at (x, y) px of the given radius (px) sits on a plain die face: the contrast
     between the blob's centre and a ring at 1.3..2.3 radii, over the ring's robust spread (median absolute
@@ -312,7 +325,7 @@ def pip_marks(gray: np.ndarray, pip: Pip) -> float:
         return 0.0
     level = _median(inner)
     contrast = abs(_median(ring) - level)
-    return float(np.percentile(np.abs(inner - level), 90)) / max(contrast, 1.0)
+    return _quantile(np.abs(inner - level), 0.9) / max(contrast, 1.0)
 
 
 def _snr(surround: np.ndarray, inner: np.ndarray) -> float:
@@ -1466,7 +1479,7 @@ def face_roughness(group: list[Pip], gray: np.ndarray, polarity: str) -> float:
     design = np.column_stack([xx[region] - cx, yy[region] - cy, np.ones(ring.size)])
     plane, *_ = np.linalg.lstsq(design, ring, rcond=None)
     resid = ring - design @ plane
-    return float(np.percentile(np.abs(resid - np.median(resid)), 90)) / max(contrast, 1.0)
+    return _quantile(np.abs(resid - np.median(resid)), 0.9) / max(contrast, 1.0)
 
 
 def merge_halves(groups: list[list[Pip]], thr: float) -> list[list[Pip]]:
