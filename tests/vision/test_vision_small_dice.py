@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 from dicetower import paths
+from dicetower.readings import UNSURE_BELOW
 from dicetower.vision import detect, synth
 from dicetower.vision.camera import load_image
 from dicetower.vision.pips import AMBIGUOUS_CAP, Pip, PipFace
-from dicetower.vision.reader import DiceReader
+from dicetower.vision.reader import DiceReader, reading_copy
 from dicetower.vision.scoring import load_labels, match
 
 MATTEOP65 = paths.shared_dir() / "datasets" / "matteop65_table_d6"
@@ -126,6 +127,36 @@ def test_small_dice_taken_for_pips_are_no_sure_face(image):
     assert not [d for d in dice if not d["unsure"] and d["value"] != 1]
     read = [die for _, die in match(labels, dice) if die is not None]
     assert len(read) >= len(labels) // 2, f"{len(read)} of {len(labels)} dice found"
+
+
+@needs_photos
+def test_dice_too_small_for_both_searches_are_read_finer():
+    # three_30 tiled 4 x 4 into one 2560x1920 photo: its dice are ~17 px at the 640 px analysis scale, no pip face
+    # there and no die body (under ~3 % of the long side), and nothing was read; detect.far_pip_faces reads the
+    # reader's 1280 px copy in its own pixels
+    frame, labels = _tiled("images/Train/three_30.jpg", 4)
+    dice = [{"die_type": d.die_type, "value": d.value, "box": list(d.box), "unsure": d.unsure}
+            for d in DiceReader(second_process=False).read(frame)]
+    read = [(row["value"], die) for row, die in match(labels, dice) if die is not None]
+    assert not [(value, die) for value, die in read if not die["unsure"] and str(die["value"]) != value]
+    assert not [d for d in dice if not d["unsure"] and all(d is not die for _, die in read)]  # no sure false die
+    assert len(read) >= len(labels) // 2, f"{len(read)} of {len(labels)} dice found"
+
+
+@needs_photos
+def test_far_faces_whose_pips_are_still_small_at_the_finer_scale_are_unsure():
+    # six_37 tiled 5 x 5 (3200x2400): read at the 1280 px copy's own pixels, its 6s' pips are still ~4 px (under
+    # SMALL_PIP_AREA), where pips are lost and what is left reads as a smaller face (tiled 6 x 6 among other photos,
+    # a 6 read as a sure 2), and no finer read is left to tell: they are unsure, as _finer_faces leaves a small face
+    # its region does not read again
+    frame, _ = _tiled("images/Train/six_37.jpg", 5)
+    copy, _ = reading_copy(frame)
+    s = detect.analysis_scale(copy.shape)
+    faces = detect.far_pip_faces(copy)
+    assert faces
+    fine = (s * detect.FINE_FACTOR) ** 2  # copy px^2 to the finer scale's
+    small = [f for f in faces if np.median([p.area for p in f.pips]) * fine < detect.SMALL_PIP_AREA]
+    assert small and all(f.confidence < UNSURE_BELOW for f in small)
 
 
 def _face(area: float, confidence: float = 1.0) -> PipFace:

@@ -255,10 +255,7 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
         if found is None:
             found = _whole_fine(gray_full, s, sure_polarities)
         added = [g for g in found if all(overlap(g.box, f.box) < 0.3 for f in faces if not f.dice_as_pips)]
-        again = _region_faces(gray_full, s, added)
-        out += [g if any(h.polarity == g.polarity and h.value == g.value and len(h.pips) == len(g.pips)
-                         and overlap(g.box, h.box) >= 0.5 for h in again)
-                else replace(g, confidence=min(g.confidence, AMBIGUOUS_CAP)) for g in added]
+        out += _confirmed(gray_full, s, added)
         # small dice taken for pips where no die is read finer stay, unsure (read_faces capped them): not lost
         out += [f for f in as_dice if all(overlap(f.box, g.box) < 0.3 for g in added)]
     for f in small:
@@ -277,6 +274,38 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
         # no more pips than read at s: the same pips seen again (interpolated), no second reading of them
         out.append(g if len(g.pips) > len(f.pips) else replace(g, confidence=min(g.confidence, f.confidence)))
     return _one_per_die(out)
+
+
+def _confirmed(gray_full: np.ndarray, s: float, faces: list[PipFace]) -> list[PipFace]:
+    """faces read over the whole frame at FINE_FACTOR x s (one threshold for the whole frame; in s's px), each
+    with its confidence where its own region read again (_region_faces: its own threshold) gives the same face
+    (polarity, value, pip count, box overlapping by half or more), else unsure (at most AMBIGUOUS_CAP): taken
+    with the whole frame's threshold alone, a small die's 6 was read as a sure 4 (_finer_faces)."""
+    again = _region_faces(gray_full, s, faces)
+    return [g if any(h.polarity == g.polarity and h.value == g.value and len(h.pips) == len(g.pips)
+                     and overlap(g.box, h.box) >= 0.5 for h in again)
+            else replace(g, confidence=min(g.confidence, AMBIGUOUS_CAP)) for g in faces]
+
+
+def far_pip_faces(image: np.ndarray) -> list[PipFace]:
+    """The pip faces of a frame in which neither the pip search nor the die body search found anything (the
+    reader's last look, DiceReader._bodies_to_read): dice under about 3 % of the frame's long side, too small for
+    the analysis scale's pip filter and for find_die_bodies (a photo taken from far). A frame with more pixels
+    than the analysis scale is read whole at FINE_FACTOR x it, for both pip polarities, as _finer_faces reads
+    small dice, each face confirmed in its own region (_confirmed); [] for a frame no larger than the analysis
+    scale (no finer pixels to read). matteop65 photos tiled 4 x 4 into one 2560x1920 photo (dice ~17 px at
+    640 px) whose analysis scale found nothing: every die unread before. image: HxWx3 uint8 BGR; faces in
+    its px, one per die."""
+    gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    s = analysis_scale(gray_full.shape)
+    if s >= 1.0:
+        return []
+    found = _whole_fine(gray_full, s, ["dark", "light"])
+    found = _plausible_polarity([f for f in found if f.polarity == "dark"], [f for f in found if f.polarity == "light"])
+    # pips still near the filter's limit at the finer scale may have lost others there, and no finer read is left
+    found = [f if statistics.median(p.area for p in f.pips) * FINE_FACTOR ** 2 >= SMALL_PIP_AREA
+             else replace(f, confidence=min(f.confidence, AMBIGUOUS_CAP)) for f in found]
+    return [_moved_face(f, 1.0 / s, (0.0, 0.0)) for f in _one_per_die(_confirmed(gray_full, s, found))]
 
 
 def _region_faces(gray_full: np.ndarray, s: float, faces: list[PipFace]) -> list[PipFace]:
@@ -1207,5 +1236,6 @@ def _split_touching(comp: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
     return pieces if min(sides) * 2 >= max(sides) else whole
 
 
-__all__ = ["DieBody", "Pip", "PipFace", "ReadsElsewhere", "analysis_light_faces", "analysis_scale", "close_up_regions", "find_close_up", "find_die_bodies",
-           "find_pip_faces", "large_pip_faces", "whole_fine_faces"]
+__all__ = ["DieBody", "Pip", "PipFace", "ReadsElsewhere", "analysis_light_faces", "analysis_scale",
+           "close_up_regions", "far_pip_faces", "find_close_up", "find_die_bodies", "find_pip_faces",
+           "large_pip_faces", "whole_fine_faces"]

@@ -19,8 +19,8 @@ from .pips import AMBIGUOUS_CAP, crosswise_pips, layout_in_frame
 from .colour import channel_medians, colour_name
 from .second_core import SECOND_PROCESS, WorkAhead
 from .view import ViewEstimate, floor_outlines
-from .detect import (DieBody, PipFace, analysis_scale, close_up_regions, find_close_up, find_die_bodies,
-                     find_pip_faces, large_pip_faces)
+from .detect import (DieBody, PipFace, analysis_scale, close_up_regions, far_pip_faces, find_close_up,
+                     find_die_bodies, find_pip_faces, large_pip_faces)
 
 Classifier = Callable[..., Any]
 #: Frames are read on a copy whose long side is at most this many px (a 12 MP photo is downscaled once;
@@ -243,6 +243,8 @@ class DiceReader:
                 faces = [f for f in find_pip_faces(image, lambda: [box], from_close_ups=True)
                          if f.confidence >= UNSURE_BELOW]
             bodies = [] if close_up is None or faces else [close_up]
+            if close_up is None and self.die_set is None:
+                faces = far_pip_faces(image)  # dice too small for both searches: read finer, if the frame has it
         return faces, bodies, lone_pips
 
     def _numbered_bodies(self, image: np.ndarray, faces: list[PipFace], bodies: list[DieBody],
