@@ -239,6 +239,13 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
     Returns faces in s's px, one per die (_one_per_die)."""
     as_dice = [f for f in faces if f.dice_as_pips]
     small = [f for f in faces if not f.dice_as_pips and statistics.median(p.area for p in f.pips) < SMALL_PIP_AREA]
+    # a sure lone pip holding two pips alike is a small die showing its own pips, its face the floor (a 2's or a 4's
+    # corner pips lie outside the middle that pips.pip_marks looks into): read as a small face of their polarity
+    dice_held = {id(f): _small_die_held(gray_full, s, f) for f in faces if len(f.pips) == 1
+                 and f.confidence >= UNSURE_BELOW and not f.dice_as_pips and all(f is not g for g in small)}
+    held = [g for g in dice_held.values() if g is not None]
+    faces = [f for f in faces if dice_held.get(id(f)) is None]
+    small += held
     if not small and not as_dice:
         return faces
     # sure small faces: the frame holds small dice, some of whose faces the analysis scale may have missed
@@ -274,6 +281,19 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
         # no more pips than read at s: the same pips seen again (interpolated), no second reading of them
         out.append(g if len(g.pips) > len(f.pips) else replace(g, confidence=min(g.confidence, f.confidence)))
     return _one_per_die(out)
+
+
+def _small_die_held(gray_full: np.ndarray, s: float, face: PipFace) -> PipFace | None:
+    """A lone pip face (read at analysis scale s, in its px) as the small die it is when its pip holds two pips
+    alike (_twin_pips_polarity, read in the frame gray_full, HxW uint8): the face with those pips' polarity, to be
+    read again finer as a small face is (_finer_faces); None when it holds none. Renders of 2-6 pip d6 of 18-36 px
+    in random colours (300 scenes): 52 dice read as sure 1s, 45 of them such dice (2s and 4s: their corner pips lie
+    outside the middle pips.pip_marks looks into); no rendered 1 nor any of matteop65's 175 sure 1s holds a pair."""
+    p = face.pips[0]
+    r = p.major / 2.0
+    box = (int((p.x - r) / s), int((p.y - r) / s), int(np.ceil(2 * r / s)) + 1, int(np.ceil(2 * r / s)) + 1)
+    polarity = _twin_pips_polarity(gray_full, box)
+    return None if polarity is None else replace(face, polarity=polarity)
 
 
 def _confirmed(gray_full: np.ndarray, s: float, faces: list[PipFace]) -> list[PipFace]:
@@ -426,7 +446,7 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
       pattern, read in the pattern's box grown by a pip pitch (a lone body holding no pip at all: by half a
       face, FACE_SIDE_DIAMETERS / 2 of its side), without the bodies that are no pips: those marked inside
       (pips.pip_marks over MARKED_PIP: a numbered die's numeral) and, where no face read sure tells the frame's
-      scale, those holding two pips alike when looked into more finely (_holds_twin_pips: a small die whose own
+      scale, those holding two pips alike when looked into more finely (_twin_pips_polarity: a small die whose own
       pips went unread). A face read there stands when two of
       its pips or more lie in the pattern's bodies (its pips are those bodies: so no d20's numerals and
       no row of small dice make one); it is in doubt (confidence at most AMBIGUOUS_CAP) when a body of
@@ -483,7 +503,8 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
     def no_pip(b: DieBody) -> bool:
         # a pip is one paint-filled dent, plain inside: a body marked inside is a die (a numbered die's numeral);
         # and where no sure face tells the frame's scale, a body holding two pips is a small die whose pips went unread
-        return pip_marks(gray_full, _as_pip(b)) > MARKED_PIP or (not sure and _holds_twin_pips(gray_full, b))
+        return pip_marks(gray_full, _as_pip(b)) > MARKED_PIP or (
+            not sure and _twin_pips_polarity(gray_full, b.box) is not None)
 
     found: list[PipFace] = []
     for group in patterns:
@@ -546,22 +567,23 @@ def _pip_side(face: PipFace) -> float:
     return statistics.median(p.diameter for p in face.pips)
 
 
-#: A body taken for a pip is looked into (_holds_twin_pips) in its box grown by this fraction of its side on every
+#: A body taken for a pip is looked into (_twin_pips_polarity) in its box grown by this fraction of its side on every
 #: side: a pip near the body's edge needs the face round it, out to 2.3 of its radii, to be measured (surround_snr)
 INNER_MARGIN = 0.3
 
 
-def _holds_twin_pips(gray_full: np.ndarray, body: "DieBody") -> bool:
-    """Whether a body taken for a pip (large_pip_faces: a close-up's pip found as a body) holds two pips alike
-    (pips.twins) of one polarity, each at least a weak pip (surround_snr WEAK_SNR or more), read in its box (frame
-    px) grown by INNER_MARGIN, at FINE_FACTOR x the analysis scale when the body is under twice the pip filter
-    there (a die's pips are under a fifth of it, so near the filter's limit), else at the analysis scale: a small
-    die whose pips the analysis scale left unread (too small, or too far apart to link), no pip. One
-    paint-filled dent holds no such pair: none of the lone bodies read as 1s in the bench's close-ups does.
-    gray_full: HxW uint8, the frame. Renders of 2-6 small pip d6 (dice ~25-35 px, pips ~4 px, 300 scenes) read
-    four such dice as sure 1s whose faces were the floor, and two pairs as sure 2s; pips.pip_marks, which looks
-    into the middle 0.6 of the body, misses a 2's or a 4's corner pips. About 2 ms a body: 3-5 a close-up."""
-    bx, by, bw, bh = body.box
+def _twin_pips_polarity(gray_full: np.ndarray, box: tuple[int, int, int, int]) -> str | None:
+    """The polarity ("dark" or "light") of two pips alike (pips.twins) that a body or a pip taken for a pip holds
+    (box: x, y, w, h frame px), each at least a weak pip (surround_snr WEAK_SNR or more), read in the box grown by
+    INNER_MARGIN, at FINE_FACTOR x the analysis scale when the box is under twice the pip filter there (a die's
+    pips are under a fifth of it, so near the filter's limit), else at the analysis scale; None when it holds no
+    such pair. A small die whose pips the analysis scale left unread (too small, or too far apart to link) holds
+    them; one paint-filled dent holds no such pair: none of the lone bodies read as 1s in the bench's close-ups
+    does, nor any of matteop65's 175 sure 1s. gray_full: HxW uint8, the frame. Renders of 2-6 small pip d6 (dice
+    ~25-35 px, pips ~4 px, 300 scenes) read four such dice as sure 1s whose faces were the floor, and two pairs as
+    sure 2s; pips.pip_marks, which looks into the middle 0.6 of the body, misses a 2's or a 4's corner pips.
+    About 1-2 ms a box."""
+    bx, by, bw, bh = box
     m = int(INNER_MARGIN * max(bw, bh))
     h, w = gray_full.shape[:2]
     x0, y0, x1, y1 = max(0, bx - m), max(0, by - m), min(w, bx + bw + m), min(h, by + bh + m)
@@ -573,10 +595,10 @@ def _holds_twin_pips(gray_full: np.ndarray, body: "DieBody") -> bool:
     for polarity in ("dark", "light"):
         response = pip_response(crop, polarity, KERNEL_PX)
         found, _ = find_pips(response, crop, KERNEL_PX)
-        inside = [p for p in found if p.snr >= WEAK_SNR and holds(body.box, (x0 + p.x / fs, y0 + p.y / fs))]
+        inside = [p for p in found if p.snr >= WEAK_SNR and holds(box, (x0 + p.x / fs, y0 + p.y / fs))]
         if any(twins(a, b) for i, a in enumerate(inside) for b in inside[i + 1:]):
-            return True
-    return False
+            return polarity
+    return None
 
 
 def _as_pip(body: "DieBody") -> Pip:
