@@ -235,6 +235,8 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
     makes the frame read whole at FINE_FACTOR x s too, for the other polarity, and is no face where that read adds
     dice: matteop65 photos of 1s tiled 4 x 4 into a 2560x1920 photo (dice ~17 px at 640 px) read four dice in a
     square as a sure 4 of light pips, their 1s unread; every 1 of dice_32's tiles is read now.
+    A sure lone pip that is not small but holds two pips alike (_small_die_held) is a small die showing its own
+    pips, its face the floor: it is read again as a small face of those pips' polarity.
     The whole-frame read may be made elsewhere meanwhile (ReadsElsewhere.whole_fine).
     Returns faces in s's px, one per die (_one_per_die)."""
     as_dice = [f for f in faces if f.dice_as_pips]
@@ -312,8 +314,9 @@ def far_pip_faces(image: np.ndarray) -> list[PipFace]:
     reader's last look, DiceReader._bodies_to_read): dice under about 3 % of the frame's long side, too small for
     the analysis scale's pip filter and for find_die_bodies (a photo taken from far). A frame with more pixels
     than the analysis scale is read whole at FINE_FACTOR x it, for both pip polarities, as _finer_faces reads
-    small dice, each face confirmed in its own region (_confirmed); [] for a frame no larger than the analysis
-    scale (no finer pixels to read). matteop65 photos tiled 4 x 4 into one 2560x1920 photo (dice ~17 px at
+    small dice, each face confirmed in its own region (_confirmed) and unsure where its pips are still under
+    SMALL_PIP_AREA there (no finer read is left to tell a face that lost pips); [] for a frame no larger than the
+    analysis scale (no finer pixels to read). matteop65 photos tiled 4 x 4 into one 2560x1920 photo (dice ~17 px at
     640 px) whose analysis scale found nothing: every die unread before. image: HxWx3 uint8 BGR; faces in
     its px, one per die."""
     gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)

@@ -226,7 +226,8 @@ class DiceReader:
                         ) -> tuple[list[PipFace], list[DieBody], dict[int, PipFace]]:
         """The pip faces to report, the bodies to read with the face classifier, and the lone pips in their
         middles (_numbered_bodies), once both searches are done (faces, set_aside: find_pip_faces'; found:
-        find_die_bodies')."""
+        find_die_bodies'). Where neither found anything and no close-up fills the frame, the dice may be too small
+        for both (a photo taken from far): the frame is read finer (detect.far_pip_faces)."""
         faces, found = large_pip_faces(image, found, faces)  # a close-up's pips, found as bodies
         if self.die_set is not None:
             # the set reads every die: a sure pip face is a die the body search may miss (white
