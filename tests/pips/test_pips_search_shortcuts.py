@@ -1,18 +1,17 @@
-"""The pip search's shortcuts (dicetower.vision.pips) give what the plain computation gives, on real
-photos in ../shared (skipped when absent): lurig's numbered dice on wood (the grain and numerals the
-search splits most) and matteop65's pip dice. pip_response's closing and opening by the rectangles of
-the ellipse are OpenCV's elliptical black-hat and top-hat pixel for pixel; find_pips' min_diameter
-(the close-up scales: pips the finer scale spans are not split for) drops only pips under it;
-_level_and_spread's histograms give np.median's median and median absolute deviation of grey levels
-(surround_snr's rings: any size, odd and even); _quantile's partial sort gives np.percentile's
-quantiles (pip_marks' and face_roughness's 90th percentile) to float32 rounding. The pairwise tests of read_faces on a frame of small
-dice read at twice the scale (hundreds of pips): _segments_clear (every segment at once, each tested only
-against the pips that may reach it) and _segment_clear with the frame's pip discs made once,
-_face_reaches with every point solved at once (to 1e-12: LAPACK rounds a many-column solve in another
-order), stray_marks over the frame's PipTable, and _within_side_reach's culling answer as the plain per-pair
-computation does. _layout_map's maps kept for the centres asked before are the ones fitted, and face_confidence's
-answers kept during a read_faces call give the faces computed afresh; a pip's covariance, made once, is its
-ellipse's."""
+"""The pip search's shortcuts (dicetower.vision.pips) give what the plain computation gives, on real photos in
+../shared (skipped when absent): lurig's numbered dice on wood (the grain and numerals the search splits most)
+and matteop65's pip dice. pip_response's closing and opening by the rectangles of the ellipse are OpenCV's
+elliptical black-hat and top-hat pixel for pixel; find_pips' min_diameter (the close-up scales: pips the finer
+scale spans are not split for) drops only pips under it; _level_and_spread's histograms give np.median's
+median and median absolute deviation of grey levels (surround_snr's rings: any size, odd and even);
+_quantile's partial sort gives np.percentile's quantiles (pip_marks' and face_roughness's 90th percentile) to
+float32 rounding. The pairwise tests of read_faces on a frame of small dice read at twice the scale (hundreds
+of pips): _segments_clear (every segment at once, each tested only against the pips that may reach it) and
+_segment_clear with the frame's pip discs made once, _face_reaches with every point solved at once (to 1e-12:
+LAPACK rounds a many-column solve in another order), stray_marks over the frame's PipTable, and
+_within_side_reach's culling answer as the plain per-pair computation does. _layout_map's maps kept for the
+centres asked before are the ones fitted, and face_confidence's answers kept during a read_faces call give the
+faces computed afresh; a pip's covariance, made once, is its ellipse's."""
 
 import csv
 
@@ -24,9 +23,9 @@ from dicetower import paths
 from dicetower.vision import pips as pips_module
 from dicetower.vision.detect import ANALYSIS_SCALES, KERNEL_PX, analysis_scale
 from dicetower.vision.pips import (FACE_MARGIN, SEAM_FRACTION, SPANNED_BY_FINER, Pip, PipTable, _face_reaches,
-                                   _fit_layout_map, _layout_map, _level_and_spread, _pip_discs, _quantile, _segment_clear,
-                                   _segments_clear, _side_face_by_shape, _within_side_reach, find_pips, group_faces,
-                                   pip_response, read_faces, stray_marks)
+                                   _fit_layout_map, _layout_map, _level_and_spread, _pip_discs, _quantile,
+                                   _segment_clear, _segments_clear, _side_face_by_shape, _within_side_reach, find_pips,
+                                   group_faces, pip_response, read_faces, stray_marks)
 
 DATASETS = paths.shared_dir() / "datasets"
 LURIG, MATTEO = DATASETS / "lurig_dietype", DATASETS / "matteop65_table_d6"
