@@ -81,6 +81,7 @@ MAX_SPLIT_PIPS = 9  # pips searched at once when splitting a tangle (time grows 
 CENTRE_FRACTION = 0.5  # a 2's or 4's centre (a 4's side's middle) with pip response above this fraction of the threshold: a faint pip
 FACE_MARGIN = 0.6  # a face's pips lie within its layout's square grown by this many pitches (pip edge + slack)
 NEAR_FACE = 2.5  # pitches from a face's centre within which a frontal pip left out puts its reading in doubt
+SUPERSET_SPAN = 2.3  # how far from each pip of a face its pips lie, in its span (a 6's farthest from two side by side)
 AMBIGUOUS_CAP = 0.6  # confidence cap of a face split from pips that could also be its own
 LEFTOVER_FACE = 0.5  # pips left over from a split stay one face when they fit one at least this well
 SEAM_FRACTION = 0.8  # a seam between faces or dice: pip response above this fraction of the pip threshold
@@ -1367,7 +1368,8 @@ def split_group(group: list[Pip], thr: float) -> list[tuple[list[Pip], bool]]:
     Returns (face pips, ambiguous): ambiguous when a pip left out lies on the face (_face_reach within
     1 + FACE_MARGIN pitches: it may be one of the face's pips), or near it (within NEAR_FACE pitches)
     looking as frontal as the face's own pips and not where a side face would be (the face may have
-    been cut from the wrong pips), so the reading must not be given as sure."""
+    been cut from the wrong pips), or when pips left out make a sure face of more pips with it
+    (_sure_superset: the face may have been cut short), so the reading must not be given as sure."""
     if face_confidence(group, thr) >= UNSURE_BELOW:
         return [(group, False)]
     rest = sorted(group, key=lambda p: -p.area * p.roundness)
@@ -1415,8 +1417,27 @@ def split_group(group: list[Pip], thr: float) -> list[tuple[list[Pip], bool]]:
         out.append((part, any(_face_reach(part, p) <= 1.0 + FACE_MARGIN
                               or (_face_reach(part, p) <= NEAR_FACE and p.area * p.roundness >= 0.6 * typical
                                   and not _is_side_face([p], part))
-                              for p in others)))
+                              for p in others) or _sure_superset(part, others, conf)))
     return out
+
+
+def _sure_superset(part: list[Pip], others: list[Pip], conf: Callable[[tuple[Pip, ...]], float]) -> bool:
+    """Whether part (a face split_group cut from its group, 2..5 pips) and some of others (the group's other pips)
+    make a sure face of more pips (conf >= UNSURE_BELOW; conf: split_group's cached face_confidence), those others
+    not all lying where the part's side face would (_is_side_face: then they are that face's, as a 4's side
+    face's pips beside it are). The split may have cut a face short: it takes the most frontal pips' face
+    first, and at ~4 px a pip's roundness is measured only roughly (matteop65 photos shrunk by 0.65..0.8: a 6
+    touching its neighbour read as its four most frontal pips, a sure 4, two of its own pips 0.6 x as frontal).
+    Tried: the others within SUPERSET_SPAN x the part's span of each of its pips, the nearest six."""
+    if not 2 <= len(part) <= 5:
+        return False
+    xy = np.array([[p.x, p.y] for p in part])
+    span = max(math.hypot(a.x - b.x, a.y - b.y) for a, b in itertools.combinations(part, 2))
+    farthest = {id(p): float(np.hypot(xy[:, 0] - p.x, xy[:, 1] - p.y).max()) for p in others}
+    near = sorted((p for p in others if farthest[id(p)] <= SUPERSET_SPAN * span), key=lambda p: farthest[id(p)])[:6]
+    side = {id(p): _is_side_face([p], part) for p in near}
+    return any(not all(side[id(p)] for p in extra) and conf(tuple(part) + extra) >= UNSURE_BELOW
+               for m in range(min(6 - len(part), len(near)), 0, -1) for extra in itertools.combinations(near, m))
 
 
 def face_roughness(group: list[Pip], gray: np.ndarray, polarity: str) -> float:
