@@ -112,7 +112,7 @@ WEAK_SNR = 4.0  # surround_snr of a weak pip (a pip crowded by its face's other 
 #: surround_snr of a faint pip at least (a blurred pip whose halo fills its ring): kept only on a face of
 #: 4..6 pips that fits a d6 layout (_layout_face)
 FAINT_SNR = 2.0  # grain, creases and glyph pieces score about 2 (measured on lurig wood photos)
-SNR_SPREAD = 5.0  # a face's weak pip this many times fainter than its strong pips' median: another face's?
+SNR_SPREAD = 5.0  # a few weak pips this many times fainter than a face's strong ones: another face's?
 PIXEL_BLUR = 0.6  # blur_ratio of sharp pips (99th percentile of sure 4s and 5s on matteop65)
 MAX_BLUR = 2.5  # blur_ratio of a pip smeared over 2.5 times its width: still read, if its face is seen squarely
 SQUARE_FACE = 0.8  # face roundness (layout_fit) from which a face is seen squarely
@@ -1725,13 +1725,19 @@ def _blurred_two(group: list[Pip], gray: np.ndarray, response: np.ndarray, thr: 
 
 
 def _fainter_than_face(group: list[Pip]) -> bool:
-    """Whether a face holds a weak pip (surround_snr under MIN_SNR) SNR_SPREAD times fainter than its strong pips'
-    median: a face's pips are painted alike and blur alike, so such a pip may be another face's. matteop65 photos
-    shrunk by 0.6..0.75: four_42's 4 (pips at snr ~62) and two pips of its side face seen edge-on (3.4..6.2) were read
-    as a sure 6, the layout vouching for them. Sure faces with weak pips in every matteop65 photo at 1.0, 0.75, 0.6
-    and 0.5 of its size: their strong pips' median at most 2.7 x their weakest (blurred dice), four_42's 10 and more."""
+    """Whether a face's strong pips (surround_snr at least MIN_SNR) outnumber weak ones SNR_SPREAD times fainter
+    than their median: a face's pips are painted alike and blur alike, so a few such pips beside many clear ones
+    may be another face's. matteop65 photos shrunk by 0.6..0.75: four_42's 4 (pips at snr ~62) and two pips of its
+    side face seen edge-on (3.4..6.2) were read as a sure 6, the layout vouching for them. A motion blur makes most
+    of a face's pips weak, not a few: a 5 smeared along its columns has four corner pips split from bars at 2..7 and
+    its centre pip clear at 26..58. Sure faces with weak pips in every matteop65 photo at 1.0, 0.75, 0.6 and 0.5 of
+    its size: their strong pips' median at most 2.7 x their weakest (blurred dice), four_42's 10 and more."""
     strong = [p.snr for p in group if p.snr >= MIN_SNR]
-    return bool(strong) and any(SNR_SPREAD * p.snr < _median(np.array(strong)) for p in group if p.snr < MIN_SNR)
+    if not strong:
+        return False
+    level = _median(np.array(strong))
+    faint = sum(SNR_SPREAD * p.snr < level for p in group if p.snr < MIN_SNR)
+    return 0 < faint < len(strong)
 
 
 def _layout_face(group: list[Pip], gray: np.ndarray, polarity: str, thr: float) -> bool:
