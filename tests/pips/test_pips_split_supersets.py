@@ -1,8 +1,9 @@
 """A face split from the pips of dice that touch (pips.split_group) is in doubt when its pips and some of the
-tangle's other pips make a sure face of more pips, not all of those others lying where its side face's would
-(pips._sure_superset): the split may have cut a die's face short. Real photos from
-../shared/datasets/matteop65_table_d6 shrunk (dice ~25 px, pips ~4 px): a 6 touching its neighbour was read as
-its four most frontal pips, a sure 4, because two of its own pips measured less round than the rest."""
+tangle's other pips make a sure face of more pips, not all of those others lying where its side face's would,
+or those others being another part of the split whole (pips._sure_superset): the split may have cut a die's face
+short. Real photos from ../shared/datasets/matteop65_table_d6 shrunk (dice ~25 px, pips ~4 px): a 6 touching its
+neighbour was read as its four most frontal pips, a sure 4, because two of its own pips measured less round than
+the rest."""
 
 import cv2
 import numpy as np
@@ -42,6 +43,8 @@ def _read(frame: np.ndarray, labels: list[dict[str, str]]) -> list[tuple[str, di
     ("images/Train/six_20.jpg", 0.8),
     ("images/Train/six_26.jpg", 0.65),  # a 6 as three sure 2s
     ("images/Train/four_25.jpg", 0.65),  # a 4 as two sure 2s
+    ("images/Train/four_23.jpg", 0.85),  # a 4 as a sure 2, its lower pair lying where a side face's pips would
+    ("images/Valid/valid_74.jpg", 0.75),
 ])
 def test_a_face_cut_short_from_touching_dice_is_not_sure(image, scale):
     frame, labels = _shrunk(image, scale)

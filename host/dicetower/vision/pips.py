@@ -1418,17 +1418,21 @@ def split_group(group: list[Pip], thr: float) -> list[tuple[list[Pip], bool]]:
         out.append((part, any(_face_reach(part, p) <= 1.0 + FACE_MARGIN
                               or (_face_reach(part, p) <= NEAR_FACE and p.area * p.roundness >= 0.6 * typical
                                   and not _is_side_face([p], part))
-                              for p in others) or _sure_superset(part, others, conf)))
+                              for p in others)
+                    or _sure_superset(part, others, conf, [q for q in parts if q is not part])))
     return out
 
 
-def _sure_superset(part: list[Pip], others: list[Pip], conf: Callable[[tuple[Pip, ...]], float]) -> bool:
+def _sure_superset(part: list[Pip], others: list[Pip], conf: Callable[[tuple[Pip, ...]], float],
+                   other_parts: list[list[Pip]]) -> bool:
     """Whether part (a face split_group cut from its group, 2..5 pips) and some of others (the group's other pips)
     make a sure face of more pips (conf >= UNSURE_BELOW; conf: split_group's cached face_confidence), those others
     not all lying where the part's side face would (_is_side_face: then they are that face's, as a 4's side
-    face's pips beside it are). The split may have cut a face short: it takes the most frontal pips' face
-    first, and at ~4 px a pip's roundness is measured only roughly (matteop65 photos shrunk by 0.65..0.8: a 6
-    touching its neighbour read as its four most frontal pips, a sure 4, two of its own pips 0.6 x as frontal).
+    face's pips beside it are), or making one of the split's other parts (other_parts) whole: then the split cut
+    one face in two. The split may have cut a face short: it takes the most frontal pips' face first, and at
+    ~4 px a pip's roundness is measured only roughly (matteop65 photos shrunk by 0.65..0.85: a 6 touching its
+    neighbour read as its four most frontal pips, a sure 4, two of its own pips 0.6 x as frontal; a 4 as two
+    sure 2s, the less frontal pair lying below the other, where a side face would).
     Tried: the others within SUPERSET_SPAN x the part's span of each of its pips, the nearest six."""
     if not 2 <= len(part) <= 5:
         return False
@@ -1437,7 +1441,9 @@ def _sure_superset(part: list[Pip], others: list[Pip], conf: Callable[[tuple[Pip
     farthest = {id(p): float(np.hypot(xy[:, 0] - p.x, xy[:, 1] - p.y).max()) for p in others}
     near = sorted((p for p in others if farthest[id(p)] <= SUPERSET_SPAN * span), key=lambda p: farthest[id(p)])[:6]
     side = {id(p): _is_side_face([p], part) for p in near}
-    return any(not all(side[id(p)] for p in extra) and conf(tuple(part) + extra) >= UNSURE_BELOW
+    whole = {frozenset(map(id, q)) for q in other_parts}
+    return any((not all(side[id(p)] for p in extra) or frozenset(map(id, extra)) in whole)
+               and conf(tuple(part) + extra) >= UNSURE_BELOW
                for m in range(min(6 - len(part), len(near)), 0, -1) for extra in itertools.combinations(near, m))
 
 
