@@ -11,8 +11,9 @@ box mostly of floor is no detection. Such a source also gets a tight-box rate (t
 its photos whose die is found with a box of IoU >= 0.5 (the PASCAL VOC criterion) with the reference
 box, the bounding box of the largest region of the labelled colour (colour.colour_mask, gaps closed
 by a 7 px disc): the die is the only thing of its colour in those photos (realdice: the one blue d20).
-Three rows below matteop65 read its photos in ways a camera may show them that the set does not: turned
-(turned_photos), close up (close_ups) and small, four photos at half size to a frame (small_dice). Below a
+Four rows below matteop65 read its photos in ways a camera may show them that the set does not: turned
+(turned_photos), close up (close_ups), small, four photos at half size to a frame (small_dice), and shrunk, a
+camera farther away (shrunk_photos). Below a
 numbered source labelled with values, "given its die types" reads it again as a table that names the dice
 it throws would (`[roll] die_types`, `dicetower read --die-types`): each image told its labelled types; its
 unsure dice read wrong are then set right on the panel, and the row below gives the mean presses that takes
@@ -210,7 +211,7 @@ def main() -> int:
                   f"presses each with the reader's next guesses first, {f['presses_in_order']:.2f} in number order")
         if name == "matteop65_table_d6" and not only:
             for label, images in (("  turned 90/180/270", turned_photos), ("  close-ups 0.3-0.7", close_ups),
-                                  ("  small dice, 4 a frame", small_dice)):
+                                  ("  small dice, 4 a frame", small_dice), ("  shrunk 0.8/0.65/0.5", shrunk_photos)):
                 with tempfile.TemporaryDirectory() as tmp:
                     f = _figures(reader, images(datasets / name, Path(tmp)), False)
                 print(f"{label:<25} {f['images']:>4} {f['labelled']:>5}  {f['recall']:.4f}  {f['precision']:.4f}  "
@@ -289,6 +290,21 @@ def small_dice(folder: Path, out: Path, step: int = 2) -> Iterator[tuple[str, li
         path = out / f"{k:04d}_small.png"
         cv2.imwrite(str(path), frame)
         yield str(path), labels
+
+
+#: sizes of shrunk_photos' photos, as fractions of the photo's
+SHRINK_SCALES = (0.8, 0.65, 0.5)
+
+
+def shrunk_photos(folder: Path, out: Path, step: int = 3) -> Iterator[tuple[str, list[dict[str, str]]]]:
+    """Every step-th photo of a boxed set at each of SHRINK_SCALES of its size (INTER_AREA: a camera farther
+    from the table; matteop65's pips ~3-5 px), its label boxes scaled with it, saved in out (PNG)."""
+    for k, (image, labels) in enumerate(sorted(load_labels(folder).items())[::step]):
+        img = load_image(folder / image)
+        for scale in SHRINK_SCALES:
+            path = out / f"{k:04d}_{scale}.png"
+            cv2.imwrite(str(path), cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA))
+            yield str(path), [dict(lab, **{c: str(int(int(lab[c]) * scale)) for c in "xywh"}) for lab in labels]
 
 
 def four_to_a_frame(folder: Path, photos: list[tuple[str, list[dict[str, str]]]], scale: float

@@ -75,3 +75,17 @@ def test_the_split_flags_the_four_cut_from_a_six():
     parts = split_group(group, thr)
     fours = [(part, ambiguous) for part, ambiguous in parts if len(part) == 4]
     assert len(fours) == 1 and fours[0][1], [(len(p), a) for p, a in parts]
+
+
+@needs_photos
+def test_the_bench_s_shrunk_photos_carry_their_labels_scaled(tmp_path):
+    from bench.vision import SHRINK_SCALES, shrunk_photos
+
+    made = list(shrunk_photos(MATTEOP65, tmp_path, step=400))  # the first photo alone
+    first, rows = sorted(load_labels(MATTEOP65).items())[0]
+    assert len(made) == len(SHRINK_SCALES)
+    h, w = load_image(MATTEOP65 / first).shape[:2]
+    for (path, labels), scale in zip(made, SHRINK_SCALES):
+        assert load_image(path).shape[:2] == (int(round(h * scale)), int(round(w * scale)))
+        assert [lab["value"] for lab in labels] == [row["value"] for row in rows]
+        assert [int(lab["w"]) for lab in labels] == [int(int(row["w"]) * scale) for row in rows]
