@@ -13,10 +13,10 @@ box, the bounding box of the largest region of the labelled colour (colour.colou
 by a 7 px disc): the die is the only thing of its colour in those photos (realdice: the one blue d20).
 Four rows below matteop65 read its photos in ways a camera may show them that the set does not: turned
 (turned_photos), close up (close_ups), small, four photos at half size to a frame (small_dice), and shrunk, a
-camera farther away (shrunk_photos). Below a
-numbered source labelled with values, "given its die types" reads it again as a table that names the dice
-it throws would (`[roll] die_types`, `dicetower read --die-types`): each image told its labelled types; its
-unsure dice read wrong are then set right on the panel, and the row below gives the mean presses that takes
+camera farther away (shrunk_photos). Below a numbered source labelled with values, "given its die types"
+reads it again as a table that names the dice it throws would (`[roll] die_types`, `dicetower read
+--die-types`): each image told its labelled types; its unsure dice read wrong are then set right on the panel,
+and the row below gives the mean presses that takes
 (correction_presses): with the reader's next guesses offered first, as the service offers them, and in
 number order alone."""
 
@@ -292,19 +292,28 @@ def small_dice(folder: Path, out: Path, step: int = 2) -> Iterator[tuple[str, li
         yield str(path), labels
 
 
-#: sizes of shrunk_photos' photos, as fractions of the photo's
+#: sizes of shrunk_photos' photos, as fractions of the photo's size
 SHRINK_SCALES = (0.8, 0.65, 0.5)
 
 
 def shrunk_photos(folder: Path, out: Path, step: int = 3) -> Iterator[tuple[str, list[dict[str, str]]]]:
-    """Every step-th photo of a boxed set at each of SHRINK_SCALES of its size (INTER_AREA: a camera farther
-    from the table; matteop65's pips ~3-5 px), its label boxes scaled with it, saved in out (PNG)."""
+    """Every step-th photo of a boxed set at each of SHRINK_SCALES of its size (shrunk: a camera farther from
+    the table; matteop65's pips ~3-5 px), saved in out (PNG)."""
     for k, (image, labels) in enumerate(sorted(load_labels(folder).items())[::step]):
         img = load_image(folder / image)
         for scale in SHRINK_SCALES:
+            frame, rows = shrunk(img, labels, scale)
             path = out / f"{k:04d}_{scale}.png"
-            cv2.imwrite(str(path), cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA))
-            yield str(path), [dict(lab, **{c: str(int(int(lab[c]) * scale)) for c in "xywh"}) for lab in labels]
+            cv2.imwrite(str(path), frame)
+            yield str(path), rows
+
+
+def shrunk(image: np.ndarray, labels: list[dict[str, str]], scale: float
+           ) -> tuple[np.ndarray, list[dict[str, str]]]:
+    """A photo (HxWx3 uint8 BGR) scaled by `scale` (INTER_AREA, as a camera farther away; 1.0: itself) and its
+    labels.csv rows with their boxes scaled with it (px, truncated)."""
+    frame = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    return frame, [dict(lab, **{c: str(int(int(lab[c]) * scale)) for c in "xywh"}) for lab in labels]
 
 
 def four_to_a_frame(folder: Path, photos: list[tuple[str, list[dict[str, str]]]], scale: float

@@ -5,7 +5,6 @@ edge-on were read as a sure 6."""
 
 import math
 
-import cv2
 import pytest
 
 from dicetower import paths
@@ -48,9 +47,10 @@ def test_a_weak_pip_far_fainter_than_the_face_s_strong_ones_is_doubt():
 @needs_photos
 @pytest.mark.parametrize("scale", [0.6, 0.7, 0.75])
 def test_a_four_and_its_faint_side_face_are_no_sure_six(scale):
+    from bench.vision import shrunk
+
     image = "images/Train/four_42.jpg"
-    photo = cv2.resize(load_image(MATTEOP65 / image), None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    labels = [dict(row, **{c: str(int(int(row[c]) * scale)) for c in "xywh"}) for row in load_labels(MATTEOP65)[image]]
+    photo, labels = shrunk(load_image(MATTEOP65 / image), load_labels(MATTEOP65)[image], scale)
     dice = [{"die_type": d.die_type, "value": d.value, "box": list(d.box), "unsure": d.unsure}
             for d in DiceReader(second_process=False).read(photo)]
     read = [(row["value"], die) for row, die in match(labels, dice) if die is not None]

@@ -21,11 +21,10 @@ needs_photos = pytest.mark.skipif(not MATTEOP65.is_dir(), reason=f"shared datase
 
 
 def _shrunk(image: str, scale: float) -> tuple[np.ndarray, list[dict[str, str]]]:
-    """The photo scaled by `scale` (INTER_AREA, as a camera farther away) and its labels with boxes scaled."""
-    photo = load_image(MATTEOP65 / image)
-    frame = photo if scale == 1.0 else cv2.resize(photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    labels = [dict(row, **{c: str(int(int(row[c]) * scale)) for c in "xywh"}) for row in load_labels(MATTEOP65)[image]]
-    return frame, labels
+    """The photo scaled by `scale` and its labels with boxes scaled (bench.vision.shrunk)."""
+    from bench.vision import shrunk
+
+    return shrunk(load_image(MATTEOP65 / image), load_labels(MATTEOP65)[image], scale)
 
 
 def _read(frame: np.ndarray, labels: list[dict[str, str]]) -> list[tuple[str, dict]]:
