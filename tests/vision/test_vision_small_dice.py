@@ -5,6 +5,8 @@ Real photos from ../shared/datasets/matteop65_table_d6 at half size (320x240: di
 alone and four to a 640x480 frame (a webcam high over a wide tray), and at full size four to a 1280x960
 photo, whose dice are as small at the 640 px analysis scale and are read again in the photo's own pixels."""
 
+import math
+
 import cv2
 import numpy as np
 import pytest
@@ -202,6 +204,49 @@ def test_a_small_die_taken_for_the_pip_of_a_one_is_read_again_finer(seed):
                    w=str(t["box"][2]), h=str(t["box"][3]), colour="") for t in truths]
     read = _matched(DiceReader(second_process=False), frame, labels)
     assert not [(value, die) for value, die in read if not die["unsure"] and str(die["value"]) != value]
+
+
+@pytest.mark.parametrize("seed", [16, 58, 167, 193])
+def test_a_small_die_read_whole_as_a_pip_is_no_sure_face(seed):
+    # renders of 2-6 pip d6 of 18-36 px in random colours: a die of ~20 px whose own pips (~3 px, the 2 of seeds 16
+    # and 167, the 3 of seed 193) the pip filter did not find was one blob of a pip's size on the plain floor, read
+    # as a sure 1; in seed 58 a 1 and a 2 side by side as a sure 2. The blob fills the die's body, the floor
+    # round it (reader._die_as_pip): unsure
+    rng = np.random.default_rng([9371, seed])
+    count = int(rng.integers(2, 7))
+    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
+    frame, truths = synth.render_scene(dice, rng, die_px=(18, 36))
+    labels = [dict(image="", die_type="d6", value=str(t["value"]), x=str(t["box"][0]), y=str(t["box"][1]),
+                   w=str(t["box"][2]), h=str(t["box"][3]), colour="") for t in truths]
+    read = _matched(DiceReader(second_process=False), frame, labels)
+    assert not [(value, die) for value, die in read if not die["unsure"] and str(die["value"]) != value]
+
+
+def _lone_pip(frame: np.ndarray, x: float, y: float, diameter: float) -> PipFace:
+    """A sure 1 read from a pip of that diameter (px) at (x, y) px, its die's box 3.5 times it (as pips.py boxes
+    a 1)."""
+    side = int(3.5 * diameter)
+    pip = Pip(x, y, math.pi * diameter * diameter / 4.0, 1.0, 0.0, 120.0)
+    return PipFace([pip], 1, 1.0, (int(x - side / 2), int(y - side / 2), side, side), False, "dark", (x, y))
+
+
+def test_a_pip_filling_a_body_with_the_floor_round_it_is_a_die():
+    from dicetower.vision.detect import DieBody
+    from dicetower.vision.reader import _die_as_pip
+
+    frame = np.full((240, 320, 3), (90, 140, 170), np.uint8)  # a wooden floor
+    cv2.rectangle(frame, (50, 50), (69, 69), (30, 30, 30), -1)  # a dark 20 px die, its pips unseen
+    cv2.rectangle(frame, (170, 40), (249, 119), (235, 235, 235), -1)  # a white die showing 1
+    cv2.circle(frame, (210, 80), 10, (30, 30, 30), -1)
+    body = DieBody((49, 49, 23, 23), np.full((23, 23), 255, np.uint8))  # the dark die, its shadow in it
+    pip_body = DieBody((199, 69, 23, 23), np.full((23, 23), 255, np.uint8))  # a pip a body by itself
+    die = _die_as_pip(frame, _lone_pip(frame, 59.5, 59.5, 20.0), [body, pip_body])
+    assert die.confidence <= AMBIGUOUS_CAP and die.box == body.box
+    one = _lone_pip(frame, 210.0, 80.0, 20.0)
+    assert _die_as_pip(frame, one, [body, pip_body]) is one  # the white face round it: a pip
+    wide = DieBody((45, 45, 40, 40), np.full((40, 40), 255, np.uint8))
+    alone = _lone_pip(frame, 59.5, 59.5, 20.0)
+    assert _die_as_pip(frame, alone, [wide]) is alone  # a body 2 times the pip: a die round a pip
 
 
 def test_merged_boxes_joins_chains_of_boxes_that_meet():

@@ -15,11 +15,11 @@ import numpy as np
 from dicetower.readings import UNSURE_BELOW, DieReading
 
 from .boxes import grown, holds, meets
-from .pips import AMBIGUOUS_CAP, crosswise_pips, layout_in_frame
+from .pips import AMBIGUOUS_CAP, Pip, crosswise_pips, layout_in_frame
 from .colour import channel_medians, colour_name
 from .second_core import SECOND_PROCESS, WorkAhead
 from .view import ViewEstimate, floor_outlines
-from .detect import (DieBody, PipFace, analysis_scale, close_up_regions, far_pip_faces, find_close_up,
+from .detect import (KERNEL_PX, DieBody, PipFace, analysis_scale, close_up_regions, far_pip_faces, find_close_up,
                      find_die_bodies, find_pip_faces, large_pip_faces)
 
 Classifier = Callable[..., Any]
@@ -270,7 +270,9 @@ class DiceReader:
         A body is read when it
         is die-like (is_die_like); with a calibrated set or a reference frame, which may read dice the standard
         reader would not take for dice, every body is read but one under MIN_BODY_SIDE px and, with no reference
-        frame, one of a colour found all over the frame (ground_share above GROUND_SHARE_MAX)."""
+        frame, one of a colour found all over the frame (ground_share above GROUND_SHARE_MAX). First, a sure face
+        one of whose "pips" is a whole small die (_die_as_pip) is flagged unsure."""
+        faces = [_die_as_pip(image, f, bodies) for f in faces]
         marks = {id(b): [f for f in faces if _marks_on(image, b, f)] for b in bodies}
         marked = {id(f) for fs in marks.values() for f in fs}
         unseen = _light_dice_unseen(faces, bodies)
@@ -382,6 +384,59 @@ def _marks_on(image: np.ndarray, body: DieBody, face: PipFace) -> bool:
     x, y, w, h = body.box
     crop = image[y:y + h, x:x + w]
     return die_type_by_shape(crop, body.mask[:crop.shape[0], :crop.shape[1]]).proba.get("d6", 0.0) < NO_D6_SHAPE
+
+
+#: A "pip" of a face read sure may be a whole die (_die_as_pip): a small die's own pips may be too small for the
+#: pip filter (~2 px on a 640x480 frame), and the die is then one blob of a pip's size, read as a 1 whose "face" is
+#: the floor round it, or with a die beside it as a 2. Such a blob fills a die body: the body is no longer than this
+#: many times the blob's major axis (0.9..1.8, its shadow in it: renders of pip d6 at die_px 18-36 and 25-45, 300
+#: scenes each). A pip is at most ~0.45 of its face (a large red 1), so its die's body is 2.2 times it and more
+#: (matteop65's small-dice frames: 3 and more); but a dark pip of a white die on a light floor may be a body by
+#: itself (the face too like the floor for the body's threshold: matteop65 valid_78's 4, close-ups' 5s)
+PIP_FILLS_BODY = 1.8
+#: ... and what lies round such a blob is the floor: the ring round it (1.3..2.3 radii, where pips.surround_snr
+#: looks for the face) is within this Lab distance (sum of |dL|, |da|, |db|, OpenCV 8-bit Lab) of the ground round
+#: the die the face would be (ground_colour of its box). Measured: renders' blobs filling bodies 0..13 but one
+#: at 22 (a 3 read as a 1, left sure); the pips of white dice on a light table that are bodies by themselves
+#: 28..53 (matteop65 valid_78, close-ups)
+PIP_ON_GROUND_LAB = 20.0
+
+
+def _die_as_pip(image: np.ndarray, face: PipFace, bodies: list[DieBody]) -> PipFace:
+    """face, unless it is read sure and one of its pips is a whole die: a pip found at the analysis scale (no
+    larger than its pip filter, detect.KERNEL_PX: a close-up scale's pips are larger than any die taken whole
+    for one), filling a die body that holds its centre (PIP_FILLS_BODY) with the ground's colour round it
+    (PIP_ON_GROUND_LAB). Then the same reading is flagged unsure (at most pips.AMBIGUOUS_CAP), for the player to
+    confirm or roll again; a 1 is boxed by that body, the die it is. image: HxWx3 uint8 BGR, the frame face and
+    bodies were found in (px)."""
+    if face.confidence < UNSURE_BELOW:
+        return face
+    largest = KERNEL_PX / analysis_scale(image.shape)
+    for pip in face.pips:
+        if pip.diameter > largest:
+            continue
+        for body in bodies:
+            if (holds(body.box, (pip.x, pip.y)) and max(body.box[2:]) <= PIP_FILLS_BODY * pip.major
+                    and _on_ground(image, pip, face.box)):
+                box = body.box if len(face.pips) == 1 else face.box
+                return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP), box=box)
+    return face
+
+
+def _on_ground(image: np.ndarray, pip: Pip, box: tuple[int, int, int, int]) -> bool:
+    """Whether the face round a pip (its median Lab colour in the ring at 1.3..2.3 radii, where pips.surround_snr
+    measures the pip's contrast) is the ground round its die's box (ground_colour; within PIP_ON_GROUND_LAB).
+    image: HxWx3 uint8 BGR; pip and box (x, y, w, h) in its px. False when the frame cuts the ring off."""
+    r = pip.diameter / 2.0
+    h, w = image.shape[:2]
+    x0, x1 = max(int(pip.x - 2.3 * r) - 1, 0), min(int(pip.x + 2.3 * r) + 2, w)
+    y0, y1 = max(int(pip.y - 2.3 * r) - 1, 0), min(int(pip.y + 2.3 * r) + 2, h)
+    d = np.hypot(*np.meshgrid(np.arange(x0, x1) - pip.x, np.arange(y0, y1) - pip.y))
+    px = image[y0:y1, x0:x1][(d >= 1.3 * r) & (d <= 2.3 * r)]
+    if len(px) == 0:
+        return False
+    face = channel_medians(cv2.cvtColor(px.reshape(1, -1, 3), cv2.COLOR_BGR2LAB))
+    return float(np.abs(face - ground_colour(image, box)).sum()) <= PIP_ON_GROUND_LAB
 
 
 #: A lone pip in a die body (one that gave way to it, _marks_on, or one find_pip_faces set aside) is the 1 of the
