@@ -2,8 +2,9 @@
 (synth renders, 640x480, dice 70..90 px patches). The pip reader keeps such a lone pip unsure at most
 (a glint or a key looks like one: detect._plausible_polarity), so the die's body is read by the face
 classifier, whose numeral net has no class for one pip; the reader weighs the pip in the body's middle
-(reader.read_as_one). Before, each of these dice was read as an unsure 4 or 5; on a dark tray, where the
-black dice's bodies are not found, the black 1 was lost as a glint (reader._light_dice_unseen)."""
+(reader.read_as_one): a die body round it vouches for the confidence the pip reader read it with. Before,
+each of these dice was read as an unsure 4 or 5, then as an unsure 1; on a dark tray, where the black dice's
+bodies are not found, the black 1 was lost as a glint (reader._light_dice_unseen), and is an unsure 1 now."""
 
 import dataclasses
 
@@ -38,17 +39,37 @@ def reader():
     return DiceReader(second_process=False)
 
 
-@pytest.mark.parametrize("dice, seed", [(ALONE, 0), (ALONE, 3), (ALONE, 9), (BOTH_KINDS, 3), (BOTH_KINDS, 6),
-                                        (BOTH_KINDS, 1), (BOTH_KINDS, 2)])  # the last two on a dark tray
-def test_a_dark_die_showing_1_among_light_dice_reads_1_unsure(reader, dice, seed):
+@pytest.mark.parametrize("dice, seed, sure", [(ALONE, 0, True), (ALONE, 3, True), (ALONE, 9, True),
+                                              (BOTH_KINDS, 3, True), (BOTH_KINDS, 6, True),
+                                              (BOTH_KINDS, 1, False), (BOTH_KINDS, 2, False)])  # on a dark tray
+def test_a_dark_die_showing_1_among_light_dice_reads_1(reader, dice, seed, sure):
     frame, truths = scene(seed, dice)
     x, y, w, h = truths[-1]["box"]  # the black 1
     mine = [r for r in reader.read(frame)
             if x <= r.box[0] + r.box[2] / 2 <= x + w and y <= r.box[1] + r.box[3] / 2 <= y + h]
     assert len(mine) == 1
     assert (mine[0].die_type, mine[0].value) == ("d6", 1)
-    assert mine[0].confidence <= AMBIGUOUS_CAP < UNSURE_BELOW  # a lone pip of the second kind: never sure
+    if sure:  # its body round the pip, a d6 the classifier reads no value of surely: the pip reader's confidence
+        assert mine[0].confidence >= UNSURE_BELOW
+    else:  # no body found round it on the dark tray: nothing vouches for a lone pip of the second kind
+        assert mine[0].confidence <= AMBIGUOUS_CAP
     assert ("d6", 1) not in mine[0].alternatives  # through its body, the classifier's other guesses come next
+
+
+@pytest.mark.parametrize("seed, die", [(0, 2), (1, 2), (1, 4)])
+def test_a_random_coloured_die_showing_1_of_the_frame_s_other_pip_colour_reads_a_sure_1(reader, seed, die):
+    # renders of 2-6 pip d6 in random colours, 60-90 px: a black die with a white pip among dice with dark pips
+    # (seed 0), a purple one with a white pip (seed 1, the classifier's own unsure 1) and a black one (seed 1)
+    # were read as unsure 1s
+    rng = np.random.default_rng([9371, seed])
+    count = int(rng.integers(2, 7))
+    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
+    frame, truths = synth.render_scene(dice, rng, die_px=(60, 90))
+    x, y, w, h = truths[die]["box"]
+    assert truths[die]["value"] == 1
+    mine = [r for r in reader.read(frame)
+            if x <= r.box[0] + r.box[2] / 2 <= x + w and y <= r.box[1] + r.box[3] / 2 <= y + h]
+    assert [(r.value, r.unsure) for r in mine] == [(1, False)]
 
 
 def _lone(confidence: float) -> PipFace:
@@ -72,11 +93,24 @@ def test_read_as_one_keeps_a_surer_classifier_and_other_die_types():
     assert read_as_one(d8, _lone(0.6), _body()) == d8  # no pip d6 by the classifier
 
 
+def test_read_as_one_gives_a_pip_capped_for_its_polarity_the_confidence_it_was_read_with():
+    four = DieReading("d6", 4, (20, 20, 60, 60), 0.008, alternatives=[("d6", 1), ("d6", 5), ("d6", 2)])
+    capped = dataclasses.replace(_lone(0.6), uncapped=0.97)
+    one = read_as_one(four, capped, _body())
+    assert (one.value, one.confidence, one.alternatives) == (1, 0.97, [("d6", 4), ("d6", 5), ("d6", 2)])
+    assert read_as_one(four, capped, _body(cut=True)).confidence == CUT_CONFIDENCE_MAX
+    own_one = dataclasses.replace(four, value=1, alternatives=[("d6", 4)])  # the classifier's own unsure 1
+    assert read_as_one(own_one, capped, _body()) == dataclasses.replace(own_one, confidence=0.97)
+    assert read_as_one(own_one, _lone(0.6), _body()) == own_one  # no polarity cap: nothing to vouch for
+    sure_numeral = dataclasses.replace(four, confidence=0.9)
+    assert read_as_one(sure_numeral, capped, _body()) == sure_numeral  # the net reads a numeral surely
+
+
 def test_lone_pips_of_the_frame_s_second_kind_are_set_aside_not_kept():
     dark_four = PipFace([Pip(10.0 * k, 10.0, 30.0, 1.0, 0.0, 40.0) for k in range(4)], 4, 0.99, (0, 0, 40, 20),
                         False, "dark", (15.0, 10.0))
     set_aside: list[PipFace] = []
     kept = _plausible_polarity([dark_four], [_lone(1.0)], set_aside)
     assert kept == [dark_four]
-    assert [(f.value, f.confidence) for f in set_aside] == [(1, AMBIGUOUS_CAP)]
+    assert [(f.value, f.confidence, f.uncapped) for f in set_aside] == [(1, AMBIGUOUS_CAP, 1.0)]
     assert _plausible_polarity([dark_four], [_lone(1.0)]) == [dark_four]  # the same faces without the list

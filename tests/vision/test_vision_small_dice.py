@@ -6,6 +6,7 @@ alone and four to a 640x480 frame (a webcam high over a wide tray), and at full 
 photo, whose dice are as small at the 640 px analysis scale and are read again in the photo's own pixels."""
 
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -247,6 +248,8 @@ def test_a_pip_filling_a_body_with_the_floor_round_it_is_a_die():
     wide = DieBody((45, 45, 40, 40), np.full((40, 40), 255, np.uint8))
     alone = _lone_pip(frame, 59.5, 59.5, 20.0)
     assert _die_as_pip(frame, alone, [wide]) is alone  # a body 2 times the pip: a die round a pip
+    capped = replace(alone, confidence=AMBIGUOUS_CAP, uncapped=1.0)  # of the frame's other pip colour
+    assert _die_as_pip(frame, capped, [body]).uncapped is None  # nothing left for read_as_one to vouch for
 
 
 def test_merged_boxes_joins_chains_of_boxes_that_meet():

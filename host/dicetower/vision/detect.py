@@ -70,7 +70,8 @@ def _plausible_polarity(dark: list[PipFace], light: list[PipFace],
     pips among light dice with dark pips), and its lone pips are kept unsure (confidence at most
     pips.AMBIGUOUS_CAP): a 1 of those dice, or the one pip found of a face whose other pips were lost.
     set_aside: when given, the dropped lone pips are appended to it, at that cap: no die by themselves,
-    but a die body round one may be a die of the other kind showing 1 (find_pip_faces' set_aside)."""
+    but a die body round one may be a die of the other kind showing 1 (find_pip_faces' set_aside). A capped
+    pip keeps the confidence it was read with (PipFace.uncapped) for that body to vouch for (reader.read_as_one)."""
 
     def evidence(faces: list[PipFace]) -> tuple[int, int, int]:
         sure = [f for f in faces if f.confidence >= UNSURE_BELOW]
@@ -78,7 +79,8 @@ def _plausible_polarity(dark: list[PipFace], light: list[PipFace],
 
     main = "dark" if evidence(dark) >= evidence(light) else "light"
     both_kinds = evidence(dark)[0] > 0 and evidence(light)[0] > 0
-    capped = [f if len(f.pips) > 1 or f.polarity == main else replace(f, confidence=min(f.confidence, AMBIGUOUS_CAP))
+    capped = [f if len(f.pips) > 1 or f.polarity == main
+              else replace(f, confidence=min(f.confidence, AMBIGUOUS_CAP), uncapped=f.confidence)
               for f in dark + light]
     if set_aside is not None:
         set_aside += [f for f in capped if len(f.pips) == 1 and f.polarity != main and not both_kinds]

@@ -205,6 +205,8 @@ class PipFace:
                 some of its pips does (runs_off): pips of it may lie past the edge (see layout_in_frame)
     dice_as_pips: True when its 3 or more "pips" are marked inside (_marked_inside): small dice taken for pips,
                 each showing its own (read unsure; detect._finer_faces reads their own pips at a finer scale)
+    uncapped:   a lone pip of the frame's other pip polarity: the confidence read before detect._plausible_polarity
+                capped it (None: not capped), which a die body round it may vouch for (reader.read_as_one)
     """
 
     pips: list[Pip]
@@ -216,6 +218,7 @@ class PipFace:
     centre: tuple[float, float] = field(default=(0.0, 0.0))
     runs_off: bool = False
     dice_as_pips: bool = False
+    uncapped: float | None = None
 
 
 def pip_response(gray: np.ndarray, polarity: str, kernel_px: int) -> np.ndarray:

@@ -273,6 +273,7 @@ class DiceReader:
         frame, one of a colour found all over the frame (ground_share above GROUND_SHARE_MAX). First, a sure face
         one of whose "pips" is a whole small die (_die_as_pip) is flagged unsure."""
         faces = [_die_as_pip(image, f, bodies) for f in faces]
+        set_aside = [_die_as_pip(image, f, bodies) for f in set_aside or []]
         marks = {id(b): [f for f in faces if _marks_on(image, b, f)] for b in bodies}
         marked = {id(f) for fs in marks.values() for f in fs}
         unseen = _light_dice_unseen(faces, bodies)
@@ -403,13 +404,14 @@ PIP_ON_GROUND_LAB = 20.0
 
 
 def _die_as_pip(image: np.ndarray, face: PipFace, bodies: list[DieBody]) -> PipFace:
-    """face, unless it is read sure and one of its pips is a whole die: a pip found at the analysis scale (no
-    larger than its pip filter, detect.KERNEL_PX: a close-up scale's pips are larger than any die taken whole
-    for one), filling a die body that holds its centre (PIP_FILLS_BODY) with the ground's colour round it
-    (PIP_ON_GROUND_LAB). Then the same reading is flagged unsure (at most pips.AMBIGUOUS_CAP), for the player to
+    """face, unless it is read sure (or was, before its polarity capped it: PipFace.uncapped) and one of its pips
+    is a whole die: a pip found at the analysis scale (no larger than its pip filter, detect.KERNEL_PX: a close-up
+    scale's pips are larger than any die taken whole for one), filling a die body that holds its centre
+    (PIP_FILLS_BODY) with the ground's colour round it (PIP_ON_GROUND_LAB). Then the same reading is flagged
+    unsure (at most pips.AMBIGUOUS_CAP, no uncapped confidence left for read_as_one to restore), for the player to
     confirm or roll again; a 1 is boxed by that body, the die it is. image: HxWx3 uint8 BGR, the frame face and
     bodies were found in (px)."""
-    if face.confidence < UNSURE_BELOW:
+    if max(face.confidence, face.uncapped or 0.0) < UNSURE_BELOW:
         return face
     largest = KERNEL_PX / analysis_scale(image.shape)
     for pip in face.pips:
@@ -419,7 +421,7 @@ def _die_as_pip(image: np.ndarray, face: PipFace, bodies: list[DieBody]) -> PipF
             if (holds(body.box, (pip.x, pip.y)) and max(body.box[2:]) <= PIP_FILLS_BODY * pip.major
                     and _on_ground(image, pip, face.box)):
                 box = body.box if len(face.pips) == 1 else face.box
-                return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP), box=box)
+                return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP), box=box, uncapped=None)
     return face
 
 
@@ -465,13 +467,22 @@ def read_as_one(reading: DieReading, pip: PipFace | None, body: DieBody) -> DieR
     whose numeral net has no class for one pip: a black d6 showing its white 1 among white dice read as an
     unsure 4 (0.008, the 1 its first alternative). When the classifier reads the body as a d6 and less
     confidently than the pip reader read its 1 (for a dropped pip, the cap it was set aside at), the die is
-    read as a 1, still unsure: d6 1 at the pip's confidence, at most pips.AMBIGUOUS_CAP and,
-    for a body cut by the frame's edge, CUT_CONFIDENCE_MAX; the classifier's value becomes the first
-    alternative (the 1 leaves the alternatives). Otherwise the reading stands (a numeral the net reads as
-    surely, a die of another type)."""
-    if pip is None or reading.die_type != "d6" or reading.value == 1 or reading.confidence >= pip.confidence:
+    read as a 1: d6 1 at the pip's confidence, at most pips.AMBIGUOUS_CAP and, for a body cut by the frame's
+    edge, CUT_CONFIDENCE_MAX; the classifier's value becomes the first alternative (the 1 leaves the
+    alternatives). A pip capped only for its polarity (PipFace.uncapped), whose d6 body the classifier reads
+    no value of surely, is the 1 of a die of the other kind, at the confidence the pip reader read it with:
+    renders of pip d6 in random colours at 60-90 px (300 scenes) read 102 of their 1s unsure so, a white pip
+    in the middle of a purple die among dice with dark pips. Otherwise the reading stands (a numeral the net
+    reads as surely, a die of another type)."""
+    if pip is None or reading.die_type != "d6":
         return reading
-    confidence = min(pip.confidence, AMBIGUOUS_CAP, CUT_CONFIDENCE_MAX if body.cut else 1.0)
+    vouched = pip.uncapped is not None and reading.confidence < UNSURE_BELOW
+    weight = pip.uncapped if pip.uncapped is not None and vouched else pip.confidence
+    if reading.confidence >= weight or (reading.value == 1 and not vouched):
+        return reading
+    confidence = min(weight, 1.0 if vouched else AMBIGUOUS_CAP, CUT_CONFIDENCE_MAX if body.cut else 1.0)
+    if reading.value == 1:  # the classifier's own unsure 1
+        return replace(reading, confidence=confidence)
     alternatives = ([("d6", reading.value)] if reading.value is not None else []) + \
         [a for a in reading.alternatives if a != ("d6", 1)]
     return replace(reading, value=1, confidence=confidence,
