@@ -33,8 +33,8 @@ from dicetower.readings import UNSURE_BELOW
 from .boxes import centre, grown, holds, iou, meets, overlap
 from .colour import channel_medians
 from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, LINK_DIAMETERS, MARKED_PIP, SIDE_REACH_DIAMETERS, WEAK_SNR,
-                   PipFace, Pip, PipTable, face_side, find_pips, pip_marks, pip_response, read_faces, stray_marks,
-                   twins)
+                   PipFace, Pip, PipTable, doubted, face_side, find_pips, pip_marks, pip_response, read_faces,
+                   stray_marks, twins)
 
 #: Frames are analysed with their long side at most this many px (12 MP photos are downscaled).
 ANALYSIS_LONG_SIDE = 640
@@ -272,7 +272,7 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
     for f in small:
         same = [g for g in finer if g.polarity == f.polarity and overlap(f.box, g.box) >= 0.5]
         if not same:
-            out.append(replace(f, confidence=min(f.confidence, AMBIGUOUS_CAP)))
+            out.append(doubted(f))
             continue
         g = max(same, key=lambda g: (len(g.pips), g.confidence))
         region, (x, y, w, h) = grown(f.box, 1.0), g.box
@@ -283,7 +283,8 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
                      if k.polarity == g.polarity and overlap(g.box, k.box) >= 0.5]
             g = max(wider, key=lambda g: (len(g.pips), g.confidence)) if wider else g
         # no more pips than read at s: the same pips seen again (interpolated), no second reading of them
-        out.append(g if len(g.pips) > len(f.pips) else replace(g, confidence=min(g.confidence, f.confidence)))
+        out.append(g if len(g.pips) > len(f.pips) or g.confidence <= f.confidence
+                   else replace(g, confidence=f.confidence, uncapped=f.uncapped))
     return _one_per_die(out)
 
 
@@ -308,7 +309,7 @@ def _confirmed(gray_full: np.ndarray, s: float, faces: list[PipFace]) -> list[Pi
     again = _region_faces(gray_full, s, faces)
     return [g if any(h.polarity == g.polarity and h.value == g.value and len(h.pips) == len(g.pips)
                      and overlap(g.box, h.box) >= 0.5 for h in again)
-            else replace(g, confidence=min(g.confidence, AMBIGUOUS_CAP)) for g in faces]
+            else doubted(g) for g in faces]
 
 
 def far_pip_faces(image: np.ndarray) -> list[PipFace]:
@@ -329,7 +330,7 @@ def far_pip_faces(image: np.ndarray) -> list[PipFace]:
     found = _plausible_polarity([f for f in found if f.polarity == "dark"], [f for f in found if f.polarity == "light"])
     # pips still near the filter's limit at the finer scale may have lost others there, and no finer read is left
     found = [f if statistics.median(p.area for p in f.pips) * FINE_FACTOR ** 2 >= SMALL_PIP_AREA
-             else replace(f, confidence=min(f.confidence, AMBIGUOUS_CAP)) for f in found]
+             else doubted(f) for f in found]
     return [_moved_face(f, 1.0 / s, (0.0, 0.0)) for f in _one_per_die(_confirmed(gray_full, s, found))]
 
 
@@ -401,7 +402,7 @@ def _spanning(face: PipFace, bodies: list[tuple[int, int, int, int]]) -> PipFace
     span = max(max(face.box[2:]), face_side(face.pips))  # a 1's box is its pip's, not its face's
     if not holding or any(span >= CLOSE_UP_FACE * max(b[2:]) for b in holding):
         return face
-    return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP))
+    return doubted(face)
 
 
 def close_up_regions(image_shape: tuple[int, ...], bodies: list["DieBody"]) -> list[tuple[int, int, int, int]]:
@@ -531,7 +532,7 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
         if not again or any(g.value == f.value and _holds_pips(g, f) for g in again):
             kept.append(f)
             continue
-        again = [g if _holds_pips(g, f) else replace(g, confidence=min(g.confidence, AMBIGUOUS_CAP)) for g in again]
+        again = [g if _holds_pips(g, f) else doubted(g) for g in again]
         found += [g for g in again if all(overlap(g.box, h.box) < 0.3 for h in found)]
     if not found:
         return faces, bodies
@@ -688,7 +689,7 @@ def _of_pattern(pattern: list["DieBody"], alone: bool, face: PipFace) -> PipFace
         return None
     others = [_as_pip(b) for b in pattern if b not in own]
     on_it = stray_marks(face.pips, PipTable(others))
-    return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP)) if on_it else face
+    return doubted(face) if on_it else face
 
 
 #: A lone plain body up to this fraction of the frame's short side may be the pip of a 1 so near the camera that

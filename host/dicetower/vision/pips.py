@@ -43,7 +43,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import cv2
@@ -205,8 +205,10 @@ class PipFace:
                 some of its pips does (runs_off): pips of it may lie past the edge (see layout_in_frame)
     dice_as_pips: True when its 3 or more "pips" are marked inside (_marked_inside): small dice taken for pips,
                 each showing its own (read unsure; detect._finer_faces reads their own pips at a finer scale)
-    uncapped:   a lone pip of the frame's other pip polarity: the confidence read before detect._plausible_polarity
-                capped it (None: not capped), which a die body round it may vouch for (reader.read_as_one)
+    uncapped:   the confidence read before a doubt a die body round the face may answer (None: no such doubt):
+                a lone pip's before detect._plausible_polarity capped it, of the frame's other pip polarity
+                (reader.read_as_one); 2 or 3 pips' before the face round them, not plain, cost it some
+                (face_roughness: a mottled die; reader._vouched_by_body)
     """
 
     pips: list[Pip]
@@ -219,6 +221,11 @@ class PipFace:
     runs_off: bool = False
     dice_as_pips: bool = False
     uncapped: float | None = None
+
+
+def doubted(face: PipFace, cap: float = AMBIGUOUS_CAP) -> PipFace:
+    """face at most cap confident (a copy), for a doubt no die body answers: no uncapped confidence kept."""
+    return replace(face, confidence=min(face.confidence, cap), uncapped=None)
 
 
 def pip_response(gray: np.ndarray, polarity: str, kernel_px: int) -> np.ndarray:
@@ -1634,6 +1641,7 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
         conf = face_confidence(g, thr) if value is not None else 0.0
         if n > 1 and len({p.blob for p in g}) == 1:
             continue  # a face's pips are not all one blob split in pieces: that is a mark, a numeral, a letter
+        before_rough: float | None = None
         weak = sum(p.snr < MIN_SNR for p in g)
         if weak and not _layout_face(g, gray, polarity, thr):  # a face of 4..6 pips in a d6 layout vouches for them
             if weak == n or any(p.snr < WEAK_SNR for p in g):
@@ -1649,7 +1657,10 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
             # kept, its confidence lost to the roughness below (flagged unsure, not dropped: a die is not lost).
             # Not 2: two strokes side by side are a numeral's "11" as often as a blurred 2
             if rough or not _blurred_two(g, gray, response, thr):
+                plain = conf
                 conf *= math.exp(-((max(0.0, roughness - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
+                if n > 1 and not rough and conf < plain:
+                    before_rough = plain  # 2 or 3 pips on a mottled die: its body may vouch for them
         marked_inside = _marked_inside(g, gray)
         marked = (n in (2, 4) and _centre_marked(g, response, thr)) or marked_inside \
             or (n == 1 and g[0].triangle_fill > TRIANGLE_FILL)
@@ -1671,12 +1682,13 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
             doubt = _face_marked(g[0], gray, response, thr)
         if ambiguous or marked or doubt:  # a faint pip where a fuller face has one; marks inside a lone "pip" (a small die)
             conf = min(conf, AMBIGUOUS_CAP)
+            before_rough = None
         # at a close-up scale (finer given) the die fills much of the frame and its white side faces,
         # as light as its top, run on to the edge as a cut top face would: its own layout's places alone
         # tell a cut face there (layout_in_frame); a face already unsure is not looked at again
         cut = value is not None and finer is None and conf >= UNSURE_BELOW and runs_off(g, gray, polarity, edges)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g), runs_off=cut,
-                             dice_as_pips=marked_inside and n >= 3))
+                             dice_as_pips=marked_inside and n >= 3, uncapped=before_rough))
     _doubt_twin_taken(faces, pips, response, thr)
     _flag_cocked(faces)
     return _drop_odd_lone_pips(faces)
