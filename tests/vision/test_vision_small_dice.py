@@ -197,14 +197,20 @@ def test_a_small_die_taken_for_the_pip_of_a_one_is_read_again_finer(seed):
     # renders of 2-6 pip d6 of 18-36 px in random colours: a die showing 2 or 4 (its pips ~2 px, in its corners,
     # outside the middle pips.pip_marks looks into) was a pip-sized blob on the plain floor, read as a sure 1; it
     # holds two pips alike when looked into finer (detect._small_die_held), and is read again as a small face
+    assert not _sure_and_wrong(seed, (25, 45))
+
+
+def _sure_and_wrong(seed: int, die_px: tuple[int, int]) -> list[tuple[str, dict]]:
+    """(labelled value, reading) of the dice read sure and wrong in a render of 2-6 pip d6 in random colours, die_px
+    (least, most) px a die."""
     rng = np.random.default_rng([9371, seed])
     count = int(rng.integers(2, 7))
     dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
-    frame, truths = synth.render_scene(dice, rng, die_px=(25, 45))
+    frame, truths = synth.render_scene(dice, rng, die_px=die_px)
     labels = [dict(image="", die_type="d6", value=str(t["value"]), x=str(t["box"][0]), y=str(t["box"][1]),
                    w=str(t["box"][2]), h=str(t["box"][3]), colour="") for t in truths]
     read = _matched(DiceReader(second_process=False), frame, labels)
-    assert not [(value, die) for value, die in read if not die["unsure"] and str(die["value"]) != value]
+    return [(value, die) for value, die in read if not die["unsure"] and str(die["value"]) != value]
 
 
 @pytest.mark.parametrize("seed", [16, 58, 167, 193])
@@ -213,17 +219,10 @@ def test_a_small_die_read_whole_as_a_pip_is_no_sure_face(seed):
     # and 167, the 3 of seed 193) the pip filter did not find was one blob of a pip's size on the plain floor, read
     # as a sure 1; in seed 58 a 1 and a 2 side by side as a sure 2. The blob fills the die's body, the floor
     # round it (reader._die_as_pip): unsure
-    rng = np.random.default_rng([9371, seed])
-    count = int(rng.integers(2, 7))
-    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
-    frame, truths = synth.render_scene(dice, rng, die_px=(18, 36))
-    labels = [dict(image="", die_type="d6", value=str(t["value"]), x=str(t["box"][0]), y=str(t["box"][1]),
-                   w=str(t["box"][2]), h=str(t["box"][3]), colour="") for t in truths]
-    read = _matched(DiceReader(second_process=False), frame, labels)
-    assert not [(value, die) for value, die in read if not die["unsure"] and str(die["value"]) != value]
+    assert not _sure_and_wrong(seed, (18, 36))
 
 
-def _lone_pip(frame: np.ndarray, x: float, y: float, diameter: float) -> PipFace:
+def _lone_pip(x: float, y: float, diameter: float) -> PipFace:
     """A sure 1 read from a pip of that diameter (px) at (x, y) px, its die's box 3.5 times it (as pips.py boxes
     a 1)."""
     side = int(3.5 * diameter)
@@ -241,12 +240,12 @@ def test_a_pip_filling_a_body_with_the_floor_round_it_is_a_die():
     cv2.circle(frame, (210, 80), 10, (30, 30, 30), -1)
     body = DieBody((49, 49, 23, 23), np.full((23, 23), 255, np.uint8))  # the dark die, its shadow in it
     pip_body = DieBody((199, 69, 23, 23), np.full((23, 23), 255, np.uint8))  # a pip a body by itself
-    die = _die_as_pip(frame, _lone_pip(frame, 59.5, 59.5, 20.0), [body, pip_body])
+    die = _die_as_pip(frame, _lone_pip(59.5, 59.5, 20.0), [body, pip_body])
     assert die.confidence <= AMBIGUOUS_CAP and die.box == body.box
-    one = _lone_pip(frame, 210.0, 80.0, 20.0)
+    one = _lone_pip(210.0, 80.0, 20.0)
     assert _die_as_pip(frame, one, [body, pip_body]) is one  # the white face round it: a pip
     wide = DieBody((45, 45, 40, 40), np.full((40, 40), 255, np.uint8))
-    alone = _lone_pip(frame, 59.5, 59.5, 20.0)
+    alone = _lone_pip(59.5, 59.5, 20.0)
     assert _die_as_pip(frame, alone, [wide]) is alone  # a body 2 times the pip: a die round a pip
     capped = replace(alone, confidence=AMBIGUOUS_CAP, uncapped=1.0)  # of the frame's other pip colour
     assert _die_as_pip(frame, capped, [body]).uncapped is None  # nothing left for read_as_one to vouch for
