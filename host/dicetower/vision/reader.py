@@ -382,11 +382,23 @@ def _marks_on(image: np.ndarray, body: DieBody, face: PipFace) -> bool:
         return True
     if span >= 1.0 or not is_die_like(image, body):
         return False
+    return _d6_by_shape(image, body) < NO_D6_SHAPE
+
+
+def _d6_by_shape(image: np.ndarray, body: DieBody) -> float:
+    """The probability (0..1) the shape model (shape.die_type_by_shape, top-down) gives a die body (in image:
+    HxWx3 uint8 BGR) of being a d6, read on the body's crop and mask."""
     from dicetower.vision.shape import die_type_by_shape
 
     x, y, w, h = body.box
     crop = image[y:y + h, x:x + w]
-    return die_type_by_shape(crop, body.mask[:crop.shape[0], :crop.shape[1]]).proba.get("d6", 0.0) < NO_D6_SHAPE
+    return die_type_by_shape(crop, body.mask[:crop.shape[0], :crop.shape[1]]).proba.get("d6", 0.0)
+
+
+def _off_middle(face: PipFace, body: DieBody) -> float:
+    """How far a face's centre lies from its body's box centre, as a share of the box's longer side."""
+    x, y, w, h = body.box
+    return float(np.hypot(face.centre[0] - (x + w / 2), face.centre[1] - (y + h / 2))) / max(w, h)
 
 
 #: A "pip" of a face read sure may be a whole die (_die_as_pip): a small die's own pips may be too small for the
@@ -461,17 +473,10 @@ def _vouched_by_body(image: np.ndarray, face: PipFace, bodies: list[DieBody]) ->
     read before that doubt. image: HxWx3 uint8 BGR, the frame face and bodies were found in (px)."""
     if face.uncapped is None or len(face.pips) not in (2, 3) or face.confidence >= UNSURE_BELOW:
         return face
-    from dicetower.vision.shape import die_type_by_shape
-
     lo, hi = FACE_SPAN_OF_BODY
     for body in bodies:
-        x, y, w, h = body.box
-        side = max(w, h)
-        off = float(np.hypot(face.centre[0] - (x + w / 2), face.centre[1] - (y + h / 2)))
-        if off > FACE_CENTRED * side or not lo <= max(face.box[2:]) / side <= hi or not is_die_like(image, body):
-            continue
-        crop = image[y:y + h, x:x + w]
-        if die_type_by_shape(crop, body.mask[:crop.shape[0], :crop.shape[1]]).proba.get("d6", 0.0) >= D6_BY_SHAPE:
+        if (_off_middle(face, body) <= FACE_CENTRED and lo <= max(face.box[2:]) / max(body.box[2:]) <= hi
+                and is_die_like(image, body) and _d6_by_shape(image, body) >= D6_BY_SHAPE):
             return replace(face, confidence=face.uncapped, uncapped=None)
     return face
 
@@ -487,11 +492,7 @@ LONE_PIP_CENTRED = 0.2
 def _lone_pip_of(face: PipFace, body: DieBody) -> bool:
     """Whether face is one pip read as a 1 lying in the middle of body (within LONE_PIP_CENTRED of its longer
     side from its centre, frame px): the 1 a pip d6 shows, should the body be a pip d6."""
-    if len(face.pips) != 1 or face.value != 1:
-        return False
-    x, y, w, h = body.box
-    off = float(np.hypot(face.centre[0] - (x + w / 2), face.centre[1] - (y + h / 2)))
-    return off <= LONE_PIP_CENTRED * max(w, h)
+    return len(face.pips) == 1 and face.value == 1 and _off_middle(face, body) <= LONE_PIP_CENTRED
 
 
 def read_as_one(reading: DieReading, pip: PipFace | None, body: DieBody) -> DieReading:
