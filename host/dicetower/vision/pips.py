@@ -208,7 +208,7 @@ class PipFace:
     uncapped:   the confidence read before a doubt a die body round the face may answer (None: no such doubt):
                 a lone pip's before detect._plausible_polarity capped it, of the frame's other pip polarity
                 (reader.read_as_one); 2 or 3 pips' before the face round them, not plain, cost it some
-                (face_roughness: a mottled die; reader._vouched_by_body)
+                (face_roughness: a mottled die), or before a 3's one weak pip capped it (reader._vouched_by_body)
     """
 
     pips: list[Pip]
@@ -1641,12 +1641,14 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
         conf = face_confidence(g, thr) if value is not None else 0.0
         if n > 1 and len({p.blob for p in g}) == 1:
             continue  # a face's pips are not all one blob split in pieces: that is a mark, a numeral, a letter
-        before_rough: float | None = None
+        vouchable: float | None = None  # the confidence before doubts a die body round the face may answer
         weak = sum(p.snr < MIN_SNR for p in g)
         if weak and not _layout_face(g, gray, polarity, thr):  # a face of 4..6 pips in a d6 layout vouches for them
             if weak == n or any(p.snr < WEAK_SNR for p in g):
                 continue  # weak pips are read only beside strong ones
             if n < 4 or n - weak < 2:
+                if n == 3 and weak == 1:
+                    vouchable = conf  # a 3 with one weak pip: its die's body may vouch for the layout
                 conf = min(conf, AMBIGUOUS_CAP)  # too little layout to vouch for a weak pip
         if n <= 3:  # few pips are weak evidence of a die: the face around them must be plain
             roughness = face_roughness(g, gray, polarity)
@@ -1657,10 +1659,11 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
             # kept, its confidence lost to the roughness below (flagged unsure, not dropped: a die is not lost).
             # Not 2: two strokes side by side are a numeral's "11" as often as a blurred 2
             if rough or not _blurred_two(g, gray, response, thr):
-                plain = conf
+                if n > 1 and vouchable is None:
+                    vouchable = conf  # 2 or 3 pips on a mottled die: its body may vouch for them
                 conf *= math.exp(-((max(0.0, roughness - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
-                if n > 1 and not rough and conf < plain:
-                    before_rough = plain  # 2 or 3 pips on a mottled die: its body may vouch for them
+            if rough:
+                vouchable = None  # smeared by a motion blur: no die body answers that
         marked_inside = _marked_inside(g, gray)
         marked = (n in (2, 4) and _centre_marked(g, response, thr)) or marked_inside \
             or (n == 1 and g[0].triangle_fill > TRIANGLE_FILL)
@@ -1682,13 +1685,13 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
             doubt = _face_marked(g[0], gray, response, thr)
         if ambiguous or marked or doubt:  # a faint pip where a fuller face has one; marks inside a lone "pip" (a small die)
             conf = min(conf, AMBIGUOUS_CAP)
-            before_rough = None
+            vouchable = None
         # at a close-up scale (finer given) the die fills much of the frame and its white side faces,
         # as light as its top, run on to the edge as a cut top face would: its own layout's places alone
         # tell a cut face there (layout_in_frame); a face already unsure is not looked at again
         cut = value is not None and finer is None and conf >= UNSURE_BELOW and runs_off(g, gray, polarity, edges)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g), runs_off=cut,
-                             dice_as_pips=marked_inside and n >= 3, uncapped=before_rough))
+                             dice_as_pips=marked_inside and n >= 3, uncapped=vouchable))
     _doubt_twin_taken(faces, pips, response, thr)
     _flag_cocked(faces)
     return _drop_odd_lone_pips(faces)

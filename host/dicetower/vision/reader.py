@@ -456,8 +456,8 @@ def _on_ground(image: np.ndarray, pip: Pip, box: tuple[int, int, int, int]) -> b
 
 
 #: A face of 2 or 3 pips that the face round them, not plain, cost confidence (pips.face_roughness: a mottled or
-#: swirled die, a light gradient that is no plane; PipFace.uncapped) is a d6's face when a die body vouches for
-#: it (_vouched_by_body): a die-like body whose middle holds the face's centre (within FACE_CENTRED of the body's
+#: swirled die, a light gradient that is no plane), or a 3 capped for its one weak pip (PipFace.uncapped), is a d6's
+#: face when a die body vouches for it (_vouched_by_body): a die-like body whose middle holds the face's centre (within FACE_CENTRED of the body's
 #: longer side), the face's box spanning FACE_SPAN_OF_BODY of that side, and a d6 by its shape (probability at
 #: least D6_BY_SHAPE). Measured on renders of pip d6 in random colours at 60-90 px (seeds 0-60): the 2s and 3s
 #: so read lay 0.01..0.09 of their bodies' side off its middle, spanned 0.78..0.97 of it, d6 by shape 0.88..1.0;
@@ -468,8 +468,8 @@ D6_BY_SHAPE = 0.5
 
 
 def _vouched_by_body(image: np.ndarray, face: PipFace, bodies: list[DieBody]) -> PipFace:
-    """face, or when it is 2 or 3 pips read unsure only for the face round them (PipFace.uncapped) and a die body
-    vouches for it (FACE_CENTRED, FACE_SPAN_OF_BODY, D6_BY_SHAPE, is_die_like), the same face at the confidence
+    """face, or when it is 2 or 3 pips read unsure only for a doubt a die body answers (PipFace.uncapped: the face
+    round them not plain, a 3's one weak pip) and a die body vouches for it (FACE_CENTRED, FACE_SPAN_OF_BODY, D6_BY_SHAPE, is_die_like), the same face at the confidence
     read before that doubt. image: HxWx3 uint8 BGR, the frame face and bodies were found in (px)."""
     if face.uncapped is None or len(face.pips) not in (2, 3) or face.confidence >= UNSURE_BELOW:
         return face
