@@ -418,8 +418,8 @@ PIP_ON_GROUND_LAB = 20.0
 
 
 def _die_as_pip(image: np.ndarray, face: PipFace, bodies: list[DieBody]) -> PipFace:
-    """face, unless it is read sure (or was, before its polarity capped it: PipFace.uncapped) and one of its pips
-    is a whole die: a pip found at the analysis scale (no larger than its pip filter, detect.KERNEL_PX: a close-up
+    """face, unless it is read sure (or was, before a doubt a die body may answer: PipFace.uncapped) and one of its
+    pips is a whole die: a pip found at the analysis scale (no larger than its pip filter, detect.KERNEL_PX: a close-up
     scale's pips are larger than any die taken whole for one), filling a die body that holds its centre
     (PIP_FILLS_BODY) with the ground's colour round it (PIP_ON_GROUND_LAB). Then the same reading is flagged
     unsure (at most pips.AMBIGUOUS_CAP, no uncapped confidence left for read_as_one to restore), for the player to
@@ -457,11 +457,11 @@ def _on_ground(image: np.ndarray, pip: Pip, box: tuple[int, int, int, int]) -> b
 
 #: A face of 2 or 3 pips that the face round them, not plain, cost confidence (pips.face_roughness: a mottled or
 #: swirled die, a light gradient that is no plane), or a 3 capped for its one weak pip (PipFace.uncapped), is a d6's
-#: face when a die body vouches for it (_vouched_by_body): a die-like body whose middle holds the face's centre (within FACE_CENTRED of the body's
-#: longer side), the face's box spanning FACE_SPAN_OF_BODY of that side, and a d6 by its shape (probability at
-#: least D6_BY_SHAPE). Measured on renders of pip d6 in random colours at 60-90 px (seeds 0-60): the 2s and 3s
-#: so read lay 0.01..0.09 of their bodies' side off its middle, spanned 0.78..0.97 of it, d6 by shape 0.88..1.0;
-#: a 2 read from two of a 4's pips lay 0.24 off, a 3 read as a 2 0.21 off, spanning 0.58
+#: face when a die body vouches for it (_vouched_by_body): a die-like body whose middle holds the face's centre
+#: (within FACE_CENTRED of the body's longer side), the face's box spanning FACE_SPAN_OF_BODY of that side, and a d6
+#: by its shape (probability at least D6_BY_SHAPE). Measured on renders of pip d6 in random colours at 60-90 px
+#: (seeds 0-60): the 2s and 3s so read lay 0.01..0.09 of their bodies' side off its middle, spanned 0.78..0.97 of
+#: it, d6 by shape 0.88..1.0; a 2 read from two of a 4's pips lay 0.24 off, a 3 read as a 2 0.21 off, spanning 0.58
 FACE_CENTRED = 0.12
 FACE_SPAN_OF_BODY = (0.75, 1.0)
 D6_BY_SHAPE = 0.5
@@ -469,8 +469,9 @@ D6_BY_SHAPE = 0.5
 
 def _vouched_by_body(image: np.ndarray, face: PipFace, bodies: list[DieBody]) -> PipFace:
     """face, or when it is 2 or 3 pips read unsure only for a doubt a die body answers (PipFace.uncapped: the face
-    round them not plain, a 3's one weak pip) and a die body vouches for it (FACE_CENTRED, FACE_SPAN_OF_BODY, D6_BY_SHAPE, is_die_like), the same face at the confidence
-    read before that doubt. image: HxWx3 uint8 BGR, the frame face and bodies were found in (px)."""
+    round them not plain, a 3's one weak pip) and a die body vouches for it (FACE_CENTRED, FACE_SPAN_OF_BODY,
+    D6_BY_SHAPE, is_die_like), the same face at the confidence read before that doubt. image: HxWx3 uint8 BGR, the
+    frame face and bodies were found in (px)."""
     if face.uncapped is None or len(face.pips) not in (2, 3) or face.confidence >= UNSURE_BELOW:
         return face
     lo, hi = FACE_SPAN_OF_BODY
