@@ -222,6 +222,52 @@ def test_a_small_die_read_whole_as_a_pip_is_no_sure_face(seed):
     assert not _sure_and_wrong(seed, (18, 36))
 
 
+def _white_dice_on_black(seed: int) -> tuple[np.ndarray, list[dict[str, str]]]:
+    """A render of 2-6 plain white pip d6 with black pips (dice ~20-32 px) on the tray synth draws for seed, and
+    its labels (the render probe of plain dice in common colours, white on black)."""
+    rng = np.random.default_rng([5501, seed])
+    dice = [(synth.DieSpec("d6", (245, 245, 245), (20, 20, 20), pips=True, marble=float(rng.uniform(0, 0.05))),
+             int(rng.integers(1, 7))) for _ in range(int(rng.integers(2, 7)))]
+    frame, truths = synth.render_scene(dice, rng, die_px=(30, 45))
+    return frame, [dict(image="", die_type="d6", value=str(t["value"]), x=str(t["box"][0]), y=str(t["box"][1]),
+                        w=str(t["box"][2]), h=str(t["box"][3]), colour="") for t in truths]
+
+
+def test_small_white_dice_on_a_black_floor_taken_for_the_pips_of_a_two_are_read():
+    # six white dice ~25 px on a black floor: two pairs of them, light blobs of a pip's size on a plain floor, were
+    # read as two sure 2s of light pips, which hid four of the dice's own faces and made the bodies of all six the
+    # pips of a close-up (detect.large_pip_faces): two dice read, both unsure and wrong. Each such "pip" holds two
+    # pips alike, as a small die showing its pips does (detect._dice_held_as_pips)
+    frame, labels = _white_dice_on_black(16)
+    read = _matched(DiceReader(second_process=False), frame, labels)
+    assert len(read) == len(labels) == 6
+    assert not [(value, die) for value, die in read if not die["unsure"] and str(die["value"]) != value]
+    assert sum(str(die["value"]) == value for value, die in read) == 6
+
+
+def test_a_face_whose_pips_hold_pips_is_small_dice():
+    frame = np.full((120, 200), 15, np.uint8)  # a black floor
+    for x0, pips in ((30, [(6, 6), (18, 18), (12, 12)]), (130, [(6, 6), (18, 6), (6, 18), (18, 18)])):
+        cv2.rectangle(frame, (x0, 50), (x0 + 23, 73), 240, -1)  # a white die 24 px: a 3, then a 4
+        for dx, dy in pips:
+            cv2.circle(frame, (x0 + dx, 50 + dy), 2, 20, -1)
+
+    def face(xs: tuple[float, float], diameter: float) -> PipFace:
+        pips = [Pip(x, 62.0, math.pi * diameter * diameter / 4.0, 1.0, 0.0, 120.0) for x in xs]
+        return PipFace(pips, 2, 0.99, (30, 50, 124, 24), False, "light", (92.0, 62.0))
+
+    two = face((41.5, 141.5), 22.0)  # the two dice, each taken for a light pip
+    held = detect._dice_held_as_pips(frame, 1.0, two)
+    assert held.dice_as_pips and held.confidence <= AMBIGUOUS_CAP
+    small = face((41.5, 141.5), detect.DIE_AS_PIP_PX - 1.0)
+    assert detect._dice_held_as_pips(frame, 1.0, small) is small  # too small to be dice showing pips
+    plain = np.full((120, 200), 240, np.uint8)  # a white die's face with two dark pips, plain inside
+    for x in (60, 140):
+        cv2.circle(plain, (x, 62), 11, 20, -1)
+    real = face((60.0, 140.0), 22.0)
+    assert detect._dice_held_as_pips(plain, 1.0, real) is real
+
+
 def _lone_pip(x: float, y: float, diameter: float) -> PipFace:
     """A sure 1 read from a pip of that diameter (px) at (x, y) px, its die's box 3.5 times it (as pips.py boxes
     a 1)."""

@@ -154,6 +154,8 @@ def find_pip_faces(image: np.ndarray,
             light = read_faces(gray, "light", k, within, finer)
         dropped: list[PipFace] = []
         faces = _plausible_polarity(dark, light, dropped)
+        if previous is None and within is None:
+            faces = [_dice_held_as_pips(gray_full, s, f) for f in faces]
         if within is not None:  # a close-up scale in the bodies' boxes (the whole frame, no body, when none was found)
             bodies = [b for b in within if b[2] < gray.shape[1] or b[3] < gray.shape[0]]
             faces = [_spanning(f, bodies) for f in faces]
@@ -299,6 +301,32 @@ def _small_die_held(gray_full: np.ndarray, s: float, face: PipFace) -> PipFace |
     box = (int((p.x - r) / s), int((p.y - r) / s), int(np.ceil(2 * r / s)) + 1, int(np.ceil(2 * r / s)) + 1)
     polarity = _twin_pips_polarity(gray_full, box)
     return None if polarity is None else replace(face, polarity=polarity)
+
+
+#: The "pips" of a face read at the analysis scale may be small dice when they are at least this wide there (px): a
+#: die of 14 px shows pips of ~2.5 px, ~5 px at FINE_FACTOR x that scale, where they are found. matteop65's sure faces
+#: of two pips or more (every 4th photo) have pips of 5.7-12.8 px (median 8.8): none is looked into (each look, 1-2 ms
+#: a pip, cost 7.6 ms a photo with the bound at 8 px).
+DIE_AS_PIP_PX = 14.0
+
+
+def _dice_held_as_pips(gray_full: np.ndarray, s: float, face: PipFace) -> PipFace:
+    """face (read at analysis scale s, in its px), or, when it is a sure face of two pips or more one of which holds
+    two pips alike (_twin_pips_polarity, in the frame gray_full: HxW uint8), the same face as small dice taken for
+    pips (PipFace.dice_as_pips, unsure: pips.doubted). A pip is one paint-filled dent and holds no pips; two white
+    dice ~25 px across on a black floor are two light blobs of a pip's size there whose floor is plain, so
+    pips._pair_far_pips read them as a sure 2 (their own dark pips, 3-4 px, leave pips.pip_marks under MARKED_PIP),
+    which hid the dice's faces read in their bodies (_one_per_die) and made their bodies the pips of a close-up
+    (large_pip_faces). Looked into only where the pips are DIE_AS_PIP_PX or more across."""
+    if len(face.pips) < 2 or face.confidence < UNSURE_BELOW or face.dice_as_pips \
+            or statistics.median(p.diameter for p in face.pips) < DIE_AS_PIP_PX:
+        return face
+    for p in face.pips:
+        r = p.major / 2.0
+        box = (int((p.x - r) / s), int((p.y - r) / s), int(np.ceil(2 * r / s)) + 1, int(np.ceil(2 * r / s)) + 1)
+        if _twin_pips_polarity(gray_full, box) is not None:
+            return replace(doubted(face), dice_as_pips=True)
+    return face
 
 
 def _confirmed(gray_full: np.ndarray, s: float, faces: list[PipFace]) -> list[PipFace]:
