@@ -298,10 +298,7 @@ def _small_die_held(gray_full: np.ndarray, s: float, face: PipFace) -> PipFace |
     in random colours (300 scenes): 52 dice read as sure 1s, 45 of them such dice (2s and 4s: their corner pips lie
     outside the middle pips.pip_marks looks into); no rendered 1 nor any of matteop65's 175 sure 1s holds a pair.
     Unsure lone pips are looked into as well: at 18-36 px the renders read 343 dice right, not 224."""
-    p = face.pips[0]
-    r = p.major / 2.0
-    box = (int((p.x - r) / s), int((p.y - r) / s), int(np.ceil(2 * r / s)) + 1, int(np.ceil(2 * r / s)) + 1)
-    polarity = _twin_pips_polarity(gray_full, box)
+    polarity = _twin_pips_polarity(gray_full, _pip_box(face.pips[0], s))
     return None if polarity is None else replace(face, polarity=polarity)
 
 
@@ -317,18 +314,22 @@ def _dice_held_as_pips(gray_full: np.ndarray, s: float, face: PipFace) -> PipFac
     two pips alike (_twin_pips_polarity, in the frame gray_full: HxW uint8), the same face as small dice taken for
     pips (PipFace.dice_as_pips, unsure: pips.doubted). A pip is one paint-filled dent and holds no pips; two white
     dice ~25 px across on a black floor are two light blobs of a pip's size there whose floor is plain, so
-    pips._pair_far_pips read them as a sure 2 (their own dark pips, 3-4 px, leave pips.pip_marks under MARKED_PIP),
+    pips.read_faces read them as a sure 2 (their own dark pips, 3-4 px, leave pips.pip_marks under MARKED_PIP),
     which hid the dice's faces read in their bodies (_one_per_die) and made their bodies the pips of a close-up
     (large_pip_faces). Looked into only where the pips are DIE_AS_PIP_PX or more across."""
     if len(face.pips) < 2 or face.confidence < UNSURE_BELOW or face.dice_as_pips \
             or statistics.median(p.diameter for p in face.pips) < DIE_AS_PIP_PX:
         return face
     for p in face.pips:
-        r = p.major / 2.0
-        box = (int((p.x - r) / s), int((p.y - r) / s), int(np.ceil(2 * r / s)) + 1, int(np.ceil(2 * r / s)) + 1)
-        if _twin_pips_polarity(gray_full, box) is not None:
+        if _twin_pips_polarity(gray_full, _pip_box(p, s)) is not None:
             return replace(doubted(face), dice_as_pips=True)
     return face
+
+
+def _pip_box(pip: Pip, s: float) -> tuple[int, int, int, int]:
+    """The box (x, y, w, h frame px) round a pip read at analysis scale s (its px): its major axis square."""
+    r = pip.major / 2.0
+    return (int((pip.x - r) / s), int((pip.y - r) / s), int(np.ceil(2 * r / s)) + 1, int(np.ceil(2 * r / s)) + 1)
 
 
 def _confirmed(gray_full: np.ndarray, s: float, faces: list[PipFace]) -> list[PipFace]:
