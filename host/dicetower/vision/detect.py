@@ -154,7 +154,7 @@ def find_pip_faces(image: np.ndarray,
             light = read_faces(gray, "light", k, within, finer)
         dropped: list[PipFace] = []
         faces = _plausible_polarity(dark, light, dropped)
-        if previous is None and within is None:
+        if previous is None:  # the analysis scale (read first, over the whole frame)
             faces = [_dice_held_as_pips(gray_full, s, f) for f in faces]
         if within is not None:  # a close-up scale in the bodies' boxes (the whole frame, no body, when none was found)
             bodies = [b for b in within if b[2] < gray.shape[1] or b[3] < gray.shape[0]]
