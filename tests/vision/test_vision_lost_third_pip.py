@@ -6,13 +6,16 @@ to 0.35) all showing 3, 40-80 px patches on a 640x480 tray (_threes); the seeds 
 scenes in which a die was read as a sure 2: its corner pip smaller than the other two (area ratio over
 pips._linked's 1.8, so not linked to them) or faint near the die's edge (left out of their group)."""
 
+import math
+
 import cv2
 import numpy as np
 import pytest
 
 from dicetower import paths
 from dicetower.readings import DieReading
-from dicetower.vision import synth
+from dicetower.vision import pips, synth
+from dicetower.vision.pips import Pip
 from dicetower.vision.reader import DiceReader
 
 MATTEO = paths.shared_dir() / "datasets" / "matteop65_table_d6"
@@ -50,3 +53,17 @@ def test_a_neighbours_side_face_pip_beyond_a_two_leaves_it_sure(reader):
     # pip would be; it is flatter than the 2's pips and part of a face of its own
     readings = reader.read(cv2.imread(str(MATTEO / "images" / "Train" / "two_20.jpg")))
     assert [(d.value, d.unsure) for d in readings] == [(2, False), (2, False)]
+
+
+def test_a_rounder_pip_where_a_threes_third_would_be_puts_a_two_in_doubt():
+    # a white die ~30 px with red pips, read finer (interpolated): its 3's end pip measured round (1.0), the other two
+    # 0.7, so it was not linked to them and they read as a sure 2. A pip rounder than a face's pips is no side face's
+    # (those are seen more obliquely than the top): only a flatter one is let go
+    def pip(x: float, roundness: float) -> Pip:
+        return Pip(x, 50.0, math.pi * 25.0, roundness, 0.0, 120.0)  # 10 px across
+
+    two = [pip(40.0, 0.7), pip(56.0, 0.7)]
+    response = np.zeros((100, 100), np.uint8)
+    assert pips._third_pip_beyond(two, [pip(72.0, 1.0)], [], two, response, 50.0)
+    assert not pips._third_pip_beyond(two, [pip(72.0, 0.4)], [], two, response, 50.0)  # flatter: a side face's
+    assert not pips._third_pip_beyond(two, [pip(80.0, 1.0)], [], two, response, 50.0)  # off the 3's place

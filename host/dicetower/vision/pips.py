@@ -1897,7 +1897,9 @@ def _third_pip_beyond(group: list[Pip], joined: list[Pip], loose: list[Pip], fou
                       thr: float) -> bool:
     """Whether a 2 (group: its two pips) may be a 3 whose third pip was not joined to it: a pip lies within half a
     pip diameter of where a 3 has its third (_on_line_beyond: a 3's pips are evenly spaced on a line, and an affine
-    view keeps them so), foreshortened as the 2's pips are (_roundness_alike, as _linked asks: one plane), and it is
+    view keeps them so), foreshortened as the 2's pips are (_roundness_alike, as _linked asks: one plane) or less (a
+    pip rounder than the 2's is no side face's, seen more obliquely than a top; a white die ~30 px with red pips read
+    finer, interpolated: its 3's end pip measured 1.0 round, the others 0.7, and they read as a sure 2), and it is
     of joined (faint pips left out of the group the 2's pips were first found in, so linked to them) or of loose
     (the pips found in the frame, faint ones too, that are no part of a face of two pips or more) with clear die
     body between it and the 2's nearer pip (_segment_clear off every pip of found, all the pips found in the frame;
@@ -1909,7 +1911,8 @@ def _third_pip_beyond(group: list[Pip], joined: list[Pip], loose: list[Pip], fou
     across the seam between the dice, or a pip diameter off the line (its photos at half size): none puts a real 2
     in doubt."""
     for q in joined + loose:
-        if not _on_line_beyond(group, q, 0.5) or not all(_roundness_alike(p, q, 0.25) for p in group):
+        if not _on_line_beyond(group, q, 0.5) or not all(_roundness_alike(p, q, 0.25) or q.roundness > p.roundness
+                                                          for p in group):
             continue
         nearer = min(group, key=lambda p: math.hypot(p.x - q.x, p.y - q.y))
         if any(q is j for j in joined) or _segment_clear(nearer, q, response, thr, _pip_discs(found)):
