@@ -222,9 +222,9 @@ def test_a_small_die_read_whole_as_a_pip_is_no_sure_face(seed):
     assert not _sure_and_wrong(seed, (18, 36))
 
 
-def _white_dice_on_black(seed: int) -> tuple[np.ndarray, list[dict[str, str]]]:
-    """A render of 2-6 plain white pip d6 with black pips (dice ~20-32 px) on the tray synth draws for seed, and
-    its labels (the render probe of plain dice in common colours, white on black)."""
+def _white_dice(seed: int) -> tuple[np.ndarray, list[dict[str, str]]]:
+    """A render of 2-6 plain white pip d6 with black pips (dice ~20-32 px) on the tray synth draws for seed (a black
+    floor or a white one), and its labels (the render probe of plain dice in common colours, white with black pips)."""
     rng = np.random.default_rng([5501, seed])
     dice = [(synth.DieSpec("d6", (245, 245, 245), (20, 20, 20), pips=True, marble=float(rng.uniform(0, 0.05))),
              int(rng.integers(1, 7))) for _ in range(int(rng.integers(2, 7)))]
@@ -238,7 +238,7 @@ def test_small_white_dice_on_a_black_floor_taken_for_the_pips_of_a_two_are_read(
     # read as two sure 2s of light pips, which hid four of the dice's own faces and made the bodies of all six the
     # pips of a close-up (detect.large_pip_faces): two dice read, both unsure and wrong. Each such "pip" holds two
     # pips alike, as a small die showing its pips does (detect._dice_held_as_pips)
-    frame, labels = _white_dice_on_black(16)
+    frame, labels = _white_dice(16)
     read = _matched(DiceReader(second_process=False), frame, labels)
     assert len(read) == len(labels) == 6
     assert not [(value, die) for value, die in read if not die["unsure"] and str(die["value"]) != value]
@@ -249,11 +249,22 @@ def test_small_dice_read_as_unsure_ones_of_light_pips_are_read_again_finer():
     # white dice ~20-26 px on a black floor, each one light blob read as an unsure 1 (a face box three times the
     # die): a die showing 5, another 5 and a 3 were read as 1s. Looked into finer, those blobs hold two pips alike
     # (detect._small_die_held, once asked of sure 1s only) and are read again as small faces
-    frame, labels = _white_dice_on_black(56)
+    frame, labels = _white_dice(56)
     read = _matched(DiceReader(second_process=False), frame, labels)
     assert len(read) == len(labels)
     assert not [(value, die) for value, die in read if not die["unsure"] and str(die["value"]) != value]
     assert sum(str(die["value"]) == value for value, die in read if value != "1") == 4  # the 5s, the 3 and the 2
+
+
+def test_small_dice_read_sure_only_finer_make_the_whole_frame_read_finer():
+    # six white dice ~21-27 px on a near-white floor: at the analysis scale only a 4 (read as an unsure 2 and 1) and a
+    # 3 (unsure) were read, both sure when read finer in their regions; with no face sure at the analysis scale the
+    # whole frame was not read finer, and the other four dice (a 1, two 2s, a 3) were lost
+    frame, labels = _white_dice(40)
+    read = _matched(DiceReader(second_process=False), frame, labels)
+    assert len(read) == len(labels) == 6
+    assert not [(value, die) for value, die in read if not die["unsure"] and str(die["value"]) != value]
+    assert sum(str(die["value"]) == value for value, die in read) == 6
 
 
 def test_a_face_whose_pips_hold_pips_is_small_dice():

@@ -235,6 +235,9 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
     AMBIGUOUS_CAP): taken with their own confidence alone, one 6 was read as a sure 4 (the whole frame's one
     threshold; the region reads are kept for the small faces for that reason too). Capping every added face
     left 6.3 % of the dice unsure, all right; confirmed by their regions, 3.5 %, none wrong.
+    A small face read sure only in its region (none sure at s: white dice ~20-27 px on a near-white floor, a 4 read
+    there as an unsure 2 and 1) has the whole frame read finer for its polarity too, once the regions are read (here,
+    not elsewhere): four of that frame's six dice were lost.
     A face whose "pips" are small dice (PipFace.dice_as_pips: each marked inside by the die's own pips, read unsure)
     makes the frame read whole at FINE_FACTOR x s too, for the other polarity, and is no face where that read adds
     dice: matteop65 photos of 1s tiled 4 x 4 into a 2560x1920 photo (dice ~17 px at 640 px) read four dice in a
@@ -263,11 +266,15 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
                              | {OTHER_POLARITY[f.polarity] for f in as_dice})
     whole = elsewhere.whole_fine(sure_polarities) if sure_polarities and elsewhere is not None else None
     finer = _region_faces(gray_full, s, small)
+    # a small face read sure only finer (its pips under the analysis scale's threshold: a 4 read there as an unsure 2
+    # and 1) tells as much: the whole frame is read finer for its polarity too, here, once the regions are read
+    later = sorted({g.polarity for g in finer if g.confidence >= UNSURE_BELOW} - set(sure_polarities))
     out = [f for f in faces if all(f is not g for g in small + as_dice)]
-    if sure_polarities:
+    if sure_polarities or later:
         found = whole() if whole is not None else None
         if found is None:
-            found = _whole_fine(gray_full, s, sure_polarities)
+            found = _whole_fine(gray_full, s, sure_polarities) if sure_polarities else []
+        found = found + (_whole_fine(gray_full, s, later) if later else [])
         added = [g for g in found if all(overlap(g.box, f.box) < 0.3 for f in faces if not f.dice_as_pips)]
         out += _confirmed(gray_full, s, added)
         # small dice taken for pips where no die is read finer stay, unsure (read_faces capped them): not lost
