@@ -237,7 +237,8 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
     left 6.3 % of the dice unsure, all right; confirmed by their regions, 3.5 %, none wrong.
     A small face read sure only in its region (none sure at s: white dice ~20-27 px on a near-white floor, a 4 read
     there as an unsure 2 and 1) has the whole frame read finer for its polarity too, once the regions are read (here,
-    not elsewhere): four of that frame's six dice were lost.
+    not elsewhere): four of that frame's six dice were lost. So is a frame whose every face is small, sure or not
+    (white dice ~20-28 px with red pips on wood: one 1 read, unsure, four dice lost).
     A face whose "pips" are small dice (PipFace.dice_as_pips: each marked inside by the die's own pips, read unsure)
     makes the frame read whole at FINE_FACTOR x s too, for the other polarity, and is no face where that read adds
     dice: matteop65 photos of 1s tiled 4 x 4 into a 2560x1920 photo (dice ~17 px at 640 px) read four dice in a
@@ -261,8 +262,9 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
     # sure small faces: the frame holds small dice, some of whose faces the analysis scale may have missed
     # whole (five_44 at half size: 3 of 5 dice, their pips' response under the frame's pip threshold there);
     # so do small dice taken for pips, whose own pips, of the other polarity (marks on a die lighter than its
-    # floor are darker than the die), are under the filter's limit here
-    sure_polarities = sorted({f.polarity for f in small if f.confidence >= UNSURE_BELOW}
+    # floor are darker than the die), are under the filter's limit here; and so may a frame whose every face is small
+    only_small = all(any(f is g for g in small) for f in faces)  # (a small die held is a small face too)
+    sure_polarities = sorted({f.polarity for f in small if f.confidence >= UNSURE_BELOW or only_small}
                              | {OTHER_POLARITY[f.polarity] for f in as_dice})
     whole = elsewhere.whole_fine(sure_polarities) if sure_polarities and elsewhere is not None else None
     finer = _region_faces(gray_full, s, small)
