@@ -319,14 +319,15 @@ DIE_AS_PIP_PX = 14.0
 
 
 def _dice_held_as_pips(gray_full: np.ndarray, s: float, face: PipFace) -> PipFace:
-    """face (read at analysis scale s, in its px), or, when it is a sure face of two pips or more one of which holds
+    """face (read at analysis scale s, in its px), or, when it is a face of two pips or more one of which holds
     two pips alike (_twin_pips_polarity, in the frame gray_full: HxW uint8), the same face as small dice taken for
     pips (PipFace.dice_as_pips, unsure: pips.doubted). A pip is one paint-filled dent and holds no pips; two white
     dice ~25 px across on a black floor are two light blobs of a pip's size there whose floor is plain, so
     pips.read_faces read them as a sure 2 (their own dark pips, 3-4 px, leave pips.pip_marks under MARKED_PIP),
     which hid the dice's faces read in their bodies (_one_per_die) and made their bodies the pips of a close-up
-    (large_pip_faces). Looked into only where the pips are DIE_AS_PIP_PX or more across."""
-    if len(face.pips) < 2 or face.confidence < UNSURE_BELOW or face.dice_as_pips \
+    (large_pip_faces). Looked into only where the pips are DIE_AS_PIP_PX or more across, whether the face was read
+    sure or not (two white dice on black read as an unsure 2, then as a close-up's 1, and lost)."""
+    if len(face.pips) < 2 or face.dice_as_pips \
             or statistics.median(p.diameter for p in face.pips) < DIE_AS_PIP_PX:
         return face
     for p in face.pips:
