@@ -44,11 +44,12 @@ def test_small_dice_on_a_tray_floor_are_no_sure_pip_die():
 def test_a_numeral_stroke_beside_its_other_strokes_is_no_sure_1():
     """Seed 111: a stroke of a black d20's white "20" (3.4 px across) was read as a sure 1 (1.0); its
     other numerals' strokes lie on the same black body 2.2 major axes from it, too ragged to be taken
-    for pips. Still read, unsure."""
+    for pips. Still read, unsure. Every face of the frame being small, it is read whole finer too, where
+    the numeral's strokes read as an unsure 2 as well (the reader's reading of the scene is the same)."""
     frame, _ = numbered_scene(111)
     faces = find_pip_faces(frame, lambda: close_up_regions(frame.shape, find_die_bodies(frame)))
-    assert [f.value for f in faces] == [1]
-    assert faces[0].confidence < UNSURE_BELOW
+    assert 1 in [f.value for f in faces]
+    assert all(f.confidence < UNSURE_BELOW for f in faces), [(f.value, f.confidence) for f in faces]
 
 
 def _face_with_marks(marks: list[tuple[int, int]]) -> np.ndarray:
