@@ -259,23 +259,24 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
     small += held
     if not small and not as_dice:
         return faces
-    # sure small faces: the frame holds small dice, some of whose faces the analysis scale may have missed
-    # whole (five_44 at half size: 3 of 5 dice, their pips' response under the frame's pip threshold there);
-    # so do small dice taken for pips, whose own pips, of the other polarity (marks on a die lighter than its
-    # floor are darker than the die), are under the filter's limit here; and so may a frame whose every face is small
+    # the pip polarities the whole frame is read finer for. Sure small faces: the frame holds small dice, some of
+    # whose faces the analysis scale may have missed whole (five_44 at half size: 3 of 5 dice, their pips' response
+    # under the frame's pip threshold there); so do small dice taken for pips, whose own pips, of the other polarity
+    # (marks on a die lighter than its floor are darker than the die), are under the filter's limit here; and so may
+    # a frame whose every face is small
     only_small = all(any(f is g for g in small) for f in faces)  # (a small die held is a small face too)
-    sure_polarities = sorted({f.polarity for f in small if f.confidence >= UNSURE_BELOW or only_small}
-                             | {OTHER_POLARITY[f.polarity] for f in as_dice})
-    whole = elsewhere.whole_fine(sure_polarities) if sure_polarities and elsewhere is not None else None
+    whole_polarities = sorted({f.polarity for f in small if f.confidence >= UNSURE_BELOW or only_small}
+                              | {OTHER_POLARITY[f.polarity] for f in as_dice})
+    whole = elsewhere.whole_fine(whole_polarities) if whole_polarities and elsewhere is not None else None
     finer = _region_faces(gray_full, s, small)
     # a small face read sure only finer (its pips under the analysis scale's threshold: a 4 read there as an unsure 2
     # and 1) tells as much: the whole frame is read finer for its polarity too, here, once the regions are read
-    later = sorted({g.polarity for g in finer if g.confidence >= UNSURE_BELOW} - set(sure_polarities))
+    later = sorted({g.polarity for g in finer if g.confidence >= UNSURE_BELOW} - set(whole_polarities))
     out = [f for f in faces if all(f is not g for g in small + as_dice)]
-    if sure_polarities or later:
+    if whole_polarities or later:
         found = whole() if whole is not None else None
         if found is None:
-            found = _whole_fine(gray_full, s, sure_polarities) if sure_polarities else []
+            found = _whole_fine(gray_full, s, whole_polarities) if whole_polarities else []
         found = found + (_whole_fine(gray_full, s, later) if later else [])
         added = [g for g in found if all(overlap(g.box, f.box) < 0.3 for f in faces if not f.dice_as_pips)]
         out += _confirmed(gray_full, s, added)
