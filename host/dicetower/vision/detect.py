@@ -127,7 +127,8 @@ def find_pip_faces(image: np.ndarray,
     no face, so only the smaller scales are read (in close_ups' boxes: the reader's second look, in the die
     of a close-up that fills the frame, find_close_up). set_aside: when given, the lone pips dropped at the scale
     the faces come from (_plausible_polarity: of the pip polarity the frame's other dice do not have, so no die by
-    themselves) are appended to it, in frame px, unsure: the reader weighs one in the middle of a die body it reads
+    themselves) are appended to it, in frame px, unsure, and so are the analysis scale's lone weak pips (PipFace.weak;
+    a speck as often as a blurred 1 pip): the reader weighs one in the middle of a die body it reads
     (reader.read_as_one)."""
     gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     factors = {analysis_scale(gray_full.shape, long_side) for long_side in (ANALYSIS_SCALES if close_ups else ANALYSIS_SCALES[:1])}
@@ -148,20 +149,24 @@ def find_pip_faces(image: np.ndarray,
                       for x, y, w, h in regions]
         k = KERNEL_PX
         finer = None if previous is None else previous / s
-        dark = read_faces(gray, "dark", k, within, finer)
-        light = elsewhere.light() if elsewhere is not None and previous is None else None
+        analysis = previous is None  # the analysis scale (read first, over the whole frame)
+        dark = read_faces(gray, "dark", k, within, finer, weak_ones=analysis)
+        light = elsewhere.light() if elsewhere is not None and analysis else None
         if light is None:
-            light = read_faces(gray, "light", k, within, finer)
+            light = read_faces(gray, "light", k, within, finer, weak_ones=analysis)
+        if set_aside is not None:  # lone weak pips: no die by themselves, the 1 of a die body round one
+            set_aside += [_moved_face(f, 1.0 / s, (0.0, 0.0)) for f in dark + light if f.weak]
+        dark, light = [f for f in dark if not f.weak], [f for f in light if not f.weak]
         dropped: list[PipFace] = []
         faces = _plausible_polarity(dark, light, dropped)
-        if previous is None:  # the analysis scale (read first, over the whole frame)
+        if analysis:
             faces = [_dice_held_as_pips(gray_full, s, f) for f in faces]
         if within is not None:  # a close-up scale in the bodies' boxes (the whole frame, no body, when none was found)
             bodies = [b for b in within if b[2] < gray.shape[1] or b[3] < gray.shape[0]]
             faces = [_spanning(f, bodies) for f in faces]
         kept = _one_per_die(faces)
         if kept:
-            if previous is None:  # the analysis scale: its small pips are read again finer
+            if analysis:  # its small pips are read again finer
                 kept = _finer_faces(gray_full, s, kept, elsewhere)
             if set_aside is not None:
                 set_aside += [_moved_face(f, 1.0 / s, (0.0, 0.0)) for f in dropped]
@@ -173,9 +178,11 @@ def find_pip_faces(image: np.ndarray,
 def analysis_light_faces(image: np.ndarray) -> list[PipFace]:
     """The light pip faces find_pip_faces reads at the analysis scale (the first it reads, and the same
     whatever its close_ups), in analysis px: for a second process to read while find_pip_faces reads
-    the dark ones (ReadsElsewhere.light). image: HxWx3 uint8 BGR."""
+    the dark ones (ReadsElsewhere.light); lone weak pips among them (PipFace.weak, for its set_aside). image: HxWx3
+    uint8 BGR."""
     gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    return read_faces(_scaled(gray_full, analysis_scale(gray_full.shape, ANALYSIS_SCALES[0])), "light", KERNEL_PX)
+    return read_faces(_scaled(gray_full, analysis_scale(gray_full.shape, ANALYSIS_SCALES[0])), "light", KERNEL_PX,
+                      weak_ones=True)
 
 
 def _scaled(gray_full: np.ndarray, s: float) -> np.ndarray:

@@ -209,6 +209,8 @@ class PipFace:
                 a lone pip's before detect._plausible_polarity capped it, of the frame's other pip polarity
                 (reader.read_as_one); 2 or 3 pips' before the face round them, not plain, cost it some
                 (face_roughness: a mottled die), or before a 3's one weak pip capped it (reader._vouched_by_body)
+    weak:       a lone weak pip (read_faces' weak_ones), at most AMBIGUOUS_CAP: no die by itself, but a die body
+                round it shows 1 (a small 1 pip of a die's other pips' size, blurred: surround_snr 4..8)
     """
 
     pips: list[Pip]
@@ -221,6 +223,7 @@ class PipFace:
     runs_off: bool = False
     dice_as_pips: bool = False
     uncapped: float | None = None
+    weak: bool = False
 
 
 def doubted(face: PipFace, cap: float = AMBIGUOUS_CAP) -> PipFace:
@@ -1552,7 +1555,7 @@ def merge_halves(groups: list[list[Pip]], thr: float) -> list[list[Pip]]:
 
 def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
                within: list[tuple[int, int, int, int]] | None = None, finer: float | None = None,
-               edges: tuple[bool, bool, bool, bool] = FRAME_EDGES) -> list[PipFace]:
+               edges: tuple[bool, bool, bool, bool] = FRAME_EDGES, weak_ones: bool = False) -> list[PipFace]:
     """Top faces of the pip dice in one grayscale frame. gray: HxW uint8 (analysis scale); polarity:
     "dark" or "light" pips; kernel_px: structuring size (odd, larger than a pip); within: boxes (x, y,
     w, h, gray's px) to look for pips in (find_pips), None for the whole frame. Boxes in gray's px.
@@ -1560,17 +1563,19 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
     the pips that scale's filter spans are left to it: pips under SPANNED_BY_FINER x kernel_px / finer
     px across here are no pips (the strokes of a numbered die's numerals inside a dice tray, read here
     as the pips of a sure 2). edges: which of gray's sides (left, right, top, bottom) are the frame's
-    edges, where a face may be cut (runs_off; FRAME_EDGES: all of them, gray is the whole frame)."""
+    edges, where a face may be cut (runs_off; FRAME_EDGES: all of them, gray is the whole frame). weak_ones: a
+    lone weak pip (surround_snr WEAK_SNR..MIN_SNR) on a plain face is read too, as an unsure 1 flagged
+    PipFace.weak: no die by itself (a speck), but the 1 of a die body round it (detect.find_pip_faces' set_aside)."""
     global _confidences
     _confidences = {}
     try:
-        return _read_faces(gray, polarity, kernel_px, within, finer, edges)
+        return _read_faces(gray, polarity, kernel_px, within, finer, edges, weak_ones)
     finally:
         _confidences = None
 
 
 def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tuple[int, int, int, int]] | None,
-                finer: float | None, edges: tuple[bool, bool, bool, bool]) -> list[PipFace]:
+                finer: float | None, edges: tuple[bool, bool, bool, bool], weak_ones: bool) -> list[PipFace]:
     """read_faces, read."""
     response = pip_response(gray, polarity, kernel_px)
     smallest = 0.0 if finer is None else SPANNED_BY_FINER * kernel_px / finer
@@ -1643,8 +1648,10 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
             continue  # a face's pips are not all one blob split in pieces: that is a mark, a numeral, a letter
         vouchable: float | None = None  # the confidence before doubts a die body round the face may answer
         weak = sum(p.snr < MIN_SNR for p in g)
+        lone_weak = False
         if weak and not _layout_face(g, gray, polarity, thr):  # a face of 4..6 pips in a d6 layout vouches for them
-            if weak == n or any(p.snr < WEAK_SNR for p in g):
+            lone_weak = weak_ones and n == 1 and g[0].snr >= WEAK_SNR
+            if (weak == n or any(p.snr < WEAK_SNR for p in g)) and not lone_weak:
                 continue  # weak pips are read only beside strong ones
             if n < 4 or n - weak < 2:
                 if n == 3 and weak == 1:
@@ -1691,7 +1698,7 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
         # tell a cut face there (layout_in_frame); a face already unsure is not looked at again
         cut = value is not None and finer is None and conf >= UNSURE_BELOW and runs_off(g, gray, polarity, edges)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g), runs_off=cut,
-                             dice_as_pips=marked_inside and n >= 3, uncapped=vouchable))
+                             dice_as_pips=marked_inside and n >= 3, uncapped=vouchable, weak=lone_weak))
     _doubt_twin_taken(faces, pips, response, thr)
     _flag_cocked(faces)
     return _drop_odd_lone_pips(faces)
