@@ -209,8 +209,10 @@ class PipFace:
                 a lone pip's before detect._plausible_polarity capped it, of the frame's other pip polarity
                 (reader.read_as_one); 2 or 3 pips' before the face round them, not plain, cost it some
                 (face_roughness: a mottled die), or before a 3's one weak pip capped it (reader._vouched_by_body)
-    weak:       a lone weak pip (read_faces' weak_ones), at most AMBIGUOUS_CAP: no die by itself, but a die body
-                round it shows 1 (a small 1 pip of a die's other pips' size, blurred: surround_snr 4..8)
+    weak:       no die by itself, but a die body round it may be one (read_faces' weak_ones): a lone weak pip, at
+                most AMBIGUOUS_CAP (a small 1 pip of a die's other pips' size, blurred: surround_snr 4..8), or two
+                far pips on a face not plain (_pair_far_pips' declined pair: a marbled die's 2, or two dice), at
+                0.0 and uncapped at most AMBIGUOUS_CAP (reader._vouched_by_body)
     """
 
     pips: list[Pip]
@@ -1565,7 +1567,8 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
     as the pips of a sure 2). edges: which of gray's sides (left, right, top, bottom) are the frame's
     edges, where a face may be cut (runs_off; FRAME_EDGES: all of them, gray is the whole frame). weak_ones: a
     lone weak pip (surround_snr WEAK_SNR..MIN_SNR) on a plain face is read too, as an unsure 1 flagged
-    PipFace.weak: no die by itself (a speck), but the 1 of a die body round it (detect.find_pip_faces' set_aside)."""
+    PipFace.weak: no die by itself (a speck), but the 1 of a die body round it (detect.find_pip_faces' set_aside);
+    so is a pair of far pips on a face not plain, as a weak 2 (a marbled die's 2, or two dice on a floor)."""
     global _confidences
     _confidences = {}
     try:
@@ -1629,9 +1632,10 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
     discs = _pip_discs(pips)
     twin_side |= {id(k) for g, side in zip(groups, sides) if side and len(g) == 1 for k in lone_tops
                   if twins(g[0], k) and _segment_clear(g[0], k, response, thr, discs)}
-    declined: set[int] = set()  # lone pips _pair_far_pips would have joined as a 2 but for the face round them
+    mottled: list[list[Pip]] = []  # pairs _pair_far_pips would have joined as a 2 but for the face round them
     parts = _pair_far_pips([part for part, side in zip(parts, sides) if not side], pips, gray, polarity, response, thr,
-                           declined)
+                           mottled)
+    declined = {id(p) for pair in mottled for p in pair}
     # a mark on a face that is not its pip (a numeral's stroke beside two others read as a 2, a speck):
     # the face's count is in doubt, and so is the mark read as a 1 of its own
     table = PipTable(pips)
@@ -1701,7 +1705,13 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
                              dice_as_pips=marked_inside and n >= 3, uncapped=vouchable, weak=lone_weak))
     _doubt_twin_taken(faces, pips, response, thr)
     _flag_cocked(faces)
-    return _drop_odd_lone_pips(faces)
+    faces = _drop_odd_lone_pips(faces)
+    if weak_ones:  # a pair declined for the face round it: no die by itself, the 2 of a die body round it
+        for pair in mottled:
+            # unsure even so: a 4 whose other two pips went unfound on that face is two far pips as well
+            faces.append(PipFace(pair, 2, 0.0, _face_box(pair), False, polarity, _centre(pair),
+                                 uncapped=min(face_confidence(pair, thr), AMBIGUOUS_CAP), weak=True))
+    return faces
 
 
 def _marked_inside(group: list[Pip], gray: np.ndarray) -> bool:
@@ -1961,15 +1971,15 @@ def _centre_marked(group: list[Pip], response: np.ndarray, thr: float, beyond: b
 
 
 def _pair_far_pips(parts: list[tuple[list[Pip], bool]], pips: list[Pip], gray: np.ndarray, polarity: str,
-                   response: np.ndarray, thr: float, declined: set[int]) -> list[tuple[list[Pip], bool]]:
+                   response: np.ndarray, thr: float, declined: list[list[Pip]]) -> list[tuple[list[Pip], bool]]:
     """Top faces of one pip that are the two pips of a 2 with small pips (farther apart than
     LINK_DIAMETERS, up to TWO_DIAMETERS): alike in size and shape (twins), plain inside (pip_marks at
     most MARKED_PIP), on a plain face (face_roughness at most twice PLAIN_FACE) with clean die body
     between them (no seam, no other pip near the segment). Nearest pairs first. parts: (face pips,
     ambiguous) of the top faces; pips: every pip found in gray (HxW uint8, pips of polarity "dark" or
-    "light") with response and thr. Returns parts with such pairs joined. declined gets the
-    ids of the lone pips of each pair that was all that but for the face round it (two dice on a floor, or
-    one 2 on a mottled face: read_faces puts each 1 read there in doubt)."""
+    "light") with response and thr. Returns parts with such pairs joined. declined gets each pair
+    that was all that but for the face round it (two dice on a floor, or one 2 on a mottled face: read_faces
+    puts each 1 read there in doubt, and with weak_ones reads the pair as a weak 2 a die body may vouch for)."""
     lone = [i for i, (g, _) in enumerate(parts) if len(g) == 1]
     discs = _pip_discs(pips)
     pairs = []
@@ -1984,7 +1994,7 @@ def _pair_far_pips(parts: list[tuple[list[Pip], bool]], pips: list[Pip], gray: n
         if max(pip_marks(gray, a), pip_marks(gray, b)) > MARKED_PIP:
             continue  # marks inside: two small dice on a floor, no 2
         if face_roughness([a, b], gray, polarity) > 2 * PLAIN_FACE:
-            declined |= {id(a), id(b)}
+            declined.append([a, b])
             continue  # not on a plain face: two dice on a floor, or one 2 on a mottled face
         pairs.append((d, i, j))
     used: set[int] = set()

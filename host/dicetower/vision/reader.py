@@ -255,7 +255,8 @@ class DiceReader:
         face classifier, and by id(body) the lone pip in the middle of a body to read (_lone_pip_of), which that
         body's reading weighs (read_as_one): the one face that gave way to it, or when none did, the one lone pip
         find_pip_faces set aside there (set_aside: dropped as of the pip polarity the frame's other dice do not
-        have, detect._plausible_polarity; no die by itself, and none is added for it).
+        have, detect._plausible_polarity, or too weak to read alone; no die by itself, and none is added for it); a
+        set-aside pair of far pips on a mottled face (pips.PipFace.weak) is a 2 where a d6 body vouches for it.
         A body's part already read as a pip face (its sides, its shadow) is not read again; but "pips"
         the pip reader is unsure of, centred in a die-like body and spanning less of it than a d6's
         pips span of their die (PIP_BOX_OF_DIE: a numeral's holes or strokes, speckles; measured
@@ -275,6 +276,13 @@ class DiceReader:
         face are read sure when their die's body vouches for them (_vouched_by_body)."""
         faces = [_die_as_pip(image, f, bodies) for f in faces]
         set_aside = [_die_as_pip(image, f, bodies) for f in set_aside or []]
+        # a 2 on a mottled face (two far pips, pips._pair_far_pips' declined pair, set aside): a die where a d6 body
+        # vouches for it; the 1s read in doubt from its pips give way to it
+        twos = [replace(v, weak=False) for v in (_vouched_by_body(image, f, bodies) for f in set_aside
+                                                 if len(f.pips) == 2) if v.uncapped is None]
+        taken = {(round(p.x, 1), round(p.y, 1)) for f in twos for p in f.pips}
+        faces = [f for f in faces if not any((round(p.x, 1), round(p.y, 1)) in taken for p in f.pips)]
+        faces += [f for f in twos if not any(meets(f.box, g.box) for g in faces)]  # a face read there is the die's
         faces = [_vouched_by_body(image, f, bodies) for f in faces]
         marks = {id(b): [f for f in faces if _marks_on(image, b, f)] for b in bodies}
         marked = {id(f) for fs in marks.values() for f in fs}
