@@ -127,9 +127,9 @@ def find_pip_faces(image: np.ndarray,
     no face, so only the smaller scales are read (in close_ups' boxes: the reader's second look, in the die
     of a close-up that fills the frame, find_close_up). set_aside: when given, the lone pips dropped at the scale
     the faces come from (_plausible_polarity: of the pip polarity the frame's other dice do not have, so no die by
-    themselves) are appended to it, in frame px, unsure, and so are the analysis scale's lone weak pips (PipFace.weak;
-    a speck as often as a blurred 1 pip): the reader weighs one in the middle of a die body it reads
-    (reader.read_as_one)."""
+    themselves) are appended to it, in frame px, unsure, and so are the analysis scale's weak faces (PipFace.weak: a
+    lone weak pip, a speck as often as a blurred 1 pip; two far pips on a face not plain): the reader weighs a lone
+    pip in the middle of a die body it reads (reader.read_as_one), and a die body may vouch for the pair."""
     gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     factors = {analysis_scale(gray_full.shape, long_side) for long_side in (ANALYSIS_SCALES if close_ups else ANALYSIS_SCALES[:1])}
     regions: list[tuple[int, int, int, int]] | None = None  # close_ups() once called
@@ -154,7 +154,7 @@ def find_pip_faces(image: np.ndarray,
         light = elsewhere.light() if elsewhere is not None and analysis else None
         if light is None:
             light = read_faces(gray, "light", k, within, finer, weak_ones=analysis)
-        if set_aside is not None:  # lone weak pips: no die by themselves, the 1 of a die body round one
+        if set_aside is not None:  # weak faces (a lone weak pip, two far pips on a mottled face): no die by themselves
             set_aside += [_moved_face(f, 1.0 / s, (0.0, 0.0)) for f in dark + light if f.weak]
         dark, light = [f for f in dark if not f.weak], [f for f in light if not f.weak]
         dropped: list[PipFace] = []
@@ -178,7 +178,7 @@ def find_pip_faces(image: np.ndarray,
 def analysis_light_faces(image: np.ndarray) -> list[PipFace]:
     """The light pip faces find_pip_faces reads at the analysis scale (the first it reads, and the same
     whatever its close_ups), in analysis px: for a second process to read while find_pip_faces reads
-    the dark ones (ReadsElsewhere.light); lone weak pips among them (PipFace.weak, for its set_aside). image: HxWx3
+    the dark ones (ReadsElsewhere.light); weak faces among them (PipFace.weak, for its set_aside). image: HxWx3
     uint8 BGR."""
     gray_full = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     return read_faces(_scaled(gray_full, analysis_scale(gray_full.shape, ANALYSIS_SCALES[0])), "light", KERNEL_PX,

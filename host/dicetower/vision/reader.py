@@ -279,7 +279,7 @@ class DiceReader:
         # a 2 on a mottled face (two far pips, pips._pair_far_pips' declined pair, set aside): a die where a d6 body
         # vouches for it; the 1s read in doubt from its pips give way to it
         twos = [replace(v, weak=False) for v in (_vouched_by_body(image, f, bodies) for f in set_aside
-                                                 if len(f.pips) == 2) if v.uncapped is None]
+                                                 if f.weak and len(f.pips) == 2) if v.uncapped is None]
         taken = {(round(p.x, 1), round(p.y, 1)) for f in twos for p in f.pips}
         faces = [f for f in faces if not any((round(p.x, 1), round(p.y, 1)) in taken for p in f.pips)]
         faces += [f for f in twos if not any(meets(f.box, g.box) for g in faces)]  # a face read there is the die's
