@@ -4,15 +4,15 @@
 A die showing 1 whose pip is as small as its other faces' pips (synth draws all six faces' pips alike, as cheap
 dice have them) and blurred: against the render's camera noise the pip's surround_snr is 4..8, a weak pip, which
 the pip reader reads only beside strong ones. So the 1 was lost, and its body was read by the face classifier,
-whose numeral net has no class for one pip, as an unsure 4 or 5 (8 of 300 scenes' 1s). A lone weak pip on a plain
+whose numeral net has no class for one pip, as an unsure 4 or 5 (6 dice in 300 scenes). A lone weak pip on a plain
 face is no die by itself (a speck looks like one), but the reader weighs one in the middle of a die body
 (reader.read_as_one), as it does the lone pips of the frame's other pip colour.
 
 A 2 on a marbled die: its two pips lie farther apart than a face's linked pips (pips._pair_far_pips), and the
 face round them is not plain, as two dice on a floor are not, so they were no 2, nor 1s (too rough a face round
-one pip), and the die's body was read by the classifier, right or wrong by chance (unsure 1, 3, 5 or 6 in 13 of
-300 scenes). A die body holding the pair in its middle, a d6 by its shape, vouches for the 2 (unsure: a 4 whose
-other two pips went unfound is two far pips as well)."""
+one pip), and the die's body was read by the classifier, right or wrong by chance (in 300 scenes, 13 such 2s read
+as an unsure 1, 3, 5 or 6, 11 as an unsure 2). A die body holding the pair in its middle, a d6 by its shape,
+vouches for the 2 (unsure: a 4 whose other two pips went unfound is two far pips as well)."""
 
 import numpy as np
 import pytest
