@@ -60,7 +60,9 @@ def test_a_die_whose_pips_were_set_aside_reads_unsure_and_right(reader, seed, di
     assert ("d6", value) not in mine[0].alternatives  # any next guesses are other faces
 
 
-@pytest.mark.parametrize("seed, die, value", [(33, 1, 1), (40, 2, 2)])  # a weak lone pip; two far pips, mottled
+# a weak lone pip (seed 83's: surround_snr 5.2; seed 33's measures 8.2 on an AMD EPYC with AVX-512, a strong pip,
+# against under 8 where these tests were made); two far pips on a mottled face
+@pytest.mark.parametrize("seed, die, value", [(83, 5, 1), (40, 2, 2)])
 def test_weak_faces_are_set_aside_not_read_as_dice(seed, die, value):
     frame, truths = _scene(seed)
     set_aside: list[PipFace] = []
