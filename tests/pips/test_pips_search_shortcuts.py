@@ -198,16 +198,16 @@ def test_confidences_kept_during_a_read_give_the_faces_computed_afresh(monkeypat
     halves = [cv2.resize(gray, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) for gray in _photos(MATTEO, 19, 8)]
     small = [np.block([[a, b], [c, d]]) for a, b, c, d in (halves[:4], halves[4:])]  # small dice, four photos a frame
     finer = [cv2.resize(frame, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC) for frame in small]
-    frames = _photos(MATTEO, 61, 3) + _photos(LURIG, 23, 2) + finer
+    frames = [(gray, False) for gray in _photos(MATTEO, 61, 3) + _photos(LURIG, 23, 2)] + [(g, True) for g in finer]
 
-    def faces(gray):
+    def faces(gray, enlarged):
         return [(f.value, f.confidence, f.box, [(p.x, p.y) for p in f.pips])
-                for polarity in ("dark", "light") for f in read_faces(gray, polarity, KERNEL_PX)]
+                for polarity in ("dark", "light") for f in read_faces(gray, polarity, KERNEL_PX, enlarged=enlarged)]
 
-    kept = [faces(gray) for gray in frames]
-    assert pips_module._confidences is None  # nothing held once the reads are done
+    kept = [faces(*frame) for frame in frames]
+    assert pips_module._confidences is None and pips_module._grid_spread == 0.0  # nothing held once the reads are done
     monkeypatch.setattr(pips_module, "face_confidence", pips_module._face_confidence)
-    assert [faces(gray) for gray in frames] == kept
+    assert [faces(*frame) for frame in frames] == kept
     assert sum(len(k) for k in kept) > 20  # the frames hold faces
 
 

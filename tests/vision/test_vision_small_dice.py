@@ -14,7 +14,7 @@ import pytest
 
 from dicetower import paths
 from dicetower.readings import UNSURE_BELOW
-from dicetower.vision import detect, synth
+from dicetower.vision import detect, pips, synth
 from dicetower.vision.camera import load_image
 from dicetower.vision.pips import AMBIGUOUS_CAP, Pip, PipFace
 from dicetower.vision.reader import DiceReader, reading_copy
@@ -333,3 +333,67 @@ def test_a_pip_filling_a_body_with_the_floor_round_it_is_a_die():
 def test_merged_boxes_joins_chains_of_boxes_that_meet():
     boxes = [(0, 0, 10, 10), (8, 0, 10, 10), (16, 0, 10, 10), (50, 50, 5, 5)]
     assert sorted(detect._merged_boxes(boxes)) == [(0, 0, 26, 10), (50, 50, 5, 5)]
+
+
+def _probe_die(seed: int, die: int, die_px: tuple[int, int]) -> tuple[np.ndarray, dict]:
+    """A render of 2-6 pip d6 in random colours (the render probe's, die_px least and most px a die) and the truth of
+    its die `die`."""
+    rng = np.random.default_rng([9371, seed])
+    count = int(rng.integers(2, 7))
+    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
+    frame, truths = synth.render_scene(dice, rng, die_px=die_px)
+    return frame, truths[die]
+
+
+@pytest.mark.parametrize("seed, die, value", [
+    (14, 1, 5),  # a black die on a white floor, 19 px: read as an unsure 1 (the whole die taken for a dark pip)
+    (100, 2, 5),  # read as an unsure 1
+    (147, 1, 5),  # read as an unsure 3
+    (104, 3, 4),  # read as an unsure 2
+    (60, 1, 6),  # read as an unsure 1
+    (265, 5, 4),  # read as an unsure 6
+])
+def test_a_small_face_whose_pip_sizes_the_pixel_grid_spreads_is_read_whole(seed, die, value):
+    # renders of 2-6 pip d6 of 25-45 px in random colours, pips ~2 px: read again at twice the scale, interpolated, a
+    # face's pip areas spread (a 5 of 9..19 px^2, cv 0.29) by where each pip fell on the frame's pixel grid, so the
+    # face was no face by its layout and split into 2s and 1s (pips.GRID_SIZE_SPREAD)
+    frame, truth = _probe_die(seed, die, (25, 45))
+    assert truth["value"] == value
+    x, y, w, h = truth["box"]
+    mine = [r for r in DiceReader(second_process=False).read(frame)
+            if x <= r.box[0] + r.box[2] / 2 <= x + w and y <= r.box[1] + r.box[3] / 2 <= y + h]
+    assert [(r.die_type, r.value) for r in mine] == [("d6", value)]
+
+
+def test_an_enlarged_read_keeps_a_small_face_whole_despite_the_grid_spread_of_its_pip_sizes():
+    frame, truth = _probe_die(14, 1, (25, 45))  # the black 5 above (19 px), its light pips ~2 px
+    x, y, w, h = truth["box"]
+    # the region the reader reads it in, enlarged twice: the die taken for a dark pip, that pip's face's box (3 x the
+    # pip) grown by its side each way (detect._finer_faces), cut by the frame's right edge
+    cx, cy = x + w // 2, y + h // 2
+    x0, y0 = max(0, cx - 100), max(0, cy - 100)
+    gray = cv2.cvtColor(frame[y0:cy + 101, x0:cx + 101], cv2.COLOR_BGR2GRAY)
+    big = cv2.resize(gray, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+    mine = {}
+    for enlarged in (False, True):
+        faces = pips.read_faces(big, "light", detect.KERNEL_PX, enlarged=enlarged)
+        mine[enlarged] = [(f.value, len(f.pips)) for f in faces
+                          if x <= x0 + f.centre[0] / 2 <= x + w and y <= y0 + f.centre[1] / 2 <= y + h]
+    assert (5, 5) not in mine[False]  # its pips split into smaller faces
+    assert mine[True] == [(5, 5)]
+
+
+def test_the_grid_spread_tells_pips_are_one_face_but_lends_the_face_no_confidence(monkeypatch):
+    # a 5 in its layout, pitch 10 px, its pips' areas 9..19 px^2 (as the enlarged 5 above measured them)
+    areas = [16.0, 9.0, 19.0, 15.0, 9.0]
+    face = [Pip(100 + 10 * u, 100 + 10 * v, a, 1.0, 0.0, 150.0) for (u, v), a in
+            zip([(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)], areas)]
+    thr = 60.0
+    alone = pips.face_confidence(face, thr)
+    assert alone < UNSURE_BELOW  # the sizes spread: no sure face
+    assert pips.face_confidence(face, thr, one_face=True) == alone  # outside an enlarged read: no allowance
+    monkeypatch.setattr(pips, "_grid_spread", pips.GRID_SIZE_SPREAD)  # as read_faces(enlarged=True) sets it
+    assert pips.face_confidence(face, thr, one_face=True) >= UNSURE_BELOW
+    assert pips.face_confidence(face, thr) == alone
+    even = [replace(p, area=13.6) for p in face]  # the same face, its pips alike: both ways alike
+    assert pips.face_confidence(even, thr) == pytest.approx(pips.face_confidence(even, thr, one_face=True))

@@ -215,7 +215,7 @@ def _whole_fine(gray_full: np.ndarray, s: float, polarities: list[str]) -> list[
     fs = FINE_FACTOR * s
     frame = cv2.resize(gray_full, None, fx=fs, fy=fs, interpolation=cv2.INTER_CUBIC if fs > 1 else cv2.INTER_AREA)
     return [_moved_face(f, 1.0 / FINE_FACTOR, (0.0, 0.0)) for polarity in polarities
-            for f in read_faces(frame, polarity, KERNEL_PX)]
+            for f in read_faces(frame, polarity, KERNEL_PX, enlarged=fs > 1)]
 
 
 def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
@@ -402,7 +402,7 @@ def _region_faces(gray_full: np.ndarray, s: float, faces: list[PipFace]) -> list
                           interpolation=cv2.INTER_CUBIC if fs > 1 else cv2.INTER_AREA)
         edges = (x0 == 0, x1 == w, y0 == 0, y1 == h)  # the region's sides that are the frame's
         out += [_moved_face(f, 1.0 / FINE_FACTOR, (x0 * s, y0 * s))
-                for polarity in polarities for f in read_faces(crop, polarity, KERNEL_PX, edges=edges)]
+                for polarity in polarities for f in read_faces(crop, polarity, KERNEL_PX, edges=edges, enlarged=fs > 1)]
     return out
 
 

@@ -115,6 +115,16 @@ FAINT_SNR = 2.0  # grain, creases and glyph pieces score about 2 (measured on lu
 SNR_SPREAD = 5.0  # a few weak pips this many times fainter than a face's strong ones: another face's?
 PIXEL_BLUR = 0.6  # blur_ratio of sharp pips (99th percentile of sure 4s and 5s on matteop65)
 MAX_BLUR = 2.5  # blur_ratio of a pip smeared over 2.5 times its width: still read, if its face is seen squarely
+#: In a frame enlarged by interpolation (read_faces' enlarged: detect's finer reads of small dice), a face's pip
+#: areas spread, from where each pip falls on the frame's pixel grid alone, by up to this over the pips' mean
+#: diameter (px there) as a coefficient of variation: a 5 on a die of 19 px, pips ~2 px, enlarged twice measured
+#: areas of 9..19 px^2 (cv 0.29), so it was no face by its layout and split into two 2s and a 1. Whether a group of
+#: pips is one face by its layout (split_group's whole group, _layout_face) allows it; a face's confidence does not
+#: (allowed there too, a side face below a 1 read as a sure 4 on a matteop65 photo shrunk by 0.8; in every face
+#: confidence of every read, a photo shrunk by 0.65 lost its three 1s), nor does a read of the frame's own pixels
+#: (there too, two sure 4s of matteop65 photos at half size became unsure). Tried in the first form: 1.0 gained 23
+#: right dice of 1.5's 28 in renders of pip d6 at 25-45 px, 2.0 none more.
+GRID_SIZE_SPREAD = 1.5
 SQUARE_FACE = 0.8  # face roundness (layout_fit) from which a face is seen squarely
 MOTION_ALIGN = 10.0  # degrees: pips smeared by one motion blur point their major axes within this of their mean
 #: Two elongated pips whose major axes lie more than this many degrees apart point crosswise (nearer
@@ -1096,24 +1106,31 @@ def _six_orders(pts: np.ndarray):
 
 
 #: face_confidence's answers while a read_faces call is under way (None otherwise), which asks many faces' again
-#: (split_group, then the face read: a quarter of a small-dice frame's 180): (ids of the face's pips in order, thr) ->
-#: (its pips, held so that no other pip takes their ids, the answer). A pip's measures are set as find_pips makes it.
-_confidences: dict[tuple[tuple[int, ...], float], tuple[list[Pip], float]] | None = None
+#: (split_group, then the face read: a quarter of a small-dice frame's 180): (ids of the face's pips in order, thr, the
+#: grid spread allowed) -> (its pips, held so that no other pip takes their ids, the answer). A pip's measures are
+#: set as find_pips makes it.
+_confidences: dict[tuple[tuple[int, ...], float, float], tuple[list[Pip], float]] | None = None
+#: The pip size spread the pixel grid makes (GRID_SIZE_SPREAD) while a read_faces call of an enlarged frame is under
+#: way, else 0.0: face_confidence(one_face=True) allows it.
+_grid_spread = 0.0
 
 
-def face_confidence(group: list[Pip], thr: float) -> float:
+def face_confidence(group: list[Pip], thr: float, one_face: bool = False) -> float:
     """0..1: layout fit x agreement of the pips' foreshortening with the face's x pip size consistency
-    (pips split apart from one blob counted at their mean size) x contrast margin over the threshold."""
+    (pips split apart from one blob counted at their mean size) x contrast margin over the threshold.
+    one_face: asked whether the group is one face by its layout, not for a reading's confidence; in an
+    enlarged frame (read_faces' enlarged) the size consistency then allows the spread of the pixel grid
+    (GRID_SIZE_SPREAD)."""
     known = _confidences
     if known is None:
-        return _face_confidence(group, thr)
-    key = (tuple(id(p) for p in group), thr)
+        return _face_confidence(group, thr, one_face)
+    key = (tuple(id(p) for p in group), thr, _grid_spread if one_face else 0.0)
     if key not in known:
-        known[key] = (list(group), _face_confidence(group, thr))
+        known[key] = (list(group), _face_confidence(group, thr, one_face))
     return known[key][1]
 
 
-def _face_confidence(group: list[Pip], thr: float) -> float:
+def _face_confidence(group: list[Pip], thr: float, one_face: bool = False) -> float:
     """face_confidence, computed."""
     err, face_shape = layout_fit(group)
     if not math.isfinite(err):
@@ -1126,6 +1143,8 @@ def _face_confidence(group: list[Pip], thr: float) -> float:
             blob_area.setdefault(p.blob, []).append(p.area)
     areas = np.array([_mean(blob_area[p.blob]) if p.blob >= 0 else p.area for p in group])
     cv = float(areas.std() / areas.mean()) if len(group) > 1 else 0.0
+    if one_face and _grid_spread:  # the grid's part of the spread, for pips of the group's mean diameter, taken out
+        cv = math.sqrt(max(0.0, cv * cv - (_grid_spread / (2.0 * math.sqrt(float(areas.mean()) / math.pi))) ** 2))
     q_layout = math.exp(-((err / 0.35) ** 2))
     q_shape = 1.0
     if face_shape is not None:
@@ -1386,7 +1405,7 @@ def split_group(group: list[Pip], thr: float) -> list[tuple[list[Pip], bool]]:
     looking as frontal as the face's own pips and not where a side face would be (the face may have
     been cut from the wrong pips), or when pips left out make a sure face of more pips with it
     (_sure_superset: the face may have been cut short), so the reading must not be given as sure."""
-    if face_confidence(group, thr) >= UNSURE_BELOW:
+    if face_confidence(group, thr, one_face=True) >= UNSURE_BELOW:
         return [(group, False)]
     rest = sorted(group, key=lambda p: -p.area * p.roundness)
     cache: dict[tuple[int, ...], float] = {}
@@ -1557,7 +1576,8 @@ def merge_halves(groups: list[list[Pip]], thr: float) -> list[list[Pip]]:
 
 def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
                within: list[tuple[int, int, int, int]] | None = None, finer: float | None = None,
-               edges: tuple[bool, bool, bool, bool] = FRAME_EDGES, weak_ones: bool = False) -> list[PipFace]:
+               edges: tuple[bool, bool, bool, bool] = FRAME_EDGES, weak_ones: bool = False,
+               enlarged: bool = False) -> list[PipFace]:
     """Top faces of the pip dice in one grayscale frame. gray: HxW uint8 (analysis scale); polarity:
     "dark" or "light" pips; kernel_px: structuring size (odd, larger than a pip); within: boxes (x, y,
     w, h, gray's px) to look for pips in (find_pips), None for the whole frame. Boxes in gray's px.
@@ -1568,13 +1588,17 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
     edges, where a face may be cut (runs_off; FRAME_EDGES: all of them, gray is the whole frame). weak_ones: a
     lone weak pip (surround_snr WEAK_SNR..MIN_SNR) on a plain face is read too, as an unsure 1 flagged
     PipFace.weak: no die by itself (a speck), but the 1 of a die body round it (detect.find_pip_faces' set_aside);
-    so is a pair of far pips on a face not plain, as a weak 2 (a marbled die's 2, or two dice on a floor)."""
-    global _confidences
+    so is a pair of far pips on a face not plain, as a weak 2 (a marbled die's 2, or two dice on a floor). enlarged:
+    gray is the frame enlarged by interpolation, where pip sizes spread with the frame's pixel grid (GRID_SIZE_SPREAD:
+    allowed in telling whether pips are one face by their layout)."""
+    global _confidences, _grid_spread
     _confidences = {}
+    _grid_spread = GRID_SIZE_SPREAD if enlarged else 0.0
     try:
         return _read_faces(gray, polarity, kernel_px, within, finer, edges, weak_ones)
     finally:
         _confidences = None
+        _grid_spread = 0.0
 
 
 def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tuple[int, int, int, int]] | None,
@@ -1787,7 +1811,7 @@ def _layout_face(group: list[Pip], gray: np.ndarray, polarity: str, thr: float) 
     around them is lighter than dark pips, darker than light ones (face_roughness is finite; gray: HxW
     uint8). Such a face vouches for pips whose own surround a blur has filled (weak and faint pips):
     four to six blobs in a d6 lattice, alike in size and shape, are no accident of grain or glyphs."""
-    return (4 <= len(group) <= 6 and face_confidence(group, thr) >= UNSURE_BELOW
+    return (4 <= len(group) <= 6 and face_confidence(group, thr, one_face=True) >= UNSURE_BELOW
             and face_roughness(group, gray, polarity) < math.inf)
 
 
