@@ -15,6 +15,7 @@ import pytest
 from dicetower import paths
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision import detect, pips, synth
+from dicetower.vision.boxes import holds, meets
 from dicetower.vision.camera import load_image
 from dicetower.vision.pips import AMBIGUOUS_CAP, Pip, PipFace
 from dicetower.vision.reader import DiceReader, reading_copy
@@ -397,3 +398,34 @@ def test_the_grid_spread_tells_pips_are_one_face_but_lends_the_face_no_confidenc
     assert pips.face_confidence(face, thr) == alone
     even = [replace(p, area=13.6) for p in face]  # the same face, its pips alike: both ways alike
     assert pips.face_confidence(even, thr) == pytest.approx(pips.face_confidence(even, thr, one_face=True))
+
+
+@pytest.mark.parametrize("seed, die", [
+    (0, 2),  # a black die on red felt, 25 px, its light pip ~3 px: read as an unsure 5 (0.025)
+    (8, 1),  # read as an unsure 5 (0.035)
+    (112, 0),  # read as an unsure 5 (0.013)
+    (148, 0),  # read as an unsure 4 (0.009)
+])
+def test_a_small_die_whose_one_pip_the_analysis_scale_missed_reads_as_an_unsure_one(seed, die):
+    # renders of 2-6 pip d6 of 25-45 px in random colours: a 1 whose pip is as small as a die's other pips, under the
+    # frame's pip threshold at the analysis scale, left a die body no face was read on, and the face classifier, whose
+    # numeral net has no class for one pip, read it as a 4 or a 5. Read finer in the body (detect.small_body_faces),
+    # the pip is found in its middle, and the reader weighs it (reader.read_as_one)
+    frame, truth = _probe_die(seed, die, (25, 45))
+    assert truth["value"] == 1
+    x, y, w, h = truth["box"]
+    assert not [f for f in detect.find_pip_faces(frame) if meets(f.box, (x, y, w, h))]  # no face at all
+    mine = [r for r in DiceReader(second_process=False).read(frame)
+            if x <= r.box[0] + r.box[2] / 2 <= x + w and y <= r.box[1] + r.box[3] / 2 <= y + h]
+    assert [(r.die_type, r.value, r.unsure) for r in mine] == [("d6", 1, True)]
+    assert ("d6", 1) not in mine[0].alternatives
+
+
+def test_small_body_faces_reads_a_small_bodys_pips_finer_and_no_large_bodys():
+    frame, truth = _probe_die(0, 2, (25, 45))  # the black 1 above, 25 px
+    x, y, w, h = truth["box"]
+    faces = [f for f in detect.small_body_faces(frame, (x, y, w, h)) if holds((x, y, w, h), f.centre)]
+    assert [(f.value, f.polarity) for f in faces] == [(1, "light")]
+    assert abs(faces[0].centre[0] - (x + w / 2)) < 0.2 * w and abs(faces[0].centre[1] - (y + h / 2)) < 0.2 * h
+    side = int(detect.SMALL_BODY_PX / detect.analysis_scale(frame.shape)) + 1  # a body too large to be looked into
+    assert detect.small_body_faces(frame, (x + w // 2 - side // 2, y + h // 2 - side // 2, side, side)) == []

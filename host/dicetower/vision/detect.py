@@ -350,6 +350,31 @@ def _pip_box(pip: Pip, s: float) -> tuple[int, int, int, int]:
     return (int((pip.x - r) / s), int((pip.y - r) / s), int(np.ceil(2 * r / s)) + 1, int(np.ceil(2 * r / s)) + 1)
 
 
+#: A die body at most this many px across at the analysis scale may hold pips under the pip filter's limit there
+#: (small_body_faces): pips under SMALL_PIP_AREA (~4.5 px across) lie on dice of up to ~30 px.
+SMALL_BODY_PX = 40
+
+
+def small_body_faces(image: np.ndarray, box: tuple[int, int, int, int]) -> list[PipFace]:
+    """The pip faces read at FINE_FACTOR x the analysis scale, with a threshold of their own, in a small die body's
+    box (x, y, w, h frame px) grown by half its side each way, for both pip polarities; faces in frame px. [] for a
+    body over SMALL_BODY_PX across at the analysis scale. A small die whose pips the analysis scale missed (a 1's
+    pip ~3 px on a 25 px die, under the frame's pip threshold) is a body no face was read on: its 1 is found here
+    (the reader weighs it, reader.read_as_one). image: HxWx3 uint8 BGR."""
+    h, w = image.shape[:2]
+    s = analysis_scale(image.shape)
+    if max(box[2], box[3]) * s > SMALL_BODY_PX:
+        return []
+    x, y, bw, bh = grown(box, 0.5)
+    x0, y0, x1, y1 = max(0, x), max(0, y), min(w, x + bw), min(h, y + bh)
+    fs = FINE_FACTOR * s
+    crop = cv2.resize(cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY), None, fx=fs, fy=fs,
+                      interpolation=cv2.INTER_CUBIC if fs > 1 else cv2.INTER_AREA)
+    edges = (x0 == 0, x1 == w, y0 == 0, y1 == h)
+    return [_moved_face(f, 1.0 / fs, (float(x0), float(y0))) for polarity in ("dark", "light")
+            for f in read_faces(crop, polarity, KERNEL_PX, edges=edges, enlarged=fs > 1)]
+
+
 def _confirmed(gray_full: np.ndarray, s: float, faces: list[PipFace]) -> list[PipFace]:
     """faces read over the whole frame at FINE_FACTOR x s (one threshold for the whole frame; in s's px), each
     with its confidence where its own region read again (_region_faces: its own threshold) gives the same face

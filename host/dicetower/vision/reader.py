@@ -20,7 +20,7 @@ from .colour import channel_medians, colour_name
 from .second_core import SECOND_PROCESS, WorkAhead
 from .view import ViewEstimate, floor_outlines
 from .detect import (KERNEL_PX, DieBody, PipFace, analysis_scale, close_up_regions, far_pip_faces, find_close_up,
-                     find_die_bodies, find_pip_faces, large_pip_faces)
+                     find_die_bodies, find_pip_faces, large_pip_faces, small_body_faces)
 
 Classifier = Callable[..., Any]
 #: Frames are read on a copy whose long side is at most this many px (a 12 MP photo is downscaled once;
@@ -255,7 +255,8 @@ class DiceReader:
         face classifier, and by id(body) the lone pip in the middle of a body to read (_lone_pip_of), which that
         body's reading weighs (read_as_one): the one face that gave way to it, or when none did, the one lone pip
         find_pip_faces set aside there (set_aside: dropped as of the pip polarity the frame's other dice do not
-        have, detect._plausible_polarity, or too weak to read alone; no die by itself, and none is added for it); a
+        have, detect._plausible_polarity, or too weak to read alone; no die by itself, and none is added for it), or
+        when none was, the one face a small body holds read finer (detect.small_body_faces), if that is a lone pip; a
         set-aside pair of far pips on a mottled face (pips.PipFace.weak) is a 2 where a d6 body vouches for it.
         A body's part already read as a pip face (its sides, its shadow) is not read again; but "pips"
         the pip reader is unsure of, centred in a die-like body and spanning less of it than a d6's
@@ -312,6 +313,8 @@ class DiceReader:
         lone_pips: dict[int, PipFace] = {}
         for b in kept:  # the one face that gave way to the body, else the set-aside pips in its middle
             near = marks[id(b)] or [f for f in set_aside or [] if _lone_pip_of(f, b)]
+            if not near and self.die_set is None:
+                near = [f for f in small_body_faces(image, b.box) if holds(b.box, f.centre)]
             if len(near) == 1 and _lone_pip_of(near[0], b):
                 lone_pips[id(b)] = near[0]
         return [f for f in faces if id(f) not in given_way], kept, lone_pips
