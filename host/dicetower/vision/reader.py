@@ -15,7 +15,7 @@ import numpy as np
 from dicetower.readings import UNSURE_BELOW, DieReading
 
 from .boxes import grown, holds, meets
-from .pips import AMBIGUOUS_CAP, Pip, crosswise_pips, layout_in_frame
+from .pips import AMBIGUOUS_CAP, Pip, crosswise_pips, doubted, layout_in_frame
 from .colour import channel_medians, colour_name
 from .second_core import SECOND_PROCESS, WorkAhead
 from .view import ViewEstimate, floor_outlines
@@ -256,7 +256,8 @@ class DiceReader:
         body's reading weighs (read_as_one): the one face that gave way to it, or when none did, the one lone pip
         find_pip_faces set aside there (set_aside: dropped as of the pip polarity the frame's other dice do not
         have, detect._plausible_polarity, or too weak to read alone; no die by itself, and none is added for it), or
-        when none was, the one face a small body holds read finer (detect.small_body_faces), if that is a lone pip; a
+        when none was, the one face a small body holds read finer (detect.small_body_faces), if that is a lone pip
+        (a face of more pips read there that the body vouches for, _face_read_finer, is read as the die, unsure); a
         set-aside pair of far pips on a mottled face (pips.PipFace.weak) is a 2 where a d6 body vouches for it.
         A body's part already read as a pip face (its sides, its shadow) is not read again; but "pips"
         the pip reader is unsure of, centred in a die-like body and spanning less of it than a d6's
@@ -311,13 +312,19 @@ class DiceReader:
             kept.append(body)
         given_way = {id(f) for b in kept for f in marks[id(b)]}
         lone_pips: dict[int, PipFace] = {}
+        finer: dict[int, PipFace] = {}  # by id(body): the face a small body holds, read finer
         for b in kept:  # the one face that gave way to the body, else the set-aside pips in its middle
             near = marks[id(b)] or [f for f in set_aside or [] if _lone_pip_of(f, b)]
-            if not near and self.die_set is None:
+            if not near and self.die_set is None:  # a small body no face was read on: looked into finer
                 near = [f for f in small_body_faces(image, b.box) if holds(b.box, f.centre)]
+                face = _face_read_finer(image, b, near)
+                if face is not None:
+                    finer[id(b)] = face
+                    continue
             if len(near) == 1 and _lone_pip_of(near[0], b):
                 lone_pips[id(b)] = near[0]
-        return [f for f in faces if id(f) not in given_way], kept, lone_pips
+        return ([f for f in faces if id(f) not in given_way] + list(finer.values()),
+                [b for b in kept if id(b) not in finer], lone_pips)
 
     def _classified(self, image: np.ndarray, body: DieBody, view: ViewEstimate) -> DieReading:
         """Read one die body with faces.classify_crop, given the body's tight box, its mask (which
@@ -476,6 +483,22 @@ def _on_ground(image: np.ndarray, pip: Pip, box: tuple[int, int, int, int]) -> b
 FACE_CENTRED = 0.12
 FACE_SPAN_OF_BODY = (0.75, 1.0)
 D6_BY_SHAPE = 0.5
+
+
+def _face_read_finer(image: np.ndarray, body: DieBody, near: list[PipFace]) -> PipFace | None:
+    """The face a small die body no face was read on holds, read finer (near: detect.small_body_faces' faces whose
+    centre lies in the body), when it is the one face there, of 2 pips or more, and the body vouches for it as
+    _vouched_by_body's does (centred, spanning most of it, the body a d6 by its shape), its pips no marks on the die
+    (_marks_on: a numeral's strokes): that face, unsure (pips.doubted: the analysis scale did not see it, and a face
+    of fewer pips than its die's, some lost at the finer scale too, reads alike); else None. image: HxWx3 uint8 BGR,
+    the frame (px)."""
+    if len(near) != 1 or len(near[0].pips) < 2 or near[0].value is None:
+        return None
+    face, (lo, hi) = near[0], FACE_SPAN_OF_BODY
+    if (_off_middle(face, body) <= FACE_CENTRED and lo <= max(face.box[2:]) / max(body.box[2:]) <= hi
+            and not _marks_on(image, body, face) and _d6_by_shape(image, body) >= D6_BY_SHAPE):
+        return doubted(face)
+    return None
 
 
 def _vouched_by_body(image: np.ndarray, face: PipFace, bodies: list[DieBody]) -> PipFace:
