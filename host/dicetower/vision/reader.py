@@ -15,7 +15,7 @@ import numpy as np
 from dicetower.readings import UNSURE_BELOW, DieReading
 
 from .boxes import grown, holds, meets
-from .pips import AMBIGUOUS_CAP, Pip, crosswise_pips, doubted, layout_in_frame
+from .pips import AMBIGUOUS_CAP, Pip, crosswise_pips, layout_in_frame
 from .colour import channel_medians, colour_name
 from .second_core import SECOND_PROCESS, WorkAhead
 from .view import ViewEstimate, floor_outlines
@@ -257,7 +257,7 @@ class DiceReader:
         find_pip_faces set aside there (set_aside: dropped as of the pip polarity the frame's other dice do not
         have, detect._plausible_polarity, or too weak to read alone; no die by itself, and none is added for it), or
         when none was, the one face a small body holds read finer (detect.small_body_faces), if that is a lone pip
-        (a face of more pips read there that the body vouches for, _face_read_finer, is read as the die, unsure); a
+        (a face of more pips read there that the body vouches for, _face_read_finer, is read as the die); a
         set-aside pair of far pips on a mottled face (pips.PipFace.weak) is a 2 where a d6 body vouches for it.
         A body's part already read as a pip face (its sides, its shadow) is not read again; but "pips"
         the pip reader is unsure of, centred in a die-like body and spanning less of it than a d6's
@@ -489,15 +489,17 @@ def _face_read_finer(image: np.ndarray, body: DieBody, near: list[PipFace]) -> P
     """The face a small die body no face was read on holds, read finer (near: detect.small_body_faces' faces whose
     centre lies in the body), when it is the one face there, of 2 pips or more, and the body vouches for it as
     _vouched_by_body's does (centred, spanning most of it, the body a d6 by its shape), its pips no marks on the die
-    (_marks_on: a numeral's strokes): that face, unsure (pips.doubted: the analysis scale did not see it, and a face
-    of fewer pips than its die's, some lost at the finer scale too, reads alike); else None. image: HxWx3 uint8 BGR,
-    the frame (px)."""
+    (_marks_on: a numeral's strokes): that face, at the confidence read there; else None. Capped unsure at first, as
+    a face of fewer pips than its die's (some lost at the finer scale too) reads alike: renders of pip d6 in random
+    colours read 145 such faces sure at their own confidence (25-45 px 89, 18-36 px 40, crowded scenes 7, dice of any
+    type 9), every one right, and a 6 read as a 4 (crowded) stays unsure at its own. image: HxWx3 uint8 BGR, the frame
+    (px)."""
     if len(near) != 1 or len(near[0].pips) < 2 or near[0].value is None:
         return None
     face, (lo, hi) = near[0], FACE_SPAN_OF_BODY
     if (_off_middle(face, body) <= FACE_CENTRED and lo <= max(face.box[2:]) / max(body.box[2:]) <= hi
             and not _marks_on(image, body, face) and _d6_by_shape(image, body) >= D6_BY_SHAPE):
-        return doubted(face)
+        return face
     return None
 
 
