@@ -32,8 +32,8 @@ from dicetower.readings import UNSURE_BELOW
 
 from .boxes import centre, grown, holds, iou, meets, overlap
 from .colour import channel_medians
-from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, LINK_DIAMETERS, MARKED_PIP, SIDE_REACH_DIAMETERS, WEAK_SNR,
-                   PipFace, Pip, PipTable, doubted, face_side, find_pips, pip_marks, pip_response, read_faces,
+from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, FRAME_EDGES, LINK_DIAMETERS, MARKED_PIP, SIDE_REACH_DIAMETERS,
+                   WEAK_SNR, PipFace, Pip, PipTable, doubted, face_side, find_pips, pip_marks, pip_response, read_faces,
                    stray_marks, twins)
 
 #: Frames are analysed with their long side at most this many px (12 MP photos are downscaled).
@@ -212,10 +212,17 @@ def whole_fine_faces(image: np.ndarray, polarities: list[str]) -> list[PipFace]:
 
 def _whole_fine(gray_full: np.ndarray, s: float, polarities: list[str]) -> list[PipFace]:
     """gray_full (HxW uint8) read at FINE_FACTOR x s for each polarity; faces in s's px."""
-    fs = FINE_FACTOR * s
-    frame = cv2.resize(gray_full, None, fx=fs, fy=fs, interpolation=cv2.INTER_CUBIC if fs > 1 else cv2.INTER_AREA)
-    return [_moved_face(f, 1.0 / FINE_FACTOR, (0.0, 0.0)) for polarity in polarities
-            for f in read_faces(frame, polarity, KERNEL_PX, enlarged=fs > 1)]
+    return [_moved_face(f, 1.0 / FINE_FACTOR, (0.0, 0.0))
+            for f in _scaled_faces(gray_full, FINE_FACTOR * s, FRAME_EDGES, polarities)]
+
+
+def _scaled_faces(gray: np.ndarray, fs: float, edges: tuple[bool, bool, bool, bool],
+                  polarities: list[str]) -> list[PipFace]:
+    """The faces read in gray (a frame or a region of it, HxW uint8) scaled by fs (cubic interpolation above 1: an
+    enlarged read, read_faces' enlarged), for each of polarities, in the scaled px. edges: gray's sides that are
+    the frame's (left, right, top, bottom), where a face may be cut (PipFace.runs_off)."""
+    scaled = cv2.resize(gray, None, fx=fs, fy=fs, interpolation=cv2.INTER_CUBIC if fs > 1 else cv2.INTER_AREA)
+    return [f for polarity in polarities for f in read_faces(scaled, polarity, KERNEL_PX, edges=edges, enlarged=fs > 1)]
 
 
 def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
@@ -368,11 +375,9 @@ def small_body_faces(image: np.ndarray, box: tuple[int, int, int, int]) -> list[
     x, y, bw, bh = grown(box, 0.5)
     x0, y0, x1, y1 = max(0, x), max(0, y), min(w, x + bw), min(h, y + bh)
     fs = FINE_FACTOR * s
-    crop = cv2.resize(cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY), None, fx=fs, fy=fs,
-                      interpolation=cv2.INTER_CUBIC if fs > 1 else cv2.INTER_AREA)
-    edges = (x0 == 0, x1 == w, y0 == 0, y1 == h)
-    return [_moved_face(f, 1.0 / fs, (float(x0), float(y0))) for polarity in ("dark", "light")
-            for f in read_faces(crop, polarity, KERNEL_PX, edges=edges, enlarged=fs > 1)]
+    return [_moved_face(f, 1.0 / fs, (float(x0), float(y0)))
+            for f in _scaled_faces(cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY), fs,
+                                   (x0 == 0, x1 == w, y0 == 0, y1 == h), ["dark", "light"])]
 
 
 def _confirmed(gray_full: np.ndarray, s: float, faces: list[PipFace]) -> list[PipFace]:
@@ -423,11 +428,9 @@ def _region_faces(gray_full: np.ndarray, s: float, faces: list[PipFace]) -> list
         x1, y1 = min(w, int(np.ceil((x + bw) / s))), min(h, int(np.ceil((y + bh) / s)))
         if x1 - x0 < 2 or y1 - y0 < 2:
             continue
-        crop = cv2.resize(gray_full[y0:y1, x0:x1], None, fx=fs, fy=fs,
-                          interpolation=cv2.INTER_CUBIC if fs > 1 else cv2.INTER_AREA)
         edges = (x0 == 0, x1 == w, y0 == 0, y1 == h)  # the region's sides that are the frame's
         out += [_moved_face(f, 1.0 / FINE_FACTOR, (x0 * s, y0 * s))
-                for polarity in polarities for f in read_faces(crop, polarity, KERNEL_PX, edges=edges, enlarged=fs > 1)]
+                for f in _scaled_faces(gray_full[y0:y1, x0:x1], fs, edges, polarities)]
     return out
 
 
