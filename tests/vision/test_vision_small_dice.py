@@ -406,18 +406,19 @@ def test_the_grid_spread_tells_pips_are_one_face_but_lends_the_face_no_confidenc
     (112, 0),  # read as an unsure 5 (0.013)
     (148, 0),  # read as an unsure 4 (0.009)
 ])
-def test_a_small_die_whose_one_pip_the_analysis_scale_missed_reads_as_an_unsure_one(seed, die):
+def test_a_small_die_whose_one_pip_the_analysis_scale_missed_reads_as_a_one(seed, die):
     # renders of 2-6 pip d6 of 25-45 px in random colours: a 1 whose pip is as small as a die's other pips, under the
     # frame's pip threshold at the analysis scale, left a die body no face was read on, and the face classifier, whose
     # numeral net has no class for one pip, read it as a 4 or a 5. Read finer in the body (detect.small_body_faces),
-    # the pip is found in its middle, and the reader weighs it (reader.read_as_one)
+    # the pip is found in its middle, and the reader weighs it (reader.read_as_one): the face round it measures not
+    # quite plain there (its confidence spent on that), which the body answers, so the 1 is sure
     frame, truth = _probe_die(seed, die, (25, 45))
     assert truth["value"] == 1
     x, y, w, h = truth["box"]
     assert not [f for f in detect.find_pip_faces(frame) if meets(f.box, (x, y, w, h))]  # no face at all
     mine = [r for r in DiceReader(second_process=False).read(frame)
             if x <= r.box[0] + r.box[2] / 2 <= x + w and y <= r.box[1] + r.box[3] / 2 <= y + h]
-    assert [(r.die_type, r.value, r.unsure) for r in mine] == [("d6", 1, True)]
+    assert [(r.die_type, r.value, r.unsure) for r in mine] == [("d6", 1, False)]
     assert ("d6", 1) not in mine[0].alternatives
 
 

@@ -216,8 +216,9 @@ class PipFace:
     dice_as_pips: True when its 3 or more "pips" are marked inside (_marked_inside): small dice taken for pips,
                 each showing its own (read unsure; detect._finer_faces reads their own pips at a finer scale)
     uncapped:   the confidence read before a doubt a die body round the face may answer (None: no such doubt):
-                a lone pip's before detect._plausible_polarity capped it, of the frame's other pip polarity
-                (reader.read_as_one); 2 or 3 pips' before the face round them, not plain, cost it some
+                a lone pip's before detect._plausible_polarity capped it, of the frame's other pip polarity, or before
+                the face round it, not quite plain, cost it some (reader.read_as_one); 2 or 3 pips' before the face
+                round them, not plain, cost it some
                 (face_roughness: a mottled die), or before a 3's one weak pip capped it (reader._vouched_by_body)
     weak:       no die by itself, but a die body round it may be one (read_faces' weak_ones): a lone weak pip, at
                 most AMBIGUOUS_CAP (a small 1 pip of a die's other pips' size, blurred: surround_snr 4..8), or two
@@ -1694,8 +1695,8 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
             # kept, its confidence lost to the roughness below (flagged unsure, not dropped: a die is not lost).
             # Not 2: two strokes side by side are a numeral's "11" as often as a blurred 2
             if rough or not _blurred_two(g, gray, response, thr):
-                if n > 1 and vouchable is None:
-                    vouchable = conf  # 2 or 3 pips on a mottled die: its body may vouch for them
+                if vouchable is None:  # 2 or 3 pips on a mottled die, or a 1 on a face not quite plain (renders of pip
+                    vouchable = conf  # d6 at 60-90 px: 0.08..0.11): its body may vouch for them
                 conf *= math.exp(-((max(0.0, roughness - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
             if rough:
                 vouchable = None  # smeared by a motion blur: no die body answers that
