@@ -496,11 +496,16 @@ def _face_read_finer(image: np.ndarray, body: DieBody, near: list[PipFace]) -> P
     (px)."""
     if len(near) != 1 or len(near[0].pips) < 2 or near[0].value is None:
         return None
-    face, (lo, hi) = near[0], FACE_SPAN_OF_BODY
-    if (_off_middle(face, body) <= FACE_CENTRED and lo <= max(face.box[2:]) / max(body.box[2:]) <= hi
-            and not _marks_on(image, body, face) and _d6_by_shape(image, body) >= D6_BY_SHAPE):
-        return face
-    return None
+    face = near[0]
+    return face if _holds_as_its_face(image, body, face) and not _marks_on(image, body, face) else None
+
+
+def _holds_as_its_face(image: np.ndarray, body: DieBody, face: PipFace) -> bool:
+    """Whether a d6 body holds face as its top face: the face centred in it (FACE_CENTRED) spanning most of it
+    (FACE_SPAN_OF_BODY), the body a d6 by its shape (D6_BY_SHAPE). image: HxWx3 uint8 BGR, the frame (px)."""
+    lo, hi = FACE_SPAN_OF_BODY
+    return (_off_middle(face, body) <= FACE_CENTRED and lo <= max(face.box[2:]) / max(body.box[2:]) <= hi
+            and _d6_by_shape(image, body) >= D6_BY_SHAPE)
 
 
 def _vouched_by_body(image: np.ndarray, face: PipFace, bodies: list[DieBody]) -> PipFace:
@@ -510,10 +515,8 @@ def _vouched_by_body(image: np.ndarray, face: PipFace, bodies: list[DieBody]) ->
     frame face and bodies were found in (px)."""
     if face.uncapped is None or len(face.pips) not in (2, 3) or face.confidence >= UNSURE_BELOW:
         return face
-    lo, hi = FACE_SPAN_OF_BODY
     for body in bodies:
-        if (_off_middle(face, body) <= FACE_CENTRED and lo <= max(face.box[2:]) / max(body.box[2:]) <= hi
-                and is_die_like(image, body) and _d6_by_shape(image, body) >= D6_BY_SHAPE):
+        if _holds_as_its_face(image, body, face) and is_die_like(image, body):
             return replace(face, confidence=face.uncapped, uncapped=None)
     return face
 
