@@ -101,6 +101,16 @@ def test_close_stops_the_firmware_and_the_port():
         socket.create_connection((host, int(port)), timeout=1)
 
 
+def test_a_host_connecting_after_start_gets_no_boot_announcement():
+    # start() returns once the firmware has announced BOOT to nobody, as a tower booted before the
+    # cable went in: the first host's first event is then the first press, not a stale BOOT
+    with SimTower() as t, TowerLink(t.serial_url) as link:
+        link.handshake()
+        t.press("ok")
+        event = link.next_event(10)
+        assert event is not None and (event.type, event.fields) == ("BTN", {"name": "ok", "press": "short"})
+
+
 def test_dicetower_sim_command_serves_until_interrupted():
     proc = subprocess.Popen([sys.executable, "-m", "dicetower.cli", "sim", "--quiet"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)

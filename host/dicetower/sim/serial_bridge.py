@@ -31,6 +31,7 @@ class SerialBridge:
         self.url = "socket://127.0.0.1:%d" % self._listener.getsockname()[1]
         self._client: socket.socket | None = None
         self._lock = threading.Lock()
+        self.spoke = threading.Event()  # set once the process wrote anything to stdout
         self._threads = [threading.Thread(target=self._accept, name="sim-serial-in", daemon=True),
                          threading.Thread(target=self._pump_out, name="sim-serial-out", daemon=True)]
         for t in self._threads:
@@ -74,6 +75,7 @@ class SerialBridge:
             data = self._stdout.read1(4096) if hasattr(self._stdout, "read1") else self._stdout.read(4096)
             if not data:
                 break
+            self.spoke.set()
             with self._lock:
                 client = self._client
             if client is not None:

@@ -48,7 +48,9 @@ class SimTower:
 
     # lifecycle -------------------------------------------------------------------------------
     def start(self) -> "SimTower":
-        """Start the firmware and wait until its boot screen is on the OLED (10 s at most)."""
+        """Start the firmware and wait until its boot screen is on the OLED and its BOOT announcement
+        has gone out (10 s at most), so that a host connecting later does not see it, as with a real
+        tower booted before the cable was plugged in. Raises FirmwareError when it does not boot."""
         b = self._info.board
         self._board = SimBoard(servo_pin=b["SERVO_PIN"], ring_pin=b["RING_PIN"])
         self._proc = subprocess.Popen(
@@ -58,8 +60,9 @@ class SimTower:
         assert self._proc.stdin is not None and self._proc.stdout is not None
         threading.Thread(target=self._keep_stderr, name="sim-stderr", daemon=True).start()
         self._bridge = SerialBridge(self._proc.stdin, self._proc.stdout)
-        if not self.wait_until(lambda: self.fw_version in " ".join(self.oled_lines()) or not self.running, 10.0) \
-                or not self.running:
+        bridge = self._bridge
+        if not self.wait_until(lambda: (self.fw_version in " ".join(self.oled_lines()) and bridge.spoke.is_set())
+                               or not self.running, 10.0) or not self.running:
             err = self.stderr
             self.close()
             raise FirmwareError("the simulated tower did not boot within 10 s" + (f":\n{err}" if err else ""))
