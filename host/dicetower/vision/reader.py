@@ -19,6 +19,7 @@ from .pips import AMBIGUOUS_CAP, Pip, crosswise_pips, layout_in_frame
 from .colour import channel_medians, colour_name
 from .second_core import SECOND_PROCESS, WorkAhead
 from .view import ViewEstimate, floor_outlines
+from .noise import smoothed
 from .detect import (KERNEL_PX, DieBody, PipFace, analysis_scale, close_up_regions, far_pip_faces, find_close_up,
                      find_die_bodies, find_pip_faces, large_pip_faces, small_body_faces)
 
@@ -149,13 +150,13 @@ class DiceReader:
         Raises ValueError on a frame that is not HxWx3 uint8."""
         check_image(image)
         frame, f = reading_copy(image)
-        if f == 1.0:
-            return in_reading_order(self._read(image, self.reference))
         reference = self.reference
         if reference is not None and reference.shape == image.shape:
-            reference = cv2.resize(reference, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_AREA)
-        readings = [replace(r, box=clip_box(tuple(int(round(v / f)) for v in r.box), image.shape))  # type: ignore[arg-type]
-                    for r in self._read(frame, reference)]
+            reference, _ = reading_copy(reference)
+        readings = self._read(frame, reference)
+        if f != 1.0:
+            readings = [replace(r, box=clip_box(tuple(int(round(v / f)) for v in r.box),  # type: ignore[arg-type]
+                                                image.shape)) for r in readings]
         return in_reading_order(readings)
 
     def _read(self, image: np.ndarray, reference: np.ndarray | None) -> list[DieReading]:
@@ -586,10 +587,10 @@ GROUND_SHARE_BESIDE_PIP_DICE = 0.5
 
 def reading_copy(image: np.ndarray) -> tuple[np.ndarray, float]:
     """The copy of a frame (HxWx3 uint8 BGR) that DiceReader reads: at most READ_LONG_SIDE px long
-    (downscaled with INTER_AREA; the frame itself when it is no longer), and its scale f (copy px per
-    frame px, 1.0 for the frame itself)."""
+    (downscaled with INTER_AREA), its sensor noise smoothed off (noise.smoothed; the frame itself when it
+    is no longer and not noisy), and its scale f (copy px per frame px, 1.0 when not downscaled)."""
     f = analysis_scale(image.shape, READ_LONG_SIDE)
-    return (image, f) if f == 1.0 else (cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA), f)
+    return smoothed(image if f == 1.0 else cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)), f
 
 
 def whole_boxes(bodies: list[DieBody]) -> list[tuple[int, int, int, int]]:

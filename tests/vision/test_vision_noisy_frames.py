@@ -1,0 +1,73 @@
+"""Grainy frames (a cheap camera in a dim tower) read as sharp ones (issue 4): the reader measures the sensor
+noise of each frame (noise.noise_sigma) and smooths it off before the pips are looked for (reader.reading_copy).
+Real photos from ../shared/datasets/matteop65_table_d6 with Gaussian noise added, as a sensor adds it."""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from dicetower import paths
+from dicetower.vision.camera import load_image
+from dicetower.vision.noise import SMOOTH_FROM, noise_sigma, smoothed, smoothing_sigma
+from dicetower.vision.reader import DiceReader
+from dicetower.vision.scoring import load_labels
+
+MATTEOP65 = paths.shared_dir() / "datasets" / "matteop65_table_d6"
+needs_photos = pytest.mark.skipif(not MATTEOP65.is_dir(), reason=f"shared datasets not found at {MATTEOP65}")
+
+
+def grainy(image: np.ndarray, sigma: float, seed: int = 0) -> np.ndarray:
+    """image (HxW or HxWxC uint8) with white Gaussian noise of `sigma` grey levels added to every channel."""
+    rng = np.random.default_rng(seed)
+    return np.clip(image + rng.normal(0.0, sigma, image.shape), 0, 255).astype(np.uint8)
+
+
+@needs_photos
+@pytest.mark.parametrize("sigma", [3.0, 6.0, 10.0])
+def test_noise_sigma_measures_the_noise_added_to_a_real_photo(sigma):
+    grey = load_image(MATTEOP65 / "images/Train/dice_42.jpg").mean(axis=2).astype(np.uint8)
+    clean = noise_sigma(grey)
+    assert clean < SMOOTH_FROM / 2  # a phone photo: its dice's edges and the table's grain are not noise
+    measured = noise_sigma(grainy(grey, sigma, seed=int(sigma)))
+    assert np.hypot(clean, sigma) * 0.9 <= measured <= np.hypot(clean, sigma) * 1.1
+
+
+def test_smoothing_grows_with_the_noise_from_its_floor_to_its_cap():
+    assert smoothing_sigma(SMOOTH_FROM * 0.99) == 0.0
+    widths = [smoothing_sigma(n) for n in (SMOOTH_FROM, 5.0, 8.0, 100.0)]
+    assert 0.0 < widths[0] < widths[1] < widths[2] <= widths[3] < 2.0
+
+
+@needs_photos
+def test_a_sharp_frame_is_read_as_it_is_and_a_grainy_one_smoothed():
+    photo = load_image(MATTEOP65 / "images/Train/dice_42.jpg")
+    assert smoothed(photo) is photo
+    noisy = grainy(photo, 10.0)
+    assert np.abs(smoothed(noisy).astype(int) - photo).mean() < np.abs(noisy.astype(int) - photo).mean() / 2
+
+
+def test_noise_is_measured_on_grey_frames_only():
+    with pytest.raises(ValueError, match=r"HxW uint8, at least 3x3 px\), got \(4, 4, 3\)"):
+        noise_sigma(np.zeros((4, 4, 3), np.uint8))
+    with pytest.raises(ValueError, match="at least 3x3"):
+        noise_sigma(np.zeros((2, 9), np.uint8))
+
+
+@needs_photos
+def test_grainy_photos_are_read_as_the_sharp_ones():
+    # every 40th labelled photo with noise of 12 grey levels a channel (matteop65's every 4th photo so, through
+    # the bench's scoring: 0.79 of the dice read right and 39 % unsure before the smoothing, 0.985 and 1 % as
+    # shot); a die is read right when its value is among the photo's values not yet taken by another die
+    labels = load_labels(MATTEOP65)
+    images = sorted(labels)[::40]
+    reader = DiceReader()
+    right = unsure = total = 0
+    for k, image in enumerate(images):
+        truth = sorted(int(row["value"]) for row in labels[image])
+        dice = reader.read(grainy(load_image(MATTEOP65 / image), 12.0, seed=k))
+        total += len(truth)
+        right += sum((Counter(d.value for d in dice) & Counter(truth)).values())
+        unsure += sum(d.unsure for d in dice)
+        assert not [d for d in dice if not d.unsure and d.value not in truth], image  # never a sure die not thrown
+    assert right >= 0.95 * total and unsure <= 0.05 * total, (right, unsure, total)
