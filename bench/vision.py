@@ -11,9 +11,9 @@ box mostly of floor is no detection. Such a source also gets a tight-box rate (t
 its photos whose die is found with a box of IoU >= 0.5 (the PASCAL VOC criterion) with the reference
 box, the bounding box of the largest region of the labelled colour (colour.colour_mask, gaps closed
 by a 7 px disc): the die is the only thing of its colour in those photos (realdice: the one blue d20).
-Four rows below matteop65 read its photos in ways a camera may show them that the set does not: turned
-(turned_photos), close up (close_ups), small, four photos at half size to a frame (small_dice), and shrunk, a
-camera farther away (shrunk_photos). Below a numbered source labelled with values, "given its die types"
+Five rows below matteop65 read its photos in ways a camera may show them that the set does not: turned
+(turned_photos), close up (close_ups), small, four photos at half size to a frame (small_dice), shrunk, a
+camera farther away (shrunk_photos), and grainy, a cheap sensor in dim light (grainy_photos). Below a numbered source labelled with values, "given its die types"
 reads it again as a table that names the dice it throws would (`[roll] die_types`, `dicetower read
 --die-types`): each image told its labelled types; its unsure dice read wrong are then set right on the panel,
 and the row below gives the mean presses that takes
@@ -211,7 +211,8 @@ def main() -> int:
                   f"presses each with the reader's next guesses first, {f['presses_in_order']:.2f} in number order")
         if name == "matteop65_table_d6" and not only:
             for label, images in (("  turned 90/180/270", turned_photos), ("  close-ups 0.3-0.7", close_ups),
-                                  ("  small dice, 4 a frame", small_dice), ("  shrunk 0.8/0.65/0.5", shrunk_photos)):
+                                  ("  small dice, 4 a frame", small_dice), ("  shrunk 0.8/0.65/0.5", shrunk_photos),
+                                  ("  grainy, noise 6/12", grainy_photos)):
                 with tempfile.TemporaryDirectory() as tmp:
                     f = _figures(reader, images(datasets / name, Path(tmp)), False)
                 print(f"{label:<25} {f['images']:>4} {f['labelled']:>5}  {f['recall']:.4f}  {f['precision']:.4f}  "
@@ -306,6 +307,23 @@ def shrunk_photos(folder: Path, out: Path, step: int = 3) -> Iterator[tuple[str,
             path = out / f"{k:04d}_{scale}.png"
             cv2.imwrite(str(path), frame)
             yield str(path), rows
+
+
+#: standard deviations (grey levels, each channel) of the white Gaussian noise grainy_photos adds
+GRAIN_SIGMAS = (6.0, 12.0)
+
+
+def grainy_photos(folder: Path, out: Path, step: int = 3) -> Iterator[tuple[str, list[dict[str, str]]]]:
+    """Every step-th photo of a boxed set with white Gaussian noise of each of GRAIN_SIGMAS added to every
+    channel (a cheap camera's sensor in a dim tower; seeded by the photo's place, so every run adds the same
+    grain), saved in out (PNG)."""
+    for k, (image, labels) in enumerate(sorted(load_labels(folder).items())[::step]):
+        img = load_image(folder / image)
+        for j, sigma in enumerate(GRAIN_SIGMAS):
+            grain = np.random.default_rng([k, j]).normal(0.0, sigma, img.shape)
+            path = out / f"{k:04d}_{sigma:g}.png"
+            cv2.imwrite(str(path), np.clip(img + grain, 0, 255).astype(np.uint8))
+            yield str(path), labels
 
 
 def shrunk(image: np.ndarray, labels: list[dict[str, str]], scale: float

@@ -71,3 +71,19 @@ def test_grainy_photos_are_read_as_the_sharp_ones():
         unsure += sum(d.unsure for d in dice)
         assert not [d for d in dice if not d.unsure and d.value not in truth], image  # never a sure die not thrown
     assert right >= 0.95 * total and unsure <= 0.05 * total, (right, unsure, total)
+
+
+@needs_photos
+def test_the_bench_s_grainy_photos_carry_their_labels_and_the_grain_asked_for(tmp_path):
+    from bench.vision import GRAIN_SIGMAS, grainy_photos
+
+    made = list(grainy_photos(MATTEOP65, tmp_path, step=400))  # the first photo alone
+    first = sorted(load_labels(MATTEOP65))[0]
+    assert [labels for _, labels in made] == [load_labels(MATTEOP65)[first]] * len(GRAIN_SIGMAS)
+    photo = load_image(MATTEOP65 / first).astype(int)
+    for (path, _), sigma in zip(made, GRAIN_SIGMAS):
+        grain = load_image(path).astype(int) - photo
+        assert abs(grain.std() - sigma) < 0.1 * sigma  # clipping at 0 and 255 takes a little off
+    (tmp_path / "again").mkdir()
+    again = list(grainy_photos(MATTEOP65, tmp_path / "again", step=400))
+    assert [load_image(p).tobytes() for p, _ in again] == [load_image(p).tobytes() for p, _ in made]  # same grain
