@@ -9,6 +9,7 @@ import pytest
 
 from dicetower import paths
 from dicetower.vision.camera import load_image
+from dicetower.vision import synth
 from dicetower.vision.noise import SMOOTH_FROM, noise_sigma, smoothed, smoothing_sigma
 from dicetower.vision.reader import DiceReader
 from dicetower.vision.scoring import load_labels
@@ -44,7 +45,8 @@ def test_a_sharp_frame_is_read_as_it_is_and_a_grainy_one_smoothed():
     photo = load_image(MATTEOP65 / "images/Train/dice_42.jpg")
     assert smoothed(photo) is photo
     noisy = grainy(photo, 10.0)
-    assert np.abs(smoothed(noisy).astype(int) - photo).mean() < np.abs(noisy.astype(int) - photo).mean() / 2
+    # nearer the photo as shot: about 0.7 x as far off at 10 grey levels a channel (a light smoothing, of 0.5 px)
+    assert np.abs(smoothed(noisy).astype(int) - photo).mean() < 0.8 * np.abs(noisy.astype(int) - photo).mean()
 
 
 def test_noise_is_measured_on_grey_frames_only():
@@ -87,3 +89,19 @@ def test_the_bench_s_grainy_photos_carry_their_labels_and_the_grain_asked_for(tm
     (tmp_path / "again").mkdir()
     again = list(grainy_photos(MATTEOP65, tmp_path / "again", step=400))
     assert [load_image(p).tobytes() for p, _ in again] == [load_image(p).tobytes() for p, _ in made]  # same grain
+
+
+def test_the_smoothing_blurs_no_numeral_into_a_pip():
+    # a render on red felt (noise measured 6.6) of six numbered dice at 60-90 px: smoothed by 0.66 px (0.1 px a
+    # grey level), its pink d10's "4" (~8 px) became a round blob read as a sure d6 1; read at 0.46 px it is no
+    # sure die of any kind, nor is any of the others
+    rng = np.random.default_rng([9371, 95])
+    dice = []
+    for _ in range(int(rng.integers(2, 7))):
+        kind = synth.STANDARD_TYPES[int(rng.integers(0, 6))]
+        dice.append((synth.standard_spec(kind, rng), int(rng.integers(1, synth.FACES[kind] + 1))))
+    frame, truths = synth.render_scene(dice, rng, die_px=(60, 90))
+    assert 6.0 < noise_sigma(frame.mean(axis=2).astype(np.uint8)) < 7.5
+    assert [t["die_type"] for t in truths] == ["d4", "d10", "d12", "d8", "d20", "d10"]
+    readings = DiceReader().read(frame)
+    assert not [r for r in readings if r.die_type == "d6" and not r.unsure], readings

@@ -2,8 +2,8 @@
 
 A cheap camera in a dim tower gives grainy frames. The grain breaks a pip's edge and roughens a plain face,
 so the pip filter finds pips it should not, and a face read right is flagged unsure: matteop65's photos with
-Gaussian noise of 12 grey levels added per channel were read 0.79 per die, 39 % unsure, against 0.985 and
-1 % clean. A Gaussian blur of up to a pixel takes the grain off and keeps a small die's 2-3 px pips, so a
+Gaussian noise of 12 grey levels added per channel were read 0.818 per die, 42 % unsure, against 0.992 and
+0.9 % clean. A Gaussian blur of up to a pixel takes the grain off and keeps a small die's 2-3 px pips, so a
 frame is smoothed in proportion to the noise measured in it, and only when there is noise to take off: a
 sharp photo is read as it is.
 
@@ -25,9 +25,11 @@ EDGE_SHARE = 10.0
 #: grey levels of noise under which a frame is read as it is (matteop65's and realdice's photos measure 0.1-0.6,
 #: lurig's up to 1.8; fickett's tiles, cut from JPEG photos of many dice, 1.6-3.8)
 SMOOTH_FROM = 2.0
-#: the Gaussian's sigma (px) per grey level of noise measured: 8 levels a channel (5.4 in grey) -> 0.54 px; 0.15
-#: read matteop65's photos as well but lost small dice's pips (bench small-dice row, 12 levels a channel: 0.84 per die)
-BLUR_PER_LEVEL = 0.1
+#: the Gaussian's sigma (px) per grey level of noise measured: 8 levels a channel (5.4 in grey) -> 0.38 px. 0.1 read
+#: grainy pip dice better (matteop65 at 8 levels a channel: 1.1 % unsure, against 7.4 %) but blurred a numbered die's
+#: numeral into a pip-like blob (a render's d10 "4", ~8 px, on felt measuring 6.6: a sure 1 at 0.66 px, unsure at 0.46);
+#: 0.15 lost small dice's pips (bench small-dice row at 12 levels a channel: 0.84 per die)
+BLUR_PER_LEVEL = 0.07
 #: the widest smoothing (px): wider merges the pips of a small die (16 levels a channel: 1.07 px read the small-dice
 #: row 0.94 per die, 0.75 px 0.976)
 BLUR_MAX = 1.0
