@@ -13,10 +13,10 @@ box, the bounding box of the largest region of the labelled colour (colour.colou
 by a 7 px disc): the die is the only thing of its colour in those photos (realdice: the one blue d20).
 Five rows below matteop65 read its photos in ways a camera may show them that the set does not: turned
 (turned_photos), close up (close_ups), small, four photos at half size to a frame (small_dice), shrunk, a
-camera farther away (shrunk_photos), and grainy, a cheap sensor in dim light (grainy_photos). Below a numbered source labelled with values, "given its die types"
-reads it again as a table that names the dice it throws would (`[roll] die_types`, `dicetower read
---die-types`): each image told its labelled types; its unsure dice read wrong are then set right on the panel,
-and the row below gives the mean presses that takes
+camera farther away (shrunk_photos), and grainy, a cheap sensor in dim light (grainy_photos). Below a
+numbered source labelled with values, "given its die types" reads it again as a table that names the dice
+it throws would (`[roll] die_types`, `dicetower read --die-types`): each image told its labelled types; its
+unsure dice read wrong are then set right on the panel, and the row below gives the mean presses that takes
 (correction_presses): with the reader's next guesses offered first, as the service offers them, and in
 number order alone."""
 
