@@ -105,3 +105,21 @@ def test_the_smoothing_blurs_no_numeral_into_a_pip():
     assert [t["die_type"] for t in truths] == ["d4", "d10", "d12", "d8", "d20", "d10"]
     readings = DiceReader().read(frame)
     assert not [r for r in readings if r.die_type == "d6" and not r.unsure], readings
+
+
+@needs_photos
+def test_the_reference_frame_is_smoothed_once_not_for_every_frame(monkeypatch):
+    import dicetower.vision.reader as reader_module
+
+    photo = load_image(MATTEOP65 / "images/Train/dice_42.jpg")
+    reference = grainy(np.full_like(photo, 128), 10.0, seed=1)  # the empty tray, as grainy as the frames
+    copies = []
+    real_copy = reader_module.reading_copy
+    monkeypatch.setattr(reader_module, "reading_copy", lambda image: copies.append(image) or real_copy(image))
+    reader = DiceReader(reference=reference, second_process=False)
+    first = reader.read(grainy(photo, 10.0, seed=2))
+    assert reader.read(grainy(photo, 10.0, seed=2)) == first
+    assert len(copies) == 3 and sum(c is reference for c in copies) == 1  # two frames, the reference once
+    reader.reference = grainy(np.full_like(photo, 128), 10.0, seed=3)  # a new empty tray is smoothed anew
+    reader.read(photo)
+    assert sum(c is reader.reference for c in copies) == 1

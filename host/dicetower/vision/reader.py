@@ -121,6 +121,7 @@ class DiceReader:
                  second_process: bool = True, die_types: Iterable[str] | None = None):
         self.die_set = die_set
         self.reference = reference
+        self._reference_copy: tuple[np.ndarray, np.ndarray] | None = None  # (reference, its reading_copy)
         self.second_process = second_process
         self._frames = 0
         self.classify = _face_classifier(die_set)
@@ -152,7 +153,9 @@ class DiceReader:
         frame, f = reading_copy(image)
         reference = self.reference
         if reference is not None and reference.shape == image.shape:
-            reference, _ = reading_copy(reference)
+            if self._reference_copy is None or self._reference_copy[0] is not reference:
+                self._reference_copy = (reference, reading_copy(reference)[0])  # once, not per frame
+            reference = self._reference_copy[1]
         readings = self._read(frame, reference)
         if f != 1.0:
             readings = [replace(r, box=clip_box(tuple(int(round(v / f)) for v in r.box),  # type: ignore[arg-type]
