@@ -1,8 +1,9 @@
 """Dice at the frame's edge. Frames of any size are read: a die body's box scaled back from the analysis
 size must stay inside the frame (detect._in_frame; a 376 px wide frame is 251 px at the 320 analysis
 scale, and a body ending at its right edge scaled back ended at 377: reading it raised IndexError
-before). A pip face the edge cuts is not read sure (pips.layout_in_frame, pips.runs_off), and a whole
-face by the edge, its die's face ending inside the frame or cut only past its pips, stays sure."""
+before). A pip face the edge cuts is not read sure (pips.layout_in_frame, pips.runs_off), nor a side face
+whose top face the edge cut off (pips.top_face_past_edge), and a whole face by the edge, its die's face ending
+inside the frame or cut only past its pips, stays sure."""
 
 from __future__ import annotations
 
@@ -75,11 +76,14 @@ def _matteo() -> tuple:
     ("images/Train/six_27.jpg", (355, 303), "left", 0.6),  # a 6 cut to two pips: a 2 at 0.977
     ("images/Train/six_57.jpg", (255, 201), "left", 0.75),  # a 3 cut to a corner and the centre: a 2 at 0.926
     ("images/Train/two_16.jpg", (222, 203), "top", 0.75),  # a 2 cut to one pip, the other on the diagonal: a 1 at 1.0
+    ("images/Train/dice_8.jpg", (371, 254), "top", 0.4),  # a 1's top face cut off, its side face: a 4 at 0.976
 ])
 def test_a_face_cut_on_any_side_is_not_read_sure_and_wrong(image, at, side, kept):
     """The frame cut through a labelled die's pip box, keeping `kept` of it, on the given side: the die
     read there (its box reaching within 25 px of the cut edge and spanning the label's centre along
-    it) is read unsure or right. Before pips.runs_off each was read sure and wrong (in the comments)."""
+    it) is read unsure or right. Before pips.runs_off each was read sure and wrong (in the comments), dice_8's
+    before pips.top_face_past_edge: the frame shows only a side face of that die, as foreshortened as a side
+    face is and by the edge past which its top face lies."""
     folder, labels = _matteo()
     label = next(r for r in labels[image] if (int(r["x"]), int(r["y"])) == at)
     x, y, w, h = (int(label[k]) for k in "xywh")
@@ -113,11 +117,13 @@ def test_a_face_cut_on_any_side_is_not_read_sure_and_wrong(image, at, side, kept
     ("images/Valid/valid_8.jpg", (326, 21)),  # a 2, 4 px of table between its die and the top edge
     ("images/Valid/valid_24.jpg", (410, 5)),  # a square 4 whose face's corner the top edge cuts
     ("images/Valid/valid_62.jpg", (178, 17)),  # a 1 whose face runs on to the top edge, as far as below it
+    ("images/Valid/valid_16.jpg", (443, 28)),  # a 3 near the top edge, its pips 0.69 round (a side face's are less)
 ])
 def test_a_whole_face_by_the_edge_stays_sure(image, at):
     """A whole face next to the frame's edge is read sure and right: its die's face ends inside the
     frame, or the edge cuts it no further from its pips' centre than the face reaches on the other
-    side (pips.runs_off). Taking every face whose die reaches the edge as cut made these unsure."""
+    side (pips.runs_off), and its pips are rounder than a side face's (pips.top_face_past_edge). Taking every
+    face whose die reaches the edge as cut made these unsure."""
     folder, labels = _matteo()
     dice = [r.to_json() for r in DiceReader().read(cv2.imread(str(folder / image)))]
     label, die = next((lab, die) for lab, die in match(labels[image], dice) if (int(lab["x"]), int(lab["y"])) == at)

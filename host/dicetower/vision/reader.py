@@ -15,7 +15,7 @@ import numpy as np
 from dicetower.readings import UNSURE_BELOW, DieReading
 
 from .boxes import grown, holds, meets
-from .pips import AMBIGUOUS_CAP, Pip, crosswise_pips, layout_in_frame
+from .pips import AMBIGUOUS_CAP, Pip, crosswise_pips, layout_in_frame, top_face_past_edge
 from .colour import channel_medians, colour_name
 from .second_core import SECOND_PROCESS, WorkAhead
 from .view import ViewEstimate, floor_outlines
@@ -102,7 +102,8 @@ class DiceReader:
     die_set, every
     die-sized blob is read and unsure ones are flagged; a body cut by the frame's border is read unsure
     (CUT_CONFIDENCE_MAX), or not at all when it is of the ground's colour (_cut_ground). A pip face
-    whose layout's places reach past the border is read unsure too (pips.layout_in_frame). Frames
+    whose layout's places reach past the border is read unsure too (pips.layout_in_frame), and so is one
+    that may be a side face whose top face the border cut off (pips.top_face_past_edge). Frames
     longer than READ_LONG_SIDE px are read on a downscaled copy.
     second_process: from the reader's second frame on, find the die bodies and first readings in a
                second process (second_core) while the pips are looked for in this one; False reads
@@ -199,8 +200,10 @@ class DiceReader:
                 # waited for even when no body is to be read: nothing of this frame runs on after read()
                 # returns or raises, and the worker is free for the next frame
                 outlines, first = ahead.finish() if ahead is not None else (None, {})
+        whole = {id(face) for face in faces
+                 if layout_in_frame(face, image.shape) and not top_face_past_edge(face, image.shape)}
         readings = [DieReading("d6", face.value, clip_box(face.box, image.shape),
-                               face.confidence if layout_in_frame(face, image.shape) else min(face.confidence, CUT_CONFIDENCE_MAX),
+                               face.confidence if id(face) in whole else min(face.confidence, CUT_CONFIDENCE_MAX),
                                colour=colour_name(body_pixels(image, face)), cocked=face.cocked)
                     for face in faces]
         if not bodies:
