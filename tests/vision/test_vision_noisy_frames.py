@@ -1,9 +1,11 @@
 """Grainy frames (a cheap camera in a dim tower) read as sharp ones (issue 4): the reader measures the sensor
 noise of each frame (noise.noise_sigma) and smooths it off before the pips are looked for (reader.reading_copy).
-Real photos from ../shared/datasets/matteop65_table_d6 with Gaussian noise added, as a sensor adds it."""
+Real photos from ../shared/datasets/matteop65_table_d6 with Gaussian noise added, as a sensor adds it, and saved as
+coarse JPEGs, as a cheap webcam streams them: a pip frayed so does not split a face into two sure ones."""
 
 from collections import Counter
 
+import cv2
 import numpy as np
 import pytest
 
@@ -123,3 +125,26 @@ def test_the_reference_frame_is_smoothed_once_not_for_every_frame(monkeypatch):
     reader.reference = grainy(np.full_like(photo, 128), 10.0, seed=3)  # a new empty tray is smoothed anew
     reader.read(photo)
     assert sum(c is reader.reference for c in copies) == 1
+
+
+@needs_photos
+@pytest.mark.parametrize("image, at, grain, quality", [
+    ("images/Train/four_22.jpg", (303, 134), 6.0, 40),  # two 2s a pitch apart, both sure (0.989, 0.968)
+    ("images/Train/four_23.jpg", (303, 139), 0.0, 15),  # a sure 2 (1.0) and, a pitch off, an unsure 1
+])
+def test_a_face_split_in_two_is_not_read_as_a_sure_smaller_face(image, at, grain, quality):
+    """A 4 with white noise of `grain` grey levels added (seeded as the probe that found it: the photo's pixel
+    sum mod 1000) and saved as a JPEG of `quality` (a cheap webcam's stream): one pip's outline frayed, its
+    pips were read as two faces a pip pitch apart, and the die as a sure 2. No two dice's top faces lie that
+    near (pips._doubt_faces_too_near): the die is unsure or a 4."""
+    photo = load_image(MATTEOP65 / image)
+    frame = grainy(photo, grain, seed=int(photo.sum()) % 1000) if grain else photo
+    ok, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok
+    frame = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+    label = next(lab for lab in load_labels(MATTEOP65)[image] if (int(lab["x"]), int(lab["y"])) == at)
+    x, y, w, h = (int(label[k]) for k in "xywh")
+    on_die = [r for r in DiceReader().read(frame)
+              if r.box[0] < x + w and x < r.box[0] + r.box[2] and r.box[1] < y + h and y < r.box[1] + r.box[3]]
+    assert on_die, "the 4 is read"
+    assert all(r.unsure or r.value == 4 for r in on_die), [(r.value, r.confidence) for r in on_die]

@@ -1757,6 +1757,7 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g), runs_off=cut,
                              dice_as_pips=marked_inside and n >= 3, uncapped=vouchable, weak=lone_weak))
     _doubt_twin_taken(faces, pips, response, thr)
+    _doubt_faces_too_near(faces)
     _flag_cocked(faces)
     faces = _drop_odd_lone_pips(faces)
     if weak_ones:  # a pair declined for the face round it: no die by itself, the 2 of a die body round it
@@ -1868,6 +1869,24 @@ def _doubt_twin_taken(faces: list[PipFace], pips: list[Pip], response: np.ndarra
         a = f.pips[0]
         if any(id(q) in taken and twins(a, q) and _segment_clear(a, q, response, thr, discs) for q in pips):
             f.confidence = AMBIGUOUS_CAP
+
+
+def _doubt_faces_too_near(faces: list[PipFace]) -> None:
+    """Make unsure (confidence at most AMBIGUOUS_CAP, nothing uncapped for a die body to vouch for) both faces of
+    each pair of read faces, one of them or both sure, whose centres lie closer than SIDE_FACE_ROUNDNESS face
+    sides (face_side, the larger of the two): two dice's top faces lie at least a face side apart, foreshortened
+    to no less than that under a camera looking down from 45 degrees or higher, and a die's side face is no face
+    read_faces gives. Two such faces are one face the pip search kept apart (a 4 as two 2s, or as a 2 and a
+    weak 1, a pip's outline frayed by a JPEG) or a face and a mark on it. faces: read_faces' faces, changed in
+    place."""
+    read = [f for f in faces if f.value is not None]
+    for a, b in itertools.combinations(read, 2):
+        if max(a.confidence, b.confidence) < UNSURE_BELOW:
+            continue
+        (ax, ay), (bx, by) = _centre(a.pips), _centre(b.pips)
+        if math.hypot(ax - bx, ay - by) < SIDE_FACE_ROUNDNESS * max(face_side(a.pips), face_side(b.pips)):
+            for f in (a, b):
+                f.confidence, f.uncapped = min(f.confidence, AMBIGUOUS_CAP), None
 
 
 class PipTable:
