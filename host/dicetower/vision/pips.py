@@ -1239,9 +1239,12 @@ def _pip_direction(group: list[Pip]) -> float:
 def _perpendicular_possible(g: list[Pip], h: list[Pip]) -> bool:
     """Whether pip groups g and h can be two perpendicular faces of one cube: their roundnesses r_g,
     r_h (cosines of perpendicular tilts) have r_g^2 + r_h^2 <= PERPENDICULAR_FACES. A face's roundness is
-    its pips' (foreshortened like their face), or its layout's when both groups' pips are smeared alike
-    (a motion blur shared by the frame or by one die; pips alone would make both faces look tilted)."""
-    rg, rh = _roundness(g), _roundness(h)
+    its pips' (foreshortened like their face) or, where a 4 or 5 gives one, its layout's when that is less
+    round (faint, small pips in a dim, grainy frame measure rounder than their face is: a side face's 5 at
+    0.78 under a 4 at 0.90, its layout squashed to half, was read as a die of its own), or its layout's when
+    both groups' pips are smeared alike (a motion blur shared by the frame or by one die; pips alone would
+    make both faces look tilted)."""
+    rg, rh = min(_roundness(g), _layout_roundness(g) or 1.0), min(_roundness(h), _layout_roundness(h) or 1.0)
     if max(rg, rh) < SQUARE_FACE and abs(rg - rh) <= 0.15 and _axial_turn(_pip_direction(g), _pip_direction(h)) <= 25.0:
         rg = _layout_roundness(g) or rg
         rh = _layout_roundness(h) or rh
