@@ -890,7 +890,7 @@ def top_face_past_edge(face: PipFace, shape: tuple[int, ...]) -> bool:
     cut through a die's pip box on each side (40, 60 and 75 % of it kept, every 8th photo: 2061 sure
     readings): sure and wrong 78 -> 37, of the dice cut 15 -> 2; every uncut photo reads as before, and
     of the bench's close-ups one 6 by the edge, right, is now unsure. False for a face with no pips."""
-    if not face.pips or (_layout_roundness(face.pips) or _roundness(face.pips)) >= SIDE_FACE_ROUNDNESS:
+    if not face.pips or _face_roundness(face.pips) >= SIDE_FACE_ROUNDNESS:
         return False
     cx, cy = _centre(face.pips)
     height, width = shape[0], shape[1]
@@ -1216,6 +1216,12 @@ def _layout_roundness(group: list[Pip]) -> float | None:
     return math.sqrt(max(float(w[0]), 0.0) / max(float(w[1]), 1e-9))
 
 
+def _face_roundness(group: list[Pip]) -> float:
+    """A face's roundness (minor / major axis): its layout's where a 4 or 5 gives one (_layout_roundness),
+    which a blur does not flatten, else its pips' mean (_roundness)."""
+    return _layout_roundness(group) or _roundness(group)
+
+
 def _axial_turn(a: float, b: float) -> float:
     """Degrees (0..90) between two axes given as directions in degrees [0, 180) (a pip's major axis,
     Pip.angle; _pip_direction): an axis turned by 180 degrees is the same axis."""
@@ -1244,10 +1250,9 @@ def _perpendicular_possible(g: list[Pip], h: list[Pip]) -> bool:
     0.78 under a 4 at 0.90, its layout squashed to half, was read as a die of its own), or its layout's when
     both groups' pips are smeared alike (a motion blur shared by the frame or by one die; pips alone would
     make both faces look tilted)."""
-    rg, rh = min(_roundness(g), _layout_roundness(g) or 1.0), min(_roundness(h), _layout_roundness(h) or 1.0)
+    rg, rh = min(_roundness(g), _face_roundness(g)), min(_roundness(h), _face_roundness(h))
     if max(rg, rh) < SQUARE_FACE and abs(rg - rh) <= 0.15 and _axial_turn(_pip_direction(g), _pip_direction(h)) <= 25.0:
-        rg = _layout_roundness(g) or rg
-        rh = _layout_roundness(h) or rh
+        rg, rh = _face_roundness(g), _face_roundness(h)
     return rg * rg + rh * rh <= PERPENDICULAR_FACES
 
 
@@ -1277,7 +1282,7 @@ def _side_face_by_shape(g: list[Pip], h: list[Pip]) -> bool | None:
     if max(face_side(g), face_side(h)) > SAME_DIE_PIPS * min(face_side(g), face_side(h)):
         return False  # one die's pips are of one size, and their major axes, which a tilt does not shrink, show it
     front_g, front_h = _frontalness(g), _frontalness(h)
-    flatter = (_layout_roundness(h) or _roundness(h)) - (_layout_roundness(g) or _roundness(g))
+    flatter = _face_roundness(h) - _face_roundness(g)
     if (front_h > 3.0 * front_g and flatter >= 0.1) or (flatter >= 0.2 and front_h > front_g):
         return True
     return None
