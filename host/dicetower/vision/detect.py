@@ -32,9 +32,9 @@ from dicetower.readings import UNSURE_BELOW
 
 from .boxes import centre, grown, holds, iou, meets, overlap
 from .colour import channel_medians
-from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, FRAME_EDGES, LINK_DIAMETERS, MARKED_PIP, SIDE_REACH_DIAMETERS,
-                   WEAK_SNR, PipFace, Pip, PipTable, doubted, face_side, find_pips, pip_marks, pip_response, read_faces,
-                   stray_marks, twins)
+from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, FRAME_EDGES, LINK_DIAMETERS, MARKED_PIP, SIDE_FACE_SIDES,
+                   SIDE_REACH_DIAMETERS, WEAK_SNR, PipFace, Pip, PipTable, doubted, face_side, find_pips, pip_marks,
+                   pip_response, read_faces, stray_marks, twins)
 
 #: Frames are analysed with their long side at most this many px (12 MP photos are downscaled).
 ANALYSIS_LONG_SIDE = 640
@@ -260,6 +260,8 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
     A lone pip that is not small but holds two pips alike (_small_die_held) is a small die showing its own pips, its
     face the floor: it is read again as a small face of those pips' polarity (read sure or not: white dice ~20-26 px
     on a black floor, each read as an unsure 1 of a light pip, its box three times the die).
+    A small face read sure in its region that the whole-frame read takes for the side face of a sure face beside it
+    is unsure (_side_face_of_whole).
     The whole-frame read may be made elsewhere meanwhile (ReadsElsewhere.whole_fine).
     Returns faces in s's px, one per die (_one_per_die)."""
     as_dice = [f for f in faces if f.dice_as_pips]
@@ -287,11 +289,13 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
     # and 1) tells as much: the whole frame is read finer for its polarity too, here, once the regions are read
     later = sorted({g.polarity for g in finer if g.confidence >= UNSURE_BELOW} - set(whole_polarities))
     out = [f for f in faces if all(f is not g for g in small + as_dice)]
+    whole_read: list[PipFace] | None = None
     if whole_polarities or later:
         found = whole() if whole is not None else None
         if found is None:
             found = _whole_fine(gray_full, s, whole_polarities) if whole_polarities else []
         found = found + (_whole_fine(gray_full, s, later) if later else [])
+        whole_read = found
         added = [g for g in found if all(overlap(g.box, f.box) < 0.3 for f in faces if not f.dice_as_pips)]
         out += _confirmed(gray_full, s, added)
         # small dice taken for pips where no die is read finer stay, unsure (read_faces capped them): not lost
@@ -310,9 +314,33 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
                      if k.polarity == g.polarity and overlap(g.box, k.box) >= 0.5]
             g = max(wider, key=lambda g: (len(g.pips), g.confidence)) if wider else g
         # no more pips than read at s: the same pips seen again (interpolated), no second reading of them
-        out.append(g if len(g.pips) > len(f.pips) or g.confidence <= f.confidence
-                   else replace(g, confidence=f.confidence, uncapped=f.uncapped))
+        g = (g if len(g.pips) > len(f.pips) or g.confidence <= f.confidence
+             else replace(g, confidence=f.confidence, uncapped=f.uncapped))
+        if whole_read is not None and _side_face_of_whole(g, whole_read):
+            g = doubted(g)
+        out.append(g)
     return _one_per_die(out)
+
+
+def _side_face_of_whole(face: PipFace, whole: list[PipFace]) -> bool:
+    """Whether a small face read sure in its own region (_region_faces, in s's px) is one the whole frame's read at
+    the same finer scale (whole: its faces, in s's px) takes for a side face: the whole read found no face of its
+    polarity on it (none overlapping it by 0.3 either way) but a sure one beside it, within the reach a die's side
+    face lies from its top face (SIDE_FACE_SIDES face sides, pips.face_side, as pips._lies_toward). A region holds
+    few of the frame's faces, the whole frame all of them, and with them the frame's direction toward the camera
+    (pips._toward_camera); a side face may lie outside its top face's region, which is the small face's box grown
+    by its own size. Where the two reads disagree so, the face is unsure: bench's small-dice frame 0012 read a 2 on
+    the side face below a 1 as a sure die no one threw (its region: no pair to tell the direction, and the 1
+    outside it; the whole frame: 20 pairs, below, the 2 hidden as the 1's side face)."""
+    if face.confidence < UNSURE_BELOW:
+        return False
+    same = [h for h in whole if h.polarity == face.polarity]
+    if any(overlap(face.box, h.box) >= 0.3 or overlap(h.box, face.box) >= 0.3 for h in same):
+        return False
+    (fx, fy), side = face.centre, face_side(face.pips)
+    return any(h.confidence >= UNSURE_BELOW
+               and math.hypot(fx - h.centre[0], fy - h.centre[1]) < SIDE_FACE_SIDES * max(side, face_side(h.pips))
+               for h in same)
 
 
 def _small_die_held(gray_full: np.ndarray, s: float, face: PipFace) -> PipFace | None:

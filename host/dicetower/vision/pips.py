@@ -77,6 +77,7 @@ MIN_PIP_AREA_PX = 6.0  # smaller blobs are noise at the analysis scale
 PERPENDICULAR_FACES = 1.3
 FACE_SIDE_DIAMETERS = 4.6  # a d6 face's side is about this many pip diameters
 SIDE_REACH_DIAMETERS = 5.0  # a die's side faces lie within about one face side (~5 pip diameters) of its top face
+SIDE_FACE_SIDES = 1.2  # ... their centres within this many face sides (face_side) of its top face's centre
 SAME_DIE_PIPS = 2.0  # the faces of one die have pips whose major axes agree within this factor
 MAX_SPLIT_PIPS = 9  # pips searched at once when splitting a tangle (time grows as C(n, 6))
 CENTRE_FRACTION = 0.5  # a 2's or 4's centre (a 4's side's middle) with pip response above this fraction of the threshold: a faint pip
@@ -1329,7 +1330,8 @@ def _lies_toward(g: list[Pip], h: list[Pip], toward: tuple[float, float]) -> boo
     along = dx * toward[0] + dy * toward[1]
     across = abs(dy * toward[0] - dx * toward[1])
     side = max(face_side(g), face_side(h))
-    return along > 0.5 * across and math.hypot(dx, dy) < 1.2 * side and _frontalness(h) > 0.5 * _frontalness(g)
+    return (along > 0.5 * across and math.hypot(dx, dy) < SIDE_FACE_SIDES * side
+            and _frontalness(h) > 0.5 * _frontalness(g))
 
 
 #: degrees within which two faces' foreshortening (their pips' minor axes) agree, and within which a pair lies
@@ -1344,7 +1346,7 @@ def _top_unknown(g: list[Pip], h: list[Pip], toward: tuple[float, float]) -> boo
     side face toward it along one image direction, and that side face lies from the top face along it: so the
     two are one die when both are foreshortened (pip roundness under SQUARE_FACE) along directions within
     FORESHORTEN_ALIGN degrees and one lies from the other along that direction, within about one face side
-    (1.2 face sides, as _lies_toward). toward tells the top face only when it lies along that direction too;
+    (SIDE_FACE_SIDES, as _lies_toward). toward tells the top face only when it lies along that direction too;
     across it (more than 45 degrees off), it is no evidence (a photo turned a quarter turn whose frame has no
     pair of faces its shapes tell: toward stays BELOW while its side faces lie left or right of their top
     faces). Such a pair's two faces are both in doubt, neither hidden (read_faces). Measured on every
@@ -1360,7 +1362,7 @@ def _top_unknown(g: list[Pip], h: list[Pip], toward: tuple[float, float]) -> boo
         return False
     (gx, gy), (hx, hy) = _centre(g), _centre(h)
     dx, dy = gx - hx, gy - hy
-    if math.hypot(dx, dy) >= 1.2 * max(face_side(g), face_side(h)):
+    if math.hypot(dx, dy) >= SIDE_FACE_SIDES * max(face_side(g), face_side(h)):
         return False
     minor = _axial_mean([minor_g, minor_h])  # the direction both faces are compressed along, face for face
     along = math.degrees(math.atan2(dy, dx)) % 180.0
