@@ -331,7 +331,10 @@ def _side_face_of_whole(face: PipFace, whole: list[PipFace]) -> bool:
     (pips._toward_camera); a side face may lie outside its top face's region, which is the small face's box grown
     by its own size. Where the two reads disagree so, the face is unsure: bench's small-dice frame 0012 read a 2 on
     the side face below a 1 as a sure die no one threw (its region: no pair to tell the direction, and the 1
-    outside it; the whole frame: 20 pairs, below, the 2 hidden as the 1's side face)."""
+    outside it; the whole frame: 20 pairs, below, the 2 hidden as the 1's side face). Tried instead: every small
+    face's region grown by its box's longer side on each axis (so a side face's region holds its top face): that 2
+    was unsure too, but on the shrunk row 3 right dice went from sure to unsure and a side face no one threw from
+    unsure to a sure 4 (a die seen from low, its side face as round as its top face): not kept."""
     if face.confidence < UNSURE_BELOW:
         return False
     same = [h for h in whole if h.polarity == face.polarity]

@@ -1397,7 +1397,15 @@ def _toward_camera(side_pairs: list[tuple[list[Pip], list[Pip]]]) -> tuple[float
     side face): bench's small-dice frame 0012 turns right on such a pair at the analysis scale, and a 2 on a
     side face below another 1 is read as a sure die. Asking for two pairs (session 27) removed it and changed
     nothing else on the bench's matteop65 rows, but a turned dice_42, whose one pair is its only evidence,
-    then read 3 side faces as dice (tests/vision/test_vision_turned_photos): not kept."""
+    then read 3 side faces as dice (tests/vision/test_vision_turned_photos): not kept.
+    A camera low over the table (about 45 degrees) sees a die's top face and two side faces about alike, and one
+    side face may pair by shape with the other, flatter one, which lies across the camera's direction: dice_46 cut
+    by the frame's edge (its right column of dice cut away) turned "left" on that one pair and read two side faces
+    as a sure 2 and 5. Tried in session 46: a pair gives no vote when a third face, not its top face's side face by
+    shape and its top face's match or rounder, lies beside both (any of the two may be the die's top face). Every
+    8th matteop65 photo cut through each die by the frame's edges: sure and wrong 37 -> 18; every photo turned by
+    90/180/270 degrees: sure dice no one threw 13 -> 10, unsure 1.64 -> 1.85 %, but two_29 turned 180 degrees
+    lost the only pairs that told its direction and read two side faces as sure 4s no one threw: not kept."""
     sides = [id(g) for g, _ in side_pairs]
     units, weights = [], []
     for g, h in side_pairs:
