@@ -898,8 +898,8 @@ def top_face_past_edge(face: PipFace, shape: tuple[int, ...]) -> bool:
     return min(cx, cy, width - 1 - cx, height - 1 - cy) <= TOP_FACE_REACH * face_side(face.pips)
 
 
-def runs_off(group: list[Pip], gray: np.ndarray, polarity: str, edges: tuple[bool, bool, bool, bool] = FRAME_EDGES
-             ) -> bool:
+def runs_off(group: list[Pip], gray: np.ndarray, polarity: str, edges: tuple[bool, bool, bool, bool] = FRAME_EDGES,
+             lopsided: bool = True) -> bool:
     """Whether the die face under a group of pips (1..5: a 6 is a whole face) runs on past them to the
     frame's edge as a face cut to some of its pips does (gray: HxW uint8, the group's px; polarity:
     "dark" or "light" pips): pips of a larger face may lie past the edge, so its count is unsure.
@@ -932,10 +932,20 @@ def runs_off(group: list[Pip], gray: np.ndarray, polarity: str, edges: tuple[boo
     other way stays whole (Valid/valid_24's square 4, its face's corner cut by the top edge; valid_62's
     1, its face reaching the top edge). Geometry only from the d6 layouts and FACE_SIDE_DIAMETERS.
     Measured on matteop65 photos cut through a die's pip box on each side, 40, 60 and 75 % of the box
-    kept (1607 cut dice): read sure and wrong 266 -> 5; the 353 uncut photos read the same. Not asked
-    at a close-up scale (read_faces' finer): a die filling the frame has white side faces as light as
-    its top running on to the edge. Bench's close-up row: unsure 19.8 -> 22.5 % (dice the crop cuts
-    at 0.3 of the frame, as Valid/valid_80's 3 read as a sure 2 before), none read wrong."""
+    kept (1607 cut dice): read sure and wrong 266 -> 5; the 353 uncut photos read the same. Bench's
+    close-up row: unsure 19.8 -> 22.5 % (dice the crop cuts at 0.3 of the frame, as Valid/valid_80's 3
+    read as a sure 2 before), none read wrong.
+    lopsided: False asks the first of the two tests alone (a larger face's place past the edge; read_faces at a
+    close-up scale, its finer given, asks so): a die filling the frame has white side faces as light as its top
+    face running on to the edge, farther than the face reaches the other way (tests/vision/test_vision_reader: a
+    4 filling the frame read unsure so). Until session
+    46 close-up scales asked neither; bench's close-ups cut through each of their dice (each side, 40, 60 and
+    75 % of the pip box kept: 2189 frames) read 189 cut dice sure, every one wrong (a 6 cut to a column as a 2),
+    18 with the first test, 16 of them a 2 cut to one pip read as a 1: a lone pip is not asked at a close-up
+    scale, as a 1's pip is larger than other faces' pips, so face_side overstates its face (a white 1 filling
+    the frame on a table of its colour: tests/vision/test_vision_pip_close_ups). The close-up row's dice the
+    crop cuts read sure and wrong 1 -> 0, and 2 of its 177 whole dice, by the edge or filling the frame, went
+    unsure (the row: 10.9 -> 12.0 %)."""
     if not group or len(group) >= 6:
         return False
     h, w = gray.shape
@@ -1022,7 +1032,7 @@ def runs_off(group: list[Pip], gray: np.ndarray, polarity: str, edges: tuple[boo
                 return True
             # the face's far end and the edge more than a face's diagonal apart: what runs on toward the
             # edge is no longer this face (a side face as light as it, the next die), which lies whole inside
-            if far + dia / 2 < dist <= math.sqrt(2) * reach - far:
+            if lopsided and far + dia / 2 < dist <= math.sqrt(2) * reach - far:
                 return True
     return False
 
@@ -1768,10 +1778,10 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
         if ambiguous or marked or doubt:  # a faint pip where a fuller face has one; marks inside a lone "pip" (a small die)
             conf = min(conf, AMBIGUOUS_CAP)
             vouchable = None
-        # at a close-up scale (finer given) the die fills much of the frame and its white side faces,
-        # as light as its top, run on to the edge as a cut top face would: its own layout's places alone
-        # tell a cut face there (layout_in_frame); a face already unsure is not looked at again
-        cut = value is not None and finer is None and conf >= UNSURE_BELOW and runs_off(g, gray, polarity, edges)
+        # at every scale, close-ups' too, where only a larger face's place past the edge tells, and not of a lone
+        # pip (runs_off); a face already unsure is not looked at again
+        cut = value is not None and (finer is None or n > 1) and conf >= UNSURE_BELOW and runs_off(
+            g, gray, polarity, edges, lopsided=finer is None)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g), runs_off=cut,
                              dice_as_pips=marked_inside and n >= 3, uncapped=vouchable, weak=lone_weak))
     _doubt_twin_taken(faces, pips, response, thr)
