@@ -106,7 +106,6 @@ def test_dice_the_whole_frame_read_finds_are_sure_when_their_own_region_reads_th
     assert found == 59 and unsure <= 1, (found, unsure)
 
 
-
 @needs_photos
 def test_a_side_face_the_whole_frame_read_hides_is_no_sure_die():
     """bench.vision.small_dice's frame 0012 (dice_31/33/35/37 at half size, fifteen 1s): the 2 on the side face below
