@@ -938,14 +938,13 @@ def runs_off(group: list[Pip], gray: np.ndarray, polarity: str, edges: tuple[boo
     lopsided: False asks the first of the two tests alone (a larger face's place past the edge; read_faces at a
     close-up scale, its finer given, asks so): a die filling the frame has white side faces as light as its top
     face running on to the edge, farther than the face reaches the other way (tests/vision/test_vision_reader: a
-    4 filling the frame read unsure so). Until session
-    46 close-up scales asked neither; bench's close-ups cut through each of their dice (each side, 40, 60 and
-    75 % of the pip box kept: 2189 frames) read 189 cut dice sure, every one wrong (a 6 cut to a column as a 2),
-    18 with the first test, 16 of them a 2 cut to one pip read as a 1: a lone pip is not asked at a close-up
-    scale, as a 1's pip is larger than other faces' pips, so face_side overstates its face (a white 1 filling
-    the frame on a table of its colour: tests/vision/test_vision_pip_close_ups). The close-up row's dice the
-    crop cuts read sure and wrong 1 -> 0, and 2 of its 177 whole dice, by the edge or filling the frame, went
-    unsure (the row: 10.9 -> 12.0 %)."""
+    4 filling the frame read unsure so). Until session 46 close-up scales asked neither; bench's close-ups
+    cut through each of their dice (each side, 40, 60 and 75 % of the pip box kept: 2189 frames) read 189 cut
+    dice sure, every one wrong (a 6 cut to a column as a 2), 18 with the first test, 16 of them a 2 cut to one
+    pip read as a 1: a lone pip is not asked at a close-up scale, as a 1's pip is larger than other faces'
+    pips, so face_side overstates its face (a white 1 filling the frame on a table of its colour:
+    tests/vision/test_vision_pip_close_ups). The close-up row's dice the crop cuts read sure and wrong 1 -> 0,
+    and 2 of its 177 whole dice, by the edge or filling the frame, went unsure (the row: 10.9 -> 12.0 %)."""
     if not group or len(group) >= 6:
         return False
     h, w = gray.shape
