@@ -421,9 +421,8 @@ def test_the_grid_spread_tells_pips_are_one_face_but_lends_the_face_no_confidenc
 @pytest.mark.parametrize("seed, die", [
     (0, 2),  # a black die on red felt, 25 px, its light pip ~3 px: read as an unsure 5 (0.025)
     (8, 1),  # read as an unsure 5 (0.035)
-    (112, 0),  # read as an unsure 5 (0.013)
-    (148, 0),  # read as an unsure 4 (0.009)
-])
+    (112, 0),  # read as an unsure 5 (0.013); seed 148's 1, read as an unsure 4 too, is found at the analysis scale
+])               # since its pip's halo, running into its die's edge, is cored (tests/pips/test_pips_cored.py)
 def test_a_small_die_whose_one_pip_the_analysis_scale_missed_reads_as_a_one(seed, die):
     # renders of 2-6 pip d6 of 25-45 px in random colours: a 1 whose pip is as small as a die's other pips, under the
     # frame's pip threshold at the analysis scale, left a die body no face was read on, and the face classifier, whose
@@ -453,9 +452,8 @@ def test_small_body_faces_reads_a_small_bodys_pips_finer_and_no_large_bodys():
 @pytest.mark.parametrize("seed, die, value, sure", [
     (8, 2, 2, False),  # read as an unsure 5 (0.004); its 2 finer at 0.03
     (34, 1, 5, True),  # read as an unsure 1 (0.009); its 5 finer at 0.91
-    (29, 2, 4, True),  # read as an unsure 6 (0.045)
-    (19, 2, 2, False),  # read as an unsure 6 (0.020)
-])
+    (29, 2, 4, True),  # read as an unsure 6 (0.045); seed 19's 2, read as an unsure 6 (0.020), is found at the
+])                     # analysis scale since its pips' halo, running into its die's edge, is cored (test_pips_cored)
 def test_a_small_die_whose_face_the_analysis_scale_missed_is_read_finer_in_its_body(seed, die, value, sure):
     # renders of 2-6 pip d6 of 25-45 px in random colours: a die whose pips (~2-3 px) the analysis scale did not read
     # as a face was read by the face classifier, right or wrong by chance. Read finer in its body, its face is found,
