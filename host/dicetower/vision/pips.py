@@ -1468,7 +1468,10 @@ def _toward_camera(side_pairs: list[tuple[list[Pip], list[Pip]]]) -> tuple[float
     shape and its top face's match or rounder, lies beside both (any of the two may be the die's top face). Every
     8th matteop65 photo cut through each die by the frame's edges: sure and wrong 37 -> 18; every photo turned by
     90/180/270 degrees: sure dice no one threw 13 -> 10, unsure 1.64 -> 1.85 %, but two_29 turned 180 degrees
-    lost the only pairs that told its direction and read two side faces as sure 4s no one threw: not kept."""
+    lost the only pairs that told its direction and read two side faces as sure 4s no one threw: not kept.
+    Tried in session 47: the side faces of one top face that lie in one direction from it share one vote (one side
+    face found split into two groups, as a cut dice_46 did once its pips' halos were cored, _cored_pip): the cut
+    probe above 38 -> 45 sure and wrong, the turned photos' sure dice no one threw 13 -> 15: not kept."""
     sides = [id(g) for g, _ in side_pairs]
     units, weights = [], []
     for g, h in side_pairs:
