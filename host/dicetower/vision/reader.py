@@ -585,6 +585,10 @@ GROUND_SHARE_MAX = 1.0
 SIZE_BESIDE_PIP_DICE = (0.8, 2.2)
 #: Beside pip dice, a numbered die lies on the same ground: the median Lab colours around the two
 #: differ by at most this (sum of |dL|, |da|, |db|, OpenCV 8-bit Lab); a laptop key lies on the laptop.
+#: Tried in session 47, |dL| weighed half (a floor lit unevenly: a blue die showing 1 on green felt, 18 L darker
+#: than round the frame's pip dice, was no die): renders of pip d6 in random colours found 38 more dice (25-45 px 10,
+#: crowds 13), none sure and wrong, but matteop65's small-dice and shrunk frames read 3 things no one threw as unsure
+#: d8, d10 and d20: not kept.
 SAME_GROUND_LAB = 25.0
 #: Beside pip dice (whose ground is known), a numbered die's colour must be rarer on the ground than
 #: alone: wood-grain patches next to dice measured ground_share 0.6..1.0.
