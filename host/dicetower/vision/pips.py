@@ -424,6 +424,16 @@ class _Blob:
         """Large enough to hold two pips (MIN_PIP_AREA_PX each)."""
         return self.area >= 2 * MIN_PIP_AREA_PX
 
+    @functools.cached_property
+    def inside(self) -> np.ndarray:
+        """hxw uint8 over the blob's box: 1 on the blob (its contour filled), 0 elsewhere; read-only. Drawn when
+        first asked: a ragged blob is asked it to be split (_split_blob), then for its core (_cored_pip)."""
+        x, y, w, h = self.box
+        inside = np.zeros((h, w), np.uint8)
+        cv2.drawContours(inside, [self.contour], -1, 1, -1, offset=(-x, -y))
+        inside.setflags(write=False)
+        return inside
+
 
 def _blob_shape(c: np.ndarray, shape: tuple[int, ...], piece: bool, max_side: float, min_area: float) -> _Blob | None:
     """The blob of outer contour c (Nx1x2 int px of a frame of shape (H, W)), or None when it is no
@@ -463,9 +473,7 @@ def _blob_pip(blob: _Blob, response: np.ndarray, snr: float) -> Pip:
     (cx, cy), (w, h), angle = blob.ellipse
     major, minor = max(w, h), min(w, h)
     x, y, bw, bh = blob.box
-    mask = np.zeros((bh, bw), np.uint8)
-    cv2.drawContours(mask, [blob.contour], -1, 1, -1, offset=(-x, -y))
-    contrast = float(response[y:y + bh, x:x + bw][mask > 0].mean())
+    contrast = float(response[y:y + bh, x:x + bw][blob.inside > 0].mean())
     major_angle = angle if w >= h else angle + 90.0
     return Pip(float(cx), float(cy), float(blob.area), float(minor / major), float(major_angle % 180.0), contrast,
                snr=snr, outline=blob.contour)
@@ -515,8 +523,7 @@ def _cored_pip(blob: _Blob, response: np.ndarray, gray: np.ndarray, level: float
     Without the peak test the edges of dice on a floor of about their grey (a core 100 and tail 68 over level 56)
     were taken for pips, stray marks that put 12 right sure faces of the 60-90 px renders in doubt."""
     x, y, w, h = blob.box
-    inside = np.zeros((h, w), np.uint8)
-    cv2.drawContours(inside, [blob.contour], -1, 1, -1, offset=(-x, -y))
+    inside = blob.inside
     crop = response[y:y + h, x:x + w] * inside
     at = PIP_CORE * float(crop.max())
     if at < level:
@@ -628,12 +635,10 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
         if not blob.splittable or depth >= MAX_SPLIT_DEPTH:
             return []
         x, y, w, h = blob.box
-        inside = np.zeros((h, w), np.uint8)
-        cv2.drawContours(inside, [blob.contour], -1, 1, -1, offset=(-x, -y))
         if not relief:  # the watershed's relief, made once per frame when its first blob is split
             relief.append(cv2.cvtColor(255 - response, cv2.COLOR_GRAY2BGR))
         # a blob is whole in the frame (_blob_shape), so its box grown by 1 px lies in the frame
-        pieces, split_at = _split_blob(response[y:y + h, x:x + w], inside, level,
+        pieces, split_at = _split_blob(response[y:y + h, x:x + w], blob.inside, level,
                                        relief[0][y - 1:y + h + 1, x - 1:x + w + 1], (x, y))
         return [q for o in pieces for q in pips_of(o, split_at, depth + 1, blob_id)]
 
