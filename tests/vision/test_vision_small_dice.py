@@ -466,3 +466,23 @@ def test_a_small_die_whose_face_the_analysis_scale_missed_is_read_finer_in_its_b
     mine = [r for r in DiceReader(second_process=False).read(frame)
             if x <= r.box[0] + r.box[2] / 2 <= x + w and y <= r.box[1] + r.box[3] / 2 <= y + h]
     assert [(r.die_type, r.value, r.unsure) for r in mine] == [("d6", value, not sure)]
+
+
+@pytest.mark.parametrize("seed, die, value, die_px", [
+    (10, 1, 5, (25, 45)),  # read as an unsure 2 of two of its pips (0.05), then from its body as an unsure 6
+    (121, 3, 5, (25, 45)),  # an unsure 2 (0.27)
+    (237, 1, 5, (60, 90)),  # an unsure 1 (0.05)
+    (144, 3, 2, (18, 36)),  # an unsure 1 (0.6)
+])
+def test_a_small_die_read_unsure_from_part_of_its_face_is_read_finer_in_its_body(seed, die, value, die_px):
+    # renders of 2-6 pip d6 in random colours: the pips read on these dice are part of their faces, unsure, and a body
+    # with unsure faces on it was left unread as part of a pip die. Read finer in the body, its whole face is read sure,
+    # centred in it and spanning most of it (reader._sure_face_read_finer), and takes those faces' place
+    frame, truth = _probe_die(seed, die, die_px)
+    assert truth["value"] == value
+    x, y, w, h = truth["box"]
+    on = [f for f in detect.find_pip_faces(frame) if meets(f.box, (x, y, w, h))]
+    assert on and all(f.confidence < UNSURE_BELOW and f.value != value for f in on)
+    mine = [r for r in DiceReader(second_process=False).read(frame)
+            if x <= r.box[0] + r.box[2] / 2 <= x + w and y <= r.box[1] + r.box[3] / 2 <= y + h]
+    assert [(r.die_type, r.value, r.unsure) for r in mine] == [("d6", value, False)]
