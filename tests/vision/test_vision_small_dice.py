@@ -486,3 +486,18 @@ def test_a_small_die_read_unsure_from_part_of_its_face_is_read_finer_in_its_body
     mine = [r for r in DiceReader(second_process=False).read(frame)
             if x <= r.box[0] + r.box[2] / 2 <= x + w and y <= r.box[1] + r.box[3] / 2 <= y + h]
     assert [(r.die_type, r.value, r.unsure) for r in mine] == [("d6", value, False)]
+
+
+@pytest.mark.parametrize("seed, die, value", [(37, 3, 6), (80, 3, 5), (122, 2, 4)])
+def test_a_die_smaller_than_the_pip_dice_beside_it_is_read_finer_in_its_body(seed, die, value):
+    # renders of 2-6 pip d6 of 25-45 px in random colours: a die of ~20 px beside larger dice read sure (seed 37's 6
+    # beside a 4 whose face box is 28 px) was too small to be a numbered die there (reader.SIZE_BESIDE_PIP_DICE), and
+    # lost. A body of their ground, whole in the frame, is read finer, and its sure face is the die
+    frame, truth = _probe_die(seed, die, (25, 45))
+    assert truth["value"] == value
+    x, y, w, h = truth["box"]
+    assert not [f for f in detect.find_pip_faces(frame) if meets(f.box, (x, y, w, h))]
+    mine = [r for r in DiceReader(second_process=False).read(frame)
+            if x <= r.box[0] + r.box[2] / 2 <= x + w and y <= r.box[1] + r.box[3] / 2 <= y + h]
+    assert [(r.die_type, r.value, r.unsure) for r in mine] == [("d6", value, False)]
+

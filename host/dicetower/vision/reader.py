@@ -271,6 +271,9 @@ class DiceReader:
         (_sure_face_read_finer): renders of pip d6 in random colours read 7, 22, 1 and 1 more dice right (25-45 px,
         crowds, 18-36 and 60-90 px; unsure 351 -> 337, 1442 -> 1375 of the dice found), 2 of any type at 25-45 px,
         none more sure and wrong.
+        So is a body too small beside the frame's sure pip dice to be a numbered die (_smaller_than_beside): a sure
+        face it holds read finer is a smaller pip die (renders of pip d6: 5 more right at 25-45 px, 1 at 18-36 px, 1
+        in crowds, 1 of any type; none more sure and wrong).
         A body's part already read as a pip face (its sides, its shadow) is not read again; but "pips"
         the pip reader is unsure of, centred in a die-like body and spanning less of it than a d6's
         pips span of their die (PIP_BOX_OF_DIE: a numeral's holes or strokes, speckles; measured
@@ -324,6 +327,13 @@ class DiceReader:
                 continue
             if self.die_set is None and self.reference is None:
                 if not is_die_like(image, body, beside):
+                    # too small beside the pip dice to be a numbered die, but maybe a smaller pip die: its face read
+                    # finer, if sure (a lone pip set aside in its middle is weighed as its 1 only when it is read)
+                    if (_smaller_than_beside(image, body, beside)
+                            and not any(_lone_pip_of(f, body) for f in set_aside or [])):
+                        face = _sure_face_read_finer(image, body)
+                        if face is not None:
+                            surer.append(face)
                     continue
             elif min(body.box[2:]) < MIN_BODY_SIDE or (self.reference is None and body.ground_share > GROUND_SHARE_MAX):
                 continue  # too small to read (MIN_BODY_SIDE), or, with no reference frame, of a colour found all
@@ -525,6 +535,18 @@ def _face_read_finer(image: np.ndarray, body: DieBody, near: list[PipFace]) -> P
         return None
     face = near[0]
     return face if _holds_as_its_face(image, body, face) and not _marks_on(image, body, face) else None
+
+
+def _smaller_than_beside(image: np.ndarray, body: DieBody, beside: tuple[float, np.ndarray] | None) -> bool:
+    """Whether a body is_die_like would take for a die beside the frame's pip dice (beside: their faces' median box
+    side px and the Lab colour round them) but for its size, under SIZE_BESIDE_PIP_DICE's least: whole in the frame,
+    on their ground. A smaller pip d6 than theirs may lie there (renders of dice 20 and 31 px across side by side: the
+    20 px die's body 0.79 of the larger die's face box). image: HxWx3 uint8 BGR, the frame (px)."""
+    if beside is None or body.cut:
+        return False
+    side = max(body.box[2:])
+    return side < SIZE_BESIDE_PIP_DICE[0] * beside[0] and is_die_like(
+        image, body, (side / SIZE_BESIDE_PIP_DICE[0], beside[1]))
 
 
 def _sure_face_read_finer(image: np.ndarray, body: DieBody) -> PipFace | None:
