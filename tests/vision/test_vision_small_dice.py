@@ -501,35 +501,3 @@ def test_a_die_smaller_than_the_pip_dice_beside_it_is_read_finer_in_its_body(see
             if x <= r.box[0] + r.box[2] / 2 <= x + w and y <= r.box[1] + r.box[3] / 2 <= y + h]
     assert [(r.die_type, r.value, r.unsure) for r in mine] == [("d6", value, False)]
 
-
-def _crowd_die(seed: int, die: int) -> tuple[np.ndarray, dict]:
-    """A render of 12-21 pip d6 of 25-45 px in random colours (the render probe's crowds) and the truth of die `die`."""
-    rng = np.random.default_rng([9371, seed])
-    count = int(rng.integers(12, 22))
-    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
-    frame, truths = synth.render_scene(dice, rng, die_px=(25, 45))
-    return frame, truths[die]
-
-
-@pytest.mark.parametrize("scene, seed, die, value", [("few", 1, 1, 5), ("crowd", 52, 3, 4), ("crowd", 52, 13, 5),
-                                                     ("crowd", 212, 0, 4)])
-def test_a_small_die_of_the_other_pip_kind_read_as_a_lone_pip_is_read_finer(scene, seed, die, value):
-    # renders of pip d6 in random colours: seed 1's cream 5 among dice with light pips was read at the analysis
-    # scale as a lone dark pip (its other pips under the filter's limit), dropped for its polarity
-    # (detect._plausible_polarity), and the die lost or read from its body, unsure. Read finer in its region, its face
-    # is a die (detect._other_kind_faces)
-    frame, truth = _probe_die(seed, die, (25, 45)) if scene == "few" else _crowd_die(seed, die)
-    assert truth["value"] == value
-    x, y, w, h = truth["box"]
-    mine = [r for r in DiceReader(second_process=False).read(frame)
-            if x <= r.box[0] + r.box[2] / 2 <= x + w and y <= r.box[1] + r.box[3] / 2 <= y + h]
-    assert [(r.die_type, r.value, r.unsure) for r in mine] == [("d6", value, False)]
-
-
-@needs_photos
-def test_glyphs_cut_by_the_frame_s_edge_are_no_small_die_of_the_other_kind():
-    # matteop65's three_8 at 0.8 of its size: a laptop key's light glyphs at the top edge, dropped as lone light pips
-    # beside the white 3, read finer as a sure 2 cut by the edge, and more keys after it: no dice
-    photo = load_image(MATTEOP65 / "images/Train/three_8.jpg")
-    frame = cv2.resize(photo, None, fx=0.8, fy=0.8, interpolation=cv2.INTER_AREA)
-    assert [(r.value, r.unsure) for r in DiceReader(second_process=False).read(frame)] == [(3, False)]

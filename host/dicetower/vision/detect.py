@@ -171,7 +171,7 @@ def find_pip_faces(image: np.ndarray,
         kept = _one_per_die(faces)
         if kept:
             if analysis:  # its small pips are read again finer
-                kept = _finer_faces(gray_full, s, kept, elsewhere, dropped)
+                kept = _finer_faces(gray_full, s, kept, elsewhere)
             if set_aside is not None:
                 set_aside += [_moved_face(f, 1.0 / s, (0.0, 0.0)) for f in dropped]
             return [_moved_face(f, 1.0 / s, (0.0, 0.0)) for f in kept]
@@ -230,7 +230,7 @@ def _scaled_faces(gray: np.ndarray, fs: float, edges: tuple[bool, bool, bool, bo
 
 
 def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
-                 elsewhere: ReadsElsewhere | None = None, dropped: list[PipFace] | None = None) -> list[PipFace]:
+                 elsewhere: ReadsElsewhere | None = None) -> list[PipFace]:
     """faces (read at analysis scale s, in its px) with each small-pip face (median pip area under
     SMALL_PIP_AREA) read again at FINE_FACTOR x s.
     Its box grown by its side on every side (the whole die, with the pips lost at scale s; regions that
@@ -267,13 +267,11 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
     A small face read sure in its region that the whole-frame read takes for the side face of a sure face beside it
     is unsure (_side_face_of_whole).
     The whole-frame read may be made elsewhere meanwhile (ReadsElsewhere.whole_fine).
-    dropped: the lone pips _plausible_polarity dropped at s (of the pip polarity the frame's other dice do not have).
-    A small one (area under SMALL_PIP_AREA) may be the one pip found of a small die of the other kind whose other pips
-    are under the filter's limit (a cream 5 among dice with light pips, read as a lone dark pip): it is read finer in
-    its region, and a sure face of 2 pips or more found there on it, not cut by the frame's edge, is a die (the pip
-    leaves dropped), counted as a small face read sure only finer: renders of pip d6 in random colours, crowds of
-    25-45 px dice, right 3695 -> 3733 of 4878 (found 4329 -> 4354), 25-45 px 833 -> 835, none more sure and wrong.
-    Cut by the frame's edge, a laptop key's glyphs were read so as a sure 2 (a matteop65 photo at 0.8 of its size).
+    Tried in session 48 and not kept: a small lone pip _plausible_polarity dropped (a cream 5 among dice with light
+    pips, read as one dark pip, its others under the filter's limit) read finer in its region, a sure face of 2 pips
+    or more there, not cut by the frame's edge, taken for a small die of the other kind. Renders of pip d6 in random
+    colours read 38 more crowd dice right (25-45 px), none more sure and wrong, and every bench image as before, but
+    matteop65's six_50 turned upside down read a laptop key's light glyphs as a sure 2 and another key as a sure 1.
     Returns faces in s's px, one per die (_one_per_die)."""
     as_dice = [f for f in faces if f.dice_as_pips]
     small = [f for f in faces if not f.dice_as_pips and statistics.median(p.area for p in f.pips) < SMALL_PIP_AREA]
@@ -284,8 +282,7 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
     held = [g for g in dice_held.values() if g is not None]
     faces = [f for f in faces if dice_held.get(id(f)) is None]
     small += held
-    lone = [f for f in dropped or [] if f.pips[0].area < SMALL_PIP_AREA]
-    if not small and not as_dice and not lone:
+    if not small and not as_dice:
         return faces
     # the pip polarities the whole frame is read finer for. Sure small faces: the frame holds small dice, some of
     # whose faces the analysis scale may have missed whole (five_44 at half size: 3 of 5 dice, their pips' response
@@ -297,14 +294,10 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
                               | {OTHER_POLARITY[f.polarity] for f in as_dice})
     whole = elsewhere.whole_fine(whole_polarities) if whole_polarities and elsewhere is not None else None
     finer = _region_faces(gray_full, s, small)
-    other_kind = _other_kind_faces(gray_full, s, lone)
-    if dropped is not None:  # the pips of those faces are no lone pips to set aside
-        dropped[:] = [d for d in dropped if all(overlap(d.box, f.box) < 0.5 for f in other_kind)]
-    finer += other_kind
     # a small face read sure only finer (its pips under the analysis scale's threshold: a 4 read there as an unsure 2
     # and 1) tells as much: the whole frame is read finer for its polarity too, here, once the regions are read
     later = sorted({g.polarity for g in finer if g.confidence >= UNSURE_BELOW} - set(whole_polarities))
-    out = [f for f in faces if all(f is not g for g in small + as_dice)] + other_kind
+    out = [f for f in faces if all(f is not g for g in small + as_dice)]
     whole_read: list[PipFace] | None = None
     if whole_polarities or later:
         found = whole() if whole is not None else None
@@ -336,23 +329,6 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
             g = doubted(g)
         out.append(g)
     return _one_per_die(out)
-
-
-def _other_kind_faces(gray_full: np.ndarray, s: float, lone: list[PipFace]) -> list[PipFace]:
-    """The dice that small lone pips dropped for their polarity (lone, in s's px) are the one pip found of: each read
-    at FINE_FACTOR x s in its region (_region_faces), the fullest sure face there of its polarity, of 2 pips or more,
-    overlapping it by half and not cut by the frame's edge (PipFace.runs_off); in s's px (_finer_faces' dropped).
-    gray_full: HxW uint8, the frame."""
-    if not lone:
-        return []
-    again = _region_faces(gray_full, s, lone)
-    out: list[PipFace] = []
-    for f in lone:
-        same = [g for g in again if g.polarity == f.polarity and len(g.pips) > 1 and overlap(f.box, g.box) >= 0.5
-                and not g.runs_off and g.confidence >= UNSURE_BELOW]
-        if same:
-            out.append(max(same, key=lambda g: (len(g.pips), g.confidence)))
-    return out
 
 
 def _side_face_of_whole(face: PipFace, whole: list[PipFace]) -> bool:
