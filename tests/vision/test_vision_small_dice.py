@@ -453,7 +453,11 @@ def test_small_body_faces_reads_a_small_bodys_pips_finer_and_no_large_bodys():
     (8, 2, 2, False),  # read as an unsure 5 (0.004); its 2 finer at 0.03
     (34, 1, 5, True),  # read as an unsure 1 (0.009); its 5 finer at 0.91
     (29, 2, 4, True),  # read as an unsure 6 (0.045); seed 19's 2, read as an unsure 6 (0.020), is found at the
-])                     # analysis scale since its pips' halo, running into its die's edge, is cored (test_pips_cored)
+    #                    analysis scale since its pips' halo, running into its die's edge, is cored (test_pips_cored)
+    (37, 3, 6, True),  # lost: ~20 px beside a 4 read sure whose face box is 28 px, too small to be a numbered die
+    (80, 3, 5, True),  # there (reader.SIZE_BESIDE_PIP_DICE); a body of their ground, whole in the frame, is read
+    (122, 2, 4, True),  # finer all the same (reader._smaller_than_beside)
+])
 def test_a_small_die_whose_face_the_analysis_scale_missed_is_read_finer_in_its_body(seed, die, value, sure):
     # renders of 2-6 pip d6 of 25-45 px in random colours: a die whose pips (~2-3 px) the analysis scale did not read
     # as a face was read by the face classifier, right or wrong by chance. Read finer in its body, its face is found,
@@ -461,11 +465,16 @@ def test_a_small_die_whose_face_the_analysis_scale_missed_is_read_finer_in_its_b
     # (reader._face_read_finer): read as that face, at the confidence read there
     frame, truth = _probe_die(seed, die, (25, 45))
     assert truth["value"] == value
-    x, y, w, h = truth["box"]
-    assert not [f for f in detect.find_pip_faces(frame) if meets(f.box, (x, y, w, h))]
-    mine = [r for r in DiceReader(second_process=False).read(frame)
+    assert not [f for f in detect.find_pip_faces(frame) if meets(f.box, truth["box"])]
+    assert _read_at(frame, truth["box"]) == [("d6", value, not sure)]
+
+
+def _read_at(frame: np.ndarray, box: list[int]) -> list[tuple[str, int | None, bool]]:
+    """(die type, value, unsure) of the readings of frame (HxWx3 uint8 BGR) whose box centre lies in box (x, y, w, h
+    px)."""
+    x, y, w, h = box
+    return [(r.die_type, r.value, r.unsure) for r in DiceReader(second_process=False).read(frame)
             if x <= r.box[0] + r.box[2] / 2 <= x + w and y <= r.box[1] + r.box[3] / 2 <= y + h]
-    assert [(r.die_type, r.value, r.unsure) for r in mine] == [("d6", value, not sure)]
 
 
 @pytest.mark.parametrize("seed, die, value, die_px", [
@@ -480,24 +489,6 @@ def test_a_small_die_read_unsure_from_part_of_its_face_is_read_finer_in_its_body
     # centred in it and spanning most of it (reader._sure_face_read_finer), and takes those faces' place
     frame, truth = _probe_die(seed, die, die_px)
     assert truth["value"] == value
-    x, y, w, h = truth["box"]
-    on = [f for f in detect.find_pip_faces(frame) if meets(f.box, (x, y, w, h))]
+    on = [f for f in detect.find_pip_faces(frame) if meets(f.box, truth["box"])]
     assert on and all(f.confidence < UNSURE_BELOW and f.value != value for f in on)
-    mine = [r for r in DiceReader(second_process=False).read(frame)
-            if x <= r.box[0] + r.box[2] / 2 <= x + w and y <= r.box[1] + r.box[3] / 2 <= y + h]
-    assert [(r.die_type, r.value, r.unsure) for r in mine] == [("d6", value, False)]
-
-
-@pytest.mark.parametrize("seed, die, value", [(37, 3, 6), (80, 3, 5), (122, 2, 4)])
-def test_a_die_smaller_than_the_pip_dice_beside_it_is_read_finer_in_its_body(seed, die, value):
-    # renders of 2-6 pip d6 of 25-45 px in random colours: a die of ~20 px beside larger dice read sure (seed 37's 6
-    # beside a 4 whose face box is 28 px) was too small to be a numbered die there (reader.SIZE_BESIDE_PIP_DICE), and
-    # lost. A body of their ground, whole in the frame, is read finer, and its sure face is the die
-    frame, truth = _probe_die(seed, die, (25, 45))
-    assert truth["value"] == value
-    x, y, w, h = truth["box"]
-    assert not [f for f in detect.find_pip_faces(frame) if meets(f.box, (x, y, w, h))]
-    mine = [r for r in DiceReader(second_process=False).read(frame)
-            if x <= r.box[0] + r.box[2] / 2 <= x + w and y <= r.box[1] + r.box[3] / 2 <= y + h]
-    assert [(r.die_type, r.value, r.unsure) for r in mine] == [("d6", value, False)]
-
+    assert _read_at(frame, truth["box"]) == [("d6", value, False)]
