@@ -348,7 +348,7 @@ class DiceReader:
         for b in kept:  # the one face that gave way to the body, else the set-aside pips in its middle
             near = marks[id(b)] or [f for f in set_aside or [] if _lone_pip_of(f, b)]
             if not near and self.die_set is None:  # a small body no face was read on: looked into finer
-                near = [f for f in small_body_faces(image, b.box) if holds(b.box, f.centre)]
+                near = _faces_read_finer(image, b)
                 face = _face_read_finer(image, b, near)
                 if face is not None:
                     finer[id(b)] = face
@@ -550,12 +550,18 @@ def _smaller_than_beside(image: np.ndarray, body: DieBody, beside: tuple[float, 
 
 
 def _sure_face_read_finer(image: np.ndarray, body: DieBody) -> PipFace | None:
-    """_face_read_finer's face of a small die body (its detect.small_body_faces whose centre lies in it) when it is
-    read sure (UNSURE_BELOW or more), else None: the body's own face, where unsure faces read on it (pips of the frame's
-    whole finer read that split its face, a numeral-like mark that gave way to it, _marks_on) left it unread or
-    unsure. image: HxWx3 uint8 BGR, the frame (px)."""
-    face = _face_read_finer(image, body, [f for f in small_body_faces(image, body.box) if holds(body.box, f.centre)])
+    """_face_read_finer's face of a small die body (of its _faces_read_finer) when it is read sure (UNSURE_BELOW or
+    more), else None: the body's own face, where unsure faces read on it (pips of the frame's whole finer read that
+    split its face, a numeral-like mark that gave way to it, _marks_on) left it unread or unsure. image: HxWx3 uint8
+    BGR, the frame (px)."""
+    face = _face_read_finer(image, body, _faces_read_finer(image, body))
     return face if face is not None and face.confidence >= UNSURE_BELOW else None
+
+
+def _faces_read_finer(image: np.ndarray, body: DieBody) -> list[PipFace]:
+    """The faces detect.small_body_faces reads in a small die body's box whose centre lies in the body (frame px;
+    image: HxWx3 uint8 BGR, the frame)."""
+    return [f for f in small_body_faces(image, body.box) if holds(body.box, f.centre)]
 
 
 def _holds_as_its_face(image: np.ndarray, body: DieBody, face: PipFace) -> bool:
