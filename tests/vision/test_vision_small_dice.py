@@ -3,7 +3,9 @@ limit, lose some of their face's pips under it, and what is left reads as a smal
 read again at twice the scale (detect._finer_faces), and one the finer read does not find stays unsure.
 Real photos from ../shared/datasets/matteop65_table_d6 at half size (320x240: dice ~20 px, pips ~3 px),
 alone and four to a 640x480 frame (a webcam high over a wide tray), and at full size four to a 1280x960
-photo, whose dice are as small at the 640 px analysis scale and are read again in the photo's own pixels."""
+photo, whose dice are as small at the 640 px analysis scale and are read again in the photo's own pixels.
+A die body no face was read on is read with a threshold of its own (detect.body_faces): finer for a small die, at
+the analysis scale for a larger one whose pips are fainter than the frame's other dice's."""
 
 import math
 from dataclasses import replace
@@ -426,7 +428,7 @@ def test_the_grid_spread_tells_pips_are_one_face_but_lends_the_face_no_confidenc
 def test_a_small_die_whose_one_pip_the_analysis_scale_missed_reads_as_a_one(seed, die):
     # renders of 2-6 pip d6 of 25-45 px in random colours: a 1 whose pip is as small as a die's other pips, under the
     # frame's pip threshold at the analysis scale, left a die body no face was read on, and the face classifier, whose
-    # numeral net has no class for one pip, read it as a 4 or a 5. Read finer in the body (detect.small_body_faces),
+    # numeral net has no class for one pip, read it as a 4 or a 5. Read finer in the body (detect.body_faces),
     # the pip is found in its middle, and the reader weighs it (reader.read_as_one): the face round it measures not
     # quite plain there (its confidence spent on that), which the body answers, so the 1 is sure
     frame, truth = _probe_die(seed, die, (25, 45))
@@ -439,14 +441,37 @@ def test_a_small_die_whose_one_pip_the_analysis_scale_missed_reads_as_a_one(seed
     assert ("d6", 1) not in mine[0].alternatives
 
 
-def test_small_body_faces_reads_a_small_bodys_pips_finer_and_no_large_bodys():
+def test_body_faces_reads_a_small_bodys_pips_finer_and_a_larger_bodys_only_when_asked():
     frame, truth = _probe_die(0, 2, (25, 45))  # the black 1 above, 25 px
     x, y, w, h = truth["box"]
-    faces = [f for f in detect.small_body_faces(frame, (x, y, w, h)) if holds((x, y, w, h), f.centre)]
+    faces = [f for f in detect.body_faces(frame, (x, y, w, h)) if holds((x, y, w, h), f.centre)]
     assert [(f.value, f.polarity) for f in faces] == [(1, "light")]
     assert abs(faces[0].centre[0] - (x + w / 2)) < 0.2 * w and abs(faces[0].centre[1] - (y + h / 2)) < 0.2 * h
-    side = int(detect.SMALL_BODY_PX / detect.analysis_scale(frame.shape)) + 1  # a body too large to be looked into
-    assert detect.small_body_faces(frame, (x + w // 2 - side // 2, y + h // 2 - side // 2, side, side)) == []
+    assert detect.body_faces(frame, (x, y, w, h), larger=False) == faces  # a small body is read all the same
+    frame, truth = _probe_die(68, 3, (60, 90))  # a 64 px die: its body is over SMALL_BODY_PX
+    box = tuple(truth["box"])
+    assert max(box[2:]) * detect.analysis_scale(frame.shape) > detect.SMALL_BODY_PX
+    assert [(f.value, f.polarity) for f in detect.body_faces(frame, box) if holds(box, f.centre)] == [(1, "dark")]
+    assert detect.body_faces(frame, box, larger=False) == []
+
+
+@pytest.mark.parametrize("seed, die, value", [
+    (68, 3, 1),  # a dark red pip on an orange die beside dice of black pips: read as an unsure 5 (0.016)
+    (35, 0, 6),  # a pale purple die whose yellow pips stand 35-37 over a threshold of 32: an unsure 1 (0.017)
+    (4, 0, 5),  # an unsure 1 (0.002)
+    (57, 2, 4),  # an unsure 2 (0.004)
+    (153, 3, 6),  # an unsure 1 (0.003)
+])
+def test_a_die_whose_pips_are_fainter_than_the_frames_is_read_in_its_body(seed, die, value):
+    # renders of 2-6 pip d6 of 60-90 px in random colours: the frame's one pip threshold, set by its other dice's pips,
+    # passed over this die's fainter pips or left them weak, so no face was read on its body and the face classifier
+    # read it by chance, unsure. Read in its body with a threshold of its own (detect.body_faces at the analysis
+    # scale, beside the frame's sure pip dice), its face is found, centred in the body and spanning most of it
+    frame, truth = _probe_die(seed, die, (60, 90))
+    assert truth["value"] == value
+    assert not [f for f in detect.find_pip_faces(frame) if meets(f.box, truth["box"]) and f.value == value
+                and f.confidence >= UNSURE_BELOW]
+    assert _read_at(frame, truth["box"]) == [("d6", value, False)]
 
 
 @pytest.mark.parametrize("seed, die, value, sure", [
@@ -462,7 +487,7 @@ def test_a_small_die_whose_face_the_analysis_scale_missed_is_read_finer_in_its_b
     # renders of 2-6 pip d6 of 25-45 px in random colours: a die whose pips (~2-3 px) the analysis scale did not read
     # as a face was read by the face classifier, right or wrong by chance. Read finer in its body, its face is found,
     # centred in the body and spanning most of it, and the body, a d6 by its shape, vouches for it
-    # (reader._face_read_finer): read as that face, at the confidence read there
+    # (reader._face_read_in_body): read as that face, at the confidence read there
     frame, truth = _probe_die(seed, die, (25, 45))
     assert truth["value"] == value
     assert not [f for f in detect.find_pip_faces(frame) if meets(f.box, truth["box"])]
@@ -486,7 +511,7 @@ def _read_at(frame: np.ndarray, box: list[int]) -> list[tuple[str, int | None, b
 def test_a_small_die_read_unsure_from_part_of_its_face_is_read_finer_in_its_body(seed, die, value, die_px):
     # renders of 2-6 pip d6 in random colours: the pips read on these dice are part of their faces, unsure, and a body
     # with unsure faces on it was left unread as part of a pip die. Read finer in the body, its whole face is read sure,
-    # centred in it and spanning most of it (reader._sure_face_read_finer), and takes those faces' place
+    # centred in it and spanning most of it (reader._sure_face_read_in_body), and takes those faces' place
     frame, truth = _probe_die(seed, die, die_px)
     assert truth["value"] == value
     on = [f for f in detect.find_pip_faces(frame) if meets(f.box, truth["box"])]

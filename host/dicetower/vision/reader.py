@@ -21,7 +21,7 @@ from .second_core import SECOND_PROCESS, WorkAhead
 from .view import ViewEstimate, floor_outlines
 from .noise import smoothed
 from .detect import (KERNEL_PX, DieBody, PipFace, analysis_scale, close_up_regions, far_pip_faces, find_close_up,
-                     find_die_bodies, find_pip_faces, large_pip_faces, small_body_faces)
+                     body_faces, find_die_bodies, find_pip_faces, large_pip_faces)
 
 Classifier = Callable[..., Any]
 #: Frames are read on a copy whose long side is at most this many px (a 12 MP photo is downscaled once;
@@ -263,12 +263,15 @@ class DiceReader:
         body's reading weighs (read_as_one): the one face that gave way to it, or when none did, the one lone pip
         find_pip_faces set aside there (set_aside: dropped as of the pip polarity the frame's other dice do not
         have, detect._plausible_polarity, or too weak to read alone; no die by itself, and none is added for it), or
-        when none was, the one face a small body holds read finer (detect.small_body_faces), if that is a lone pip
-        (a face of more pips read there that the body vouches for, _face_read_finer, is read as the die); a
-        set-aside pair of far pips on a mottled face (pips.PipFace.weak) is a 2 where a d6 body vouches for it.
-        A small body whose faces are all unsure, the faces read on it (part of its face: a 5 read as two of its pips)
-        or given way to it, is read finer too, and a sure face it holds as its face there is the die, in their place
-        (_sure_face_read_finer): renders of pip d6 in random colours read 7, 22, 1 and 1 more dice right (25-45 px,
+        when none was, the one face the body holds read with a threshold of its own (detect.body_faces: finer for a
+        small body), if that is a lone pip (a face of more pips read there that the body vouches for,
+        _face_read_in_body, is read as the die); a set-aside pair of far pips on a mottled face (pips.PipFace.weak)
+        is a 2 where a d6 body vouches for it. Bodies of dice larger than SMALL_BODY_PX were not read so before
+        (detect.body_faces): renders of pip d6 in random colours at 60-90 px read 29 more dice right, 2 of any type,
+        none more sure and wrong, and nothing else changed.
+        A body whose faces are all unsure, the faces read on it (part of its face: a 5 read as two of its pips)
+        or given way to it, is read so too, and a sure face it holds as its face there is the die, in their place
+        (_sure_face_read_in_body): renders of pip d6 in random colours read 7, 22, 1 and 1 more dice right (25-45 px,
         crowds, 18-36 and 60-90 px; unsure 351 -> 337, 1442 -> 1375 of the dice found), 2 of any type at 25-45 px,
         none more sure and wrong.
         So is a body too small beside the frame's sure pip dice to be a numbered die (_smaller_than_beside): a sure
@@ -312,7 +315,7 @@ class DiceReader:
             ground = np.median([ground_colour(image, grown(f.box, 0.3)) for f in sure], axis=0)
             beside = (float(np.median([max(f.box[2:]) for f in sure])), ground)
         kept: list[DieBody] = []
-        surer: list[PipFace] = []  # faces small bodies hold surely, read finer, in place of the unsure ones read on them
+        surer: list[PipFace] = []  # faces bodies hold surely, read in them, in place of the unsure ones read on them
         replaced: set[int] = set()  # id() of those unsure faces
         for body in bodies:
             on = [f for f in pip_dice if meets(body.box, grown(f.box, 0.5))]
@@ -320,7 +323,7 @@ class DiceReader:
                 inside = [f for f in on if holds(body.box, f.centre)]
                 if (inside and self.die_set is None and self.reference is None
                         and all(f.confidence < UNSURE_BELOW for f in on) and is_die_like(image, body, beside)):
-                    face = _sure_face_read_finer(image, body)
+                    face = _sure_face_read_in_body(image, body, beside is not None)
                     if face is not None:
                         surer.append(face)
                         replaced |= {id(f) for f in inside}
@@ -331,7 +334,7 @@ class DiceReader:
                     # finer, if sure (a lone pip set aside in its middle is weighed as its 1 only when it is read)
                     if (_smaller_than_beside(image, body, beside)
                             and not any(_lone_pip_of(f, body) for f in set_aside or [])):
-                        face = _sure_face_read_finer(image, body)
+                        face = _sure_face_read_in_body(image, body, True)
                         if face is not None:
                             surer.append(face)
                     continue
@@ -344,17 +347,17 @@ class DiceReader:
             kept.append(body)
         given_way = {id(f) for b in kept for f in marks[id(b)]}
         lone_pips: dict[int, PipFace] = {}
-        finer: dict[int, PipFace] = {}  # by id(body): the face a small body holds, read finer
+        finer: dict[int, PipFace] = {}  # by id(body): the face a body holds, read in it with a threshold of its own
         for b in kept:  # the one face that gave way to the body, else the set-aside pips in its middle
             near = marks[id(b)] or [f for f in set_aside or [] if _lone_pip_of(f, b)]
-            if not near and self.die_set is None:  # a small body no face was read on: looked into finer
-                near = _faces_read_finer(image, b)
-                face = _face_read_finer(image, b, near)
+            if not near and self.die_set is None:  # a body no face was read on: looked into (finer, if small)
+                near = _faces_in_body(image, b, beside is not None)
+                face = _face_read_in_body(image, b, near)
                 if face is not None:
                     finer[id(b)] = face
                     continue
-            elif marks[id(b)] and self.die_set is None:  # unsure "pips" gave way: its own face, read finer, if sure
-                face = _sure_face_read_finer(image, b)
+            elif marks[id(b)] and self.die_set is None:  # unsure "pips" gave way: its own face read in it, if sure
+                face = _sure_face_read_in_body(image, b, beside is not None)
                 if face is not None:
                     finer[id(b)] = face
                     continue
@@ -522,9 +525,9 @@ FACE_SPAN_OF_BODY = (0.75, 1.0)
 D6_BY_SHAPE = 0.5
 
 
-def _face_read_finer(image: np.ndarray, body: DieBody, near: list[PipFace]) -> PipFace | None:
-    """The face a small die body no face was read on holds, read finer (near: detect.small_body_faces' faces whose
-    centre lies in the body), when it is the one face there, of 2 pips or more, and the body vouches for it as
+def _face_read_in_body(image: np.ndarray, body: DieBody, near: list[PipFace]) -> PipFace | None:
+    """The face a die body no face was read on holds, read in it with a threshold of its own (near: _faces_in_body,
+    read finer in a small body), when it is the one face there, of 2 pips or more, and the body vouches for it as
     _vouched_by_body's does (centred, spanning most of it, the body a d6 by its shape), its pips no marks on the die
     (_marks_on: a numeral's strokes): that face, at the confidence read there; else None. Capped unsure at first, as
     a face of fewer pips than its die's (some lost at the finer scale too) reads alike: renders of pip d6 in random
@@ -549,19 +552,22 @@ def _smaller_than_beside(image: np.ndarray, body: DieBody, beside: tuple[float, 
         image, body, (side / SIZE_BESIDE_PIP_DICE[0], beside[1]))
 
 
-def _sure_face_read_finer(image: np.ndarray, body: DieBody) -> PipFace | None:
-    """_face_read_finer's face of a small die body (of its _faces_read_finer) when it is read sure (UNSURE_BELOW or
-    more), else None: the body's own face, where unsure faces read on it (pips of the frame's whole finer read that
-    split its face, a numeral-like mark that gave way to it, _marks_on) left it unread or unsure. image: HxWx3 uint8
-    BGR, the frame (px)."""
-    face = _face_read_finer(image, body, _faces_read_finer(image, body))
+def _sure_face_read_in_body(image: np.ndarray, body: DieBody, larger: bool) -> PipFace | None:
+    """_face_read_in_body's face of a die body (of its _faces_in_body, larger as there) when it is read sure
+    (UNSURE_BELOW or more), else None: the body's own face, where unsure faces read on it (pips of the frame's whole
+    finer read that split its face, a numeral-like mark that gave way to it, _marks_on) left it unread or unsure.
+    image: HxWx3 uint8 BGR, the frame (px)."""
+    face = _face_read_in_body(image, body, _faces_in_body(image, body, larger))
     return face if face is not None and face.confidence >= UNSURE_BELOW else None
 
 
-def _faces_read_finer(image: np.ndarray, body: DieBody) -> list[PipFace]:
-    """The faces detect.small_body_faces reads in a small die body's box whose centre lies in the body (frame px;
-    image: HxWx3 uint8 BGR, the frame)."""
-    return [f for f in small_body_faces(image, body.box) if holds(body.box, f.centre)]
+def _faces_in_body(image: np.ndarray, body: DieBody, larger: bool) -> list[PipFace]:
+    """The faces detect.body_faces reads in a die body's box (with a threshold of their own; finer in a small body)
+    whose centre lies in the body (frame px; image: HxWx3 uint8 BGR, the frame). A body larger than
+    detect.SMALL_BODY_PX is read only when larger is True: the reader asks it beside sure pip dice, whose pips set the
+    frame's threshold that may have passed over this die's; a frame of numbered dice alone would pay for reading each
+    of them (17-19 ms a lurig photo, 8 a realdice one) and find no pip face there."""
+    return [f for f in body_faces(image, body.box, larger) if holds(body.box, f.centre)]
 
 
 def _holds_as_its_face(image: np.ndarray, body: DieBody, face: PipFace) -> bool:
