@@ -503,8 +503,8 @@ def _read_at(frame: np.ndarray, box: list[int]) -> list[tuple[str, int | None, b
 
 
 @pytest.mark.parametrize("seed, die, value, die_px", [
-    (10, 1, 5, (25, 45)),  # read as an unsure 2 of two of its pips (0.05), then from its body as an unsure 6
-    (121, 3, 5, (25, 45)),  # an unsure 2 (0.27)
+    (121, 3, 5, (25, 45)),  # an unsure 2 (0.27); seed 10's 5, an unsure 2 of two of its pips (0.05), is read whole
+    #                         at the analysis scale since a pip its response rings stays one (test_pips_ring_response)
     (237, 1, 5, (60, 90)),  # an unsure 1 (0.05)
     (144, 3, 2, (18, 36)),  # an unsure 1 (0.6)
 ])

@@ -137,6 +137,9 @@ PIP_SOLIDITY = 0.8  # a pip blob's area over its convex hull's at least (cables,
 PIECE_SOLIDITY = 0.75  # the same for a pip cut from merged pips (the watershed's cut is ragged)
 PIP_CORE = 0.5  # a ragged blob's core: its pixels above this fraction of its peak response (_cored_pip)
 SPLIT_STEP = 1.2  # threshold step when splitting merged pips apart (x the previous threshold)
+#: A pip-shaped blob at least this round (minor over major axis) that falls apart into two pieces whose centres lie
+#: closer than their mean diameter is one pip whose response rings its middle (_ring_halves), not two merged pips
+RING_PIP_ROUNDNESS = 0.8
 #: levels of splitting at most: a 6 merged into one blob falls apart into its columns, then its columns
 #: into pips. A third level split numerals' strokes and wood grain (a quarter of lurig's splits) into
 #: pieces no face was read from on lurig, realdice or matteop65, and no reading changed without it.
@@ -670,6 +673,8 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
         snr = surround_snr(gray, cx, cy, max(axes) / 2.0)
         # merged pips have no plain ring around them: a pip on a busier one may be several
         found = split(blob, level, depth, blob_id) if snr < MIN_SNR else []
+        if _ring_halves(axes, found):
+            found = []  # one pip split at its middle, where its response dips
         if len(found) >= 2:
             return found
         if snr < FAINT_SNR and min(axes) < SQUARE_FACE * max(axes) and streak_snr(gray, blob.ellipse) >= MIN_SNR:
@@ -686,6 +691,26 @@ def find_pips(response: np.ndarray, gray: np.ndarray, max_diameter: float, min_c
         if all(abs(pip.x - q.x) + abs(pip.y - q.y) > 1.0 for q in unique):
             unique.append(pip)
     return unique, thr
+
+
+def _ring_halves(axes: tuple[float, float], pieces: list[Pip]) -> bool:
+    """Whether the pieces a pip-shaped blob (its fitted ellipse's axes, px) fell apart into are halves of one pip's
+    ring of response, not merged pips: two pieces of a blob at least RING_PIP_ROUNDNESS round, their centres closer
+    than their mean diameter (px). A dented pip catching the light in its middle, or a light pip whose paint is
+    thinner there, has a response that rings it: a dark red 3's pip on an orange die near its edge rose to 74-77 on
+    its rim and 52 in its middle over the frame's threshold of 40; its blob (27 px^2, 5.9 x 6.2 px) stood on a
+    surround of the die's edge (surround_snr 5.3, under MIN_SNR), so it was split at 58 into pieces of 10 and 8 px^2
+    2.8 px apart, and the 3 read as a 2 and two twin pips. Two merged pips make a blob about twice as long as wide,
+    and the cores they fall apart into lie a pip's diameter apart or more. Renders of pip d6 in random colours (300
+    scenes each): right at 60-90 px 1107 -> 1110 of 1168, crowds 3696 -> 3699 of 4878, at 18-36 px one die unsure ->
+    sure; at 25-45 px a die read right by chance (confidence 0.0) is read wrong (0.02); none more sure and wrong, every
+    bench image as before. Tried apart: roundness alone kept a small die's merged pips whole (a 5 on a 21 px die read
+    finer, its pieces 10 px apart and 6.4 across: then an unsure 1), nearness alone a blob at a matteop65 die's lower
+    edge (pieces 5.5 px apart and 5.6 across), which turned that photo's sure 1 unsure."""
+    if len(pieces) != 2 or min(axes) < RING_PIP_ROUNDNESS * max(axes):
+        return False
+    a, b = pieces
+    return math.hypot(a.x - b.x, a.y - b.y) < 0.5 * (a.diameter + b.diameter)
 
 
 def _pip_discs(pips: list[Pip]) -> np.ndarray:
