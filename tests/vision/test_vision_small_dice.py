@@ -5,7 +5,8 @@ Real photos from ../shared/datasets/matteop65_table_d6 at half size (320x240: di
 alone and four to a 640x480 frame (a webcam high over a wide tray), and at full size four to a 1280x960
 photo, whose dice are as small at the 640 px analysis scale and are read again in the photo's own pixels.
 A die body no face was read on is read with a threshold of its own (detect.body_faces): finer for a small die, at
-the analysis scale for a larger one whose pips are fainter than the frame's other dice's."""
+the analysis scale for a larger one whose pips are fainter than the frame's other dice's, and in its colour channels
+where its grey holds no face."""
 
 import math
 from dataclasses import replace
@@ -492,6 +493,40 @@ def test_a_small_die_whose_face_the_analysis_scale_missed_is_read_finer_in_its_b
     assert truth["value"] == value
     assert not [f for f in detect.find_pip_faces(frame) if meets(f.box, truth["box"])]
     assert _read_at(frame, truth["box"]) == [("d6", value, not sure)]
+
+
+@pytest.mark.parametrize("seed, die, value, die_px", [
+    (4, 0, 5, (25, 45)),  # read as an unsure 1 (0.003)
+    (144, 3, 2, (25, 45)),  # an unsure 1 (0.013)
+    (50, 2, 5, (18, 36)),  # an unsure 1 (0.5)
+    (136, 0, 2, (60, 90)),  # an unsure 2 (0.6)
+])
+def test_a_die_whose_pips_stand_out_in_hue_more_than_in_grey_is_read_in_a_colour_channel(seed, die, value, die_px):
+    # renders of 2-6 pip d6 in random colours: read in its body, the die's grey held no face; one of its colour
+    # channels (detect._channel_faces) shows its pips, a face centred in the body and spanning most of it
+    frame, truth = _probe_die(seed, die, die_px)
+    assert truth["value"] == value
+    box = tuple(truth["box"])
+    grey = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    assert not [f for f in detect.body_faces(grey, box) if f.value == value and holds(box, f.centre)]
+    assert _read_at(frame, truth["box"]) == [("d6", value, False)]
+
+
+def test_a_lone_pip_a_colour_channel_alone_shows_is_doubted():
+    # renders of dice of any type at 25-45 px, seed 214: a numbered d6's yellow 4 on red (~4 px on a 21 px die) is a
+    # blob of a pip's size in its green channel, and was read as a sure 1
+    rng = np.random.default_rng([9371, 214])
+    dice = []
+    for _ in range(int(rng.integers(2, 7))):
+        t = synth.STANDARD_TYPES[int(rng.integers(0, 6))]
+        dice.append((synth.standard_spec(t, rng), int(rng.integers(1, synth.FACES[t] + 1))))
+    frame, truths = synth.render_scene(dice, rng, die_px=(25, 45))
+    truth = next(t for t in truths if t["die_type"] == "d6")
+    assert truth["value"] == 4
+    x, y, w, h = truth["box"]
+    lone = [f for f in detect.body_faces(frame, (x, y, w, h)) if len(f.pips) == 1 and holds((x, y, w, h), f.centre)]
+    assert lone and all(f.confidence < UNSURE_BELOW and f.uncapped is None for f in lone)
+    assert all(unsure for _, _, unsure in _read_at(frame, truth["box"]))
 
 
 def _read_at(frame: np.ndarray, box: list[int]) -> list[tuple[str, int | None, bool]]:
