@@ -16,6 +16,8 @@ __version__ = "0.1.0"
 
 #: the environment variables that set how many threads numpy's BLAS (OpenBLAS, OpenMP, MKL) starts
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+#: the environment variable OpenCV reads, when first imported, for the threads of its parallel loops
+OPENCV_THREAD_VARIABLE = "OPENCV_FOR_THREADS_NUM"
 
 
 def single_threaded_blas() -> None:
@@ -58,9 +60,24 @@ def keep_freed_memory() -> bool:
     return bool(mallopt(_M_MMAP_THRESHOLD, HEAP_BLOCK_MAX)) and bool(mallopt(_M_TRIM_THRESHOLD, KEPT_FREE_MAX))
 
 
+def single_threaded_opencv() -> None:
+    """Run OpenCV's parallel loops on the calling thread (OPENCV_THREAD_VARIABLE = 1) unless the user set it.
+
+    The reader already keeps both cores busy with two processes (vision.second_core), so OpenCV's own pool
+    threads only contend with the other process: a small-dice frame read in 78.6 / 74.6 / 77.4 ms median
+    with one thread against 82.7 / 82.9 / 93.9 ms with OpenCV's two (passes interleaved, this 2-core machine),
+    a 12 MP photo alike (131-133 ms against 124-139). And a process forked while a pool thread still held
+    the pool's lock inherits it held: a forked child's first parallel loop then waits on it for ever
+    (tests/vision/test_vision_read_ahead.py's forked child hung in a cv2 call in 5 of 26 runs on a loaded
+    machine; in none of 16 with one thread). Counts only when called before cv2 is first imported
+    (set_up_process)."""
+    os.environ.setdefault(OPENCV_THREAD_VARIABLE, "1")
+
+
 def set_up_process() -> None:
     """The process-wide settings the `dicetower` command (cli.py), `make bench` and the tests start with,
-    before anything imports numpy, and the reader's second process (vision.second_core) too:
-    single_threaded_blas, keep_freed_memory."""
+    before anything imports numpy or cv2, and the reader's second process (vision.second_core) too:
+    single_threaded_blas, single_threaded_opencv, keep_freed_memory."""
     single_threaded_blas()
+    single_threaded_opencv()
     keep_freed_memory()
