@@ -221,12 +221,14 @@ def _whole_fine(gray_full: np.ndarray, s: float, polarities: list[str]) -> list[
 
 
 def _scaled_faces(gray: np.ndarray, fs: float, edges: tuple[bool, bool, bool, bool],
-                  polarities: list[str]) -> list[PipFace]:
+                  polarities: list[str], weak_ones: bool = False) -> list[PipFace]:
     """The faces read in gray (a frame or a region of it, HxW uint8) scaled by fs (cubic interpolation above 1: an
     enlarged read, read_faces' enlarged), for each of polarities, in the scaled px. edges: gray's sides that are
-    the frame's (left, right, top, bottom), where a face may be cut (PipFace.runs_off)."""
+    the frame's (left, right, top, bottom), where a face may be cut (PipFace.runs_off). weak_ones: weak faces too
+    (read_faces' weak_ones)."""
     scaled = cv2.resize(gray, None, fx=fs, fy=fs, interpolation=cv2.INTER_CUBIC if fs > 1 else cv2.INTER_AREA)
-    return [f for polarity in polarities for f in read_faces(scaled, polarity, KERNEL_PX, edges=edges, enlarged=fs > 1)]
+    return [f for polarity in polarities
+            for f in read_faces(scaled, polarity, KERNEL_PX, edges=edges, enlarged=fs > 1, weak_ones=weak_ones)]
 
 
 def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
@@ -415,8 +417,15 @@ def body_faces(image: np.ndarray, box: tuple[int, int, int, int], larger: bool =
     unread; a pale purple 6 whose yellow pips stand 35-37 over a threshold of 32: three of them found). The reader
     asks it beside sure pip dice only (reader._faces_in_body). Renders of pip d6 in random colours at 60-90 px (300
     scenes): right 1079 -> 1107 of 1168, unsure 170 -> 146; none more sure and wrong.
-    Where the grey read finds no face centred in the body, its colour channels are read too (_channel_faces): a die's
-    pips may stand out from its face in hue more than in grey."""
+    Weak faces are read too (PipFace.weak, read_faces' weak_ones: a lone weak pip on a plain face, two far pips on a
+    face not plain), unsure: no die by themselves, but the body round them is one, and the reader weighs them as its
+    face (a lone pip in its middle as its 1, reader.read_as_one). A 1 on a 26 px die on a dark floor, read finer,
+    showed its pip weak (surround_snr 6.5: its face's noise, enlarged), and the numeral net read the body by chance.
+    Renders of pip d6 in random colours (300 scenes each) right at 25-45 px 852 -> 859 of 1168, crowds 3761 -> 3789
+    of 4878, 18-36 px 523 -> 527, 60-90 px 1116 -> 1121, each from wrong to right and unsure (a 2 of two far pips at
+    confidence 0.0, a 1 at its pip's); none read worse, every bench image as before.
+    Where the grey read finds no face but weak ones centred in the body, its colour channels are read too
+    (_channel_faces): a die's pips may stand out from its face in hue more than in grey."""
     h, w = image.shape[:2]
     s = analysis_scale(image.shape)
     small = max(box[2], box[3]) * s <= SMALL_BODY_PX
@@ -429,10 +438,11 @@ def body_faces(image: np.ndarray, box: tuple[int, int, int, int], larger: bool =
 
     def read(channel: np.ndarray) -> list[PipFace]:
         return [_moved_face(f, 1.0 / fs, (float(x0), float(y0)))
-                for f in _scaled_faces(channel, fs, (x0 == 0, x1 == w, y0 == 0, y1 == h), ["dark", "light"])]
+                for f in _scaled_faces(channel, fs, (x0 == 0, x1 == w, y0 == 0, y1 == h), ["dark", "light"], True)]
 
     faces = read(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY))
-    return faces if any(holds(box, f.centre) for f in faces) else _channel_faces(crop, box, read) or faces
+    return (faces if any(holds(box, f.centre) and not f.weak for f in faces)
+            else _channel_faces(crop, box, read) or faces)
 
 
 def _channel_faces(crop: np.ndarray, box: tuple[int, int, int, int],
