@@ -9,9 +9,13 @@ import pytest
 from dicetower import paths
 from dicetower.vision.camera import load_image
 from dicetower.vision.detect import find_die_bodies
+from dicetower.vision.faces_eval import remove_overlay
+from dicetower.vision.reader import DiceReader
+from dicetower.vision.scoring import load_labels
 
 DEMO = paths.repo_root() / "demo" / "matteop65"
 LURIG = paths.shared_dir() / "datasets" / "lurig_dietype"
+FICKETT = paths.shared_dir() / "datasets" / "fickett_poly_tiles"
 
 
 def empty_table_and_die():
@@ -58,3 +62,19 @@ def test_one_large_die_on_plain_ground_is_found_without_reference():
             found += x < w / 2 < x + bw and y < h / 2 < y + bh
     # measured 8 of 10 when written
     assert found >= 6, f"{found} of {len(sample)}"
+
+
+@pytest.mark.skipif(not FICKETT.is_dir(), reason=f"shared datasets not found at {FICKETT}")
+@pytest.mark.parametrize("montage, row, die_type", [
+    ("images/151026d8chessexgeminicoppersteel_summary.jpg", 150, "d8"),  # a 3x2 px blob was its one body
+    ("images/151026d4chessexgeminicoppersteel_summary.jpg", 318, "d4"),  # an 8x6 px blob
+])
+def test_a_speck_in_a_close_up_is_no_body_and_the_die_is_read_whole(montage, row, die_type):
+    # a 90 px fickett tile of one die: 3 % of its side is under 3 px, and specks of a few px were die bodies, read as
+    # the tile's die (an unreadable d6 2 px across); no body is under MIN_DIE_PX
+    labels = load_labels(FICKETT)[montage][row]
+    x, y, w, h = (int(labels[c]) for c in "xywh")
+    tile = remove_overlay(load_image(FICKETT / montage)[y:y + h, x:x + w])
+    assert [b.box for b in find_die_bodies(tile)] == []
+    (reading,) = DiceReader(second_process=False).read(tile)
+    assert reading.die_type == die_type and min(reading.box[2:]) > 0.6 * w

@@ -569,3 +569,21 @@ def test_a_small_die_read_unsure_from_part_of_its_face_is_read_finer_in_its_body
     on = [f for f in detect.find_pip_faces(frame) if meets(f.box, truth["box"])]
     assert on and all(f.confidence < UNSURE_BELOW and f.value != value for f in on)
     assert _read_at(frame, truth["box"]) == [("d6", value, False)]
+
+
+@pytest.mark.parametrize("seed, die, value, die_px", [
+    (190, 2, 5, (25, 45)),  # 14x15 px, lost: neither a face nor a body
+    (230, 0, 3, (25, 45)),  # 15 px
+    (59, 3, 4, (18, 36)),  # 17 px
+    (288, 1, 1, (25, 45)),  # 18 px
+])
+def test_a_die_too_small_for_the_pip_search_is_found_as_a_body_and_read_in_it(seed, die, value, die_px):
+    # renders of 2-6 pip d6 in random colours: a die under 19 px (3 % of 640) was under find_die_bodies' least side,
+    # and its ~2 px pips under the pip filter's limit, so nothing found it; its body is found now (down to 14 px,
+    # detect.MIN_DIE_PX) and read finer in it
+    frame, truth = _probe_die(seed, die, die_px)
+    assert truth["value"] == value
+    x, y, w, h = truth["box"]
+    assert not [b for b in detect.find_die_bodies(frame, min_side_frac=0.03) if holds(b.box, (x + w / 2, y + h / 2))]
+    assert [b for b in detect.find_die_bodies(frame) if holds(b.box, (x + w / 2, y + h / 2))]
+    assert _read_at(frame, truth["box"]) == [("d6", value, False)]

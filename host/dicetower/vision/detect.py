@@ -480,7 +480,7 @@ def _confirmed(gray_full: np.ndarray, s: float, faces: list[PipFace]) -> list[Pi
 
 def far_pip_faces(image: np.ndarray) -> list[PipFace]:
     """The pip faces of a frame in which neither the pip search nor the die body search found anything (the
-    reader's last look, DiceReader._bodies_to_read): dice under about 3 % of the frame's long side, too small for
+    reader's last look, DiceReader._bodies_to_read): dice under about 2 % of the frame's long side, too small for
     the analysis scale's pip filter and for find_die_bodies (a photo taken from far). A frame with more pixels
     than the analysis scale is read whole at FINE_FACTOR x it, for both pip polarities, as _finer_faces reads
     small dice, each face confirmed in its own region (_confirmed) and unsure where its pips are still under
@@ -949,11 +949,23 @@ def _lab_l1(lab: np.ndarray, colour: np.ndarray) -> np.ndarray:
     return cv2.transform(np.abs(lab - np.asarray(colour, np.float32)), np.ones((1, 3), np.float32))
 
 
+#: No die body is shorter than this many frame px, whatever find_die_bodies' min_side_frac allows: a die
+#: smaller still shows pips of a pixel or two, and a blob that small in a close-up photo is a speck (two
+#: fickett tiles, 90 px, held only a 3x2 and an 8x6 px blob as bodies, read in place of their d8 and d4).
+MIN_DIE_PX = 14
+
+
 def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
-                    min_side_frac: float = 0.03, max_side_frac: float = 0.6) -> list[DieBody]:
+                    min_side_frac: float = 0.022, max_side_frac: float = 0.6) -> list[DieBody]:
     """Die-sized compact blobs that differ from the table (see _table_distance), Otsu-thresholded. image:
-    HxWx3 uint8 BGR; reference: the empty tray, same shape, or None; die sides between min_side_frac and
-    max_side_frac of the frame's long side (0.03: 25 dice on a 640x480 tray are about 25 px across).
+    HxWx3 uint8 BGR; reference: the empty tray, same shape, or None; die sides between min_side_frac of the
+    frame's long side (and MIN_DIE_PX) and max_side_frac of it. 0.022 is 14 px on a 640x480 frame (320 px
+    analysed: 7 px): a die that small is lost to the pip search too (its ~2 px pips under the pip filter's
+    limit at the analysis scale), and found as a body it is read finer in it (body_faces). At 0.03 (19 px),
+    renders of pip d6 in random colours (300 scenes each) lost more: found 721 -> 917 of 1168 at 18-36 px (right
+    527 -> 617, sure and wrong 15 -> 6), 1004 -> 1044 at 25-45 px (859 -> 885), 4330 -> 4421 of 4878 in crowds
+    (3789 -> 3841, sure and wrong 2 -> 1), dice of any type at 25-45 px 938 -> 1009 (473 -> 487); no more
+    readings on no die; every bench image as before but two fickett tiles, now read right (MIN_DIE_PX).
     Without a reference, a blob larger than a quarter of the frame's long side and cut by its border is no
     whole die but a container (a tray, a dice dome's floor): the dice it holds are found by _dice_inside,
     and a smaller blob within a container whose dice were found there is a patch of its floor (a dome's
@@ -978,6 +990,7 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
     se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     mask = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, se), cv2.MORPH_OPEN, se)
     long_side = max(small.shape[:2])
+    min_side = max(min_side_frac * long_side, MIN_DIE_PX * s)  # analysed px
     ground = _Ground(image, small, s)
     bodies: list[DieBody] = []
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
@@ -987,7 +1000,7 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
     for i in range(1, n):
         x, y, w, h, area = stats[i]
         side = max(w, h)
-        if side < min_side_frac * long_side:
+        if side < min_side:
             continue
         cut = x == 0 or y == 0 or x + w >= small.shape[1] or y + h >= small.shape[0]
         may_be_die = side <= max_side_frac * long_side
@@ -997,7 +1010,7 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
             # the blob's box with a margin: a die lying on the container's rim is partly outside the blob
             gx, gy = max(0, x - w // 8), max(0, y - h // 8)
             gw, gh = min(small.shape[1], x + w + w // 8) - gx, min(small.shape[0], y + h + h // 8) - gy
-            inside = _dice_inside(small[gy:gy + gh, gx:gx + gw], ground, s, None if cut else min_side_frac * long_side)
+            inside = _dice_inside(small[gy:gy + gh, gx:gx + gw], ground, s, None if cut else min_side)
             if not cut and any(max(b[2:]) > TRAY_DIE * side * f for b, _ in inside):
                 inside = []  # parts of one large die (its numerals, facets), no dice in a tray
             if inside:
@@ -1011,9 +1024,9 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
         if any(overlap((x, y, w, h), c) == 1.0 for c in searched):
             continue  # within a container whose dice were found there (a patch of its floor)
         bodies += _compact_pieces((labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255, (x, y), f,
-                                  min_side_frac * long_side)
+                                  min_side)
     if reference is None:
-        completed = _with_chroma_bodies(bodies, small, f, min_side_frac * long_side, max_side_frac * long_side,
+        completed = _with_chroma_bodies(bodies, small, f, min_side, max_side_frac * long_side,
                                         searched, ground)
         # a close-up's die has no table round its swirls: there the pass is undone (asked only when it
         # changed anything, since the close-up test costs about as much as the pass)
