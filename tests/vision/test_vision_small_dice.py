@@ -587,3 +587,19 @@ def test_a_die_too_small_for_the_pip_search_is_found_as_a_body_and_read_in_it(se
     assert not [b for b in detect.find_die_bodies(frame, min_side_frac=0.03) if holds(b.box, (x + w / 2, y + h / 2))]
     assert [b for b in detect.find_die_bodies(frame) if holds(b.box, (x + w / 2, y + h / 2))]
     assert _read_at(frame, truth["box"]) == [("d6", value, False)]
+
+
+@pytest.mark.parametrize("seed, die, value, die_px", [
+    (113, 2, 6, (25, 45)),  # a black 6 of light pips, 21 px beside dice of 28-34 px: read finer in its body at 0.79
+    (135, 2, 3, (25, 45)),  # 20 px, its 3 at 0.14
+    (57, 3, 6, (25, 45)),  # 22 px, its 6 at 0.79
+])
+def test_a_smaller_die_beside_sure_pip_dice_is_read_as_its_face_even_unsure(seed, die, value, die_px):
+    # renders of 2-6 pip d6 in random colours: a body too small beside the frame's sure pip dice to be a numbered die
+    # (reader._smaller_than_beside) was read as a pip die only when the face it holds was read sure there, and was
+    # lost; the face read in it stands unsure
+    frame, truth = _probe_die(seed, die, die_px)
+    assert truth["value"] == value
+    box = tuple(truth["box"])
+    assert [f for f in detect.body_faces(frame, box) if f.value == value and f.confidence < UNSURE_BELOW]
+    assert _read_at(frame, truth["box"]) == [("d6", value, True)]

@@ -274,9 +274,11 @@ class DiceReader:
         (_sure_face_read_in_body): renders of pip d6 in random colours read 7, 22, 1 and 1 more dice right (25-45 px,
         crowds, 18-36 and 60-90 px; unsure 351 -> 337, 1442 -> 1375 of the dice found), 2 of any type at 25-45 px,
         none more sure and wrong.
-        So is a body too small beside the frame's sure pip dice to be a numbered die (_smaller_than_beside): a sure
-        face it holds read finer is a smaller pip die (renders of pip d6: 5 more right at 25-45 px, 1 at 18-36 px, 1
-        in crowds, 1 of any type; none more sure and wrong).
+        So is a body too small beside the frame's sure pip dice to be a numbered die (_smaller_than_beside): a face it
+        holds read finer (_face_read_in_body) is a smaller pip die, sure or not as read there (renders of pip d6: 5 more
+        right at 25-45 px, 1 at 18-36 px, 1 in crowds, 1 of any type, none more sure and wrong, when only a sure face
+        was taken; the unsure ones too, 6, 2, 12 and 1 more, each from lost to right and unsure, every bench image as
+        before).
         A body's part already read as a pip face (its sides, its shadow) is not read again; but "pips"
         the pip reader is unsure of, centred in a die-like body and spanning less of it than a d6's
         pips span of their die (PIP_BOX_OF_DIE: a numeral's holes or strokes, speckles; measured
@@ -315,7 +317,8 @@ class DiceReader:
             ground = np.median([ground_colour(image, grown(f.box, 0.3)) for f in sure], axis=0)
             beside = (float(np.median([max(f.box[2:]) for f in sure])), ground)
         kept: list[DieBody] = []
-        surer: list[PipFace] = []  # faces bodies hold surely, read in them, in place of the unsure ones read on them
+        in_bodies: list[PipFace] = []  # faces bodies hold, read in them: sure ones in place of the unsure ones read on
+        #                                them, and the faces of smaller pip dice (_smaller_than_beside)
         replaced: set[int] = set()  # id() of those unsure faces
         for body in bodies:
             on = [f for f in pip_dice if meets(body.box, grown(f.box, 0.5))]
@@ -325,18 +328,18 @@ class DiceReader:
                         and all(f.confidence < UNSURE_BELOW for f in on) and is_die_like(image, body, beside)):
                     face = _sure_face_read_in_body(image, body, beside is not None)
                     if face is not None:
-                        surer.append(face)
+                        in_bodies.append(face)
                         replaced |= {id(f) for f in inside}
                 continue
             if self.die_set is None and self.reference is None:
                 if not is_die_like(image, body, beside):
                     # too small beside the pip dice to be a numbered die, but maybe a smaller pip die: its face read
-                    # finer, if sure (a lone pip set aside in its middle is weighed as its 1 only when it is read)
+                    # finer (a lone pip set aside in its middle is weighed as its 1 only when it is read)
                     if (_smaller_than_beside(image, body, beside)
                             and not any(_lone_pip_of(f, body) for f in set_aside or [])):
-                        face = _sure_face_read_in_body(image, body, True)
+                        face = _face_read_in_body(image, body, _faces_in_body(image, body, True))
                         if face is not None:
-                            surer.append(face)
+                            in_bodies.append(face)
                     continue
             elif min(body.box[2:]) < MIN_BODY_SIDE or (self.reference is None and body.ground_share > GROUND_SHARE_MAX):
                 continue  # too small to read (MIN_BODY_SIDE), or, with no reference frame, of a colour found all
@@ -363,8 +366,8 @@ class DiceReader:
                     continue
             if len(near) == 1 and _lone_pip_of(near[0], b):
                 lone_pips[id(b)] = near[0]
-        return ([f for f in faces if id(f) not in given_way and id(f) not in replaced] + list(held.values()) + surer,
-                [b for b in kept if id(b) not in held], lone_pips)
+        return ([f for f in faces if id(f) not in given_way and id(f) not in replaced] + list(held.values())
+                + in_bodies, [b for b in kept if id(b) not in held], lone_pips)
 
     def _classified(self, image: np.ndarray, body: DieBody, view: ViewEstimate) -> DieReading:
         """Read one die body with faces.classify_crop, given the body's tight box, its mask (which
