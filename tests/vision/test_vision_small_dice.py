@@ -603,3 +603,23 @@ def test_a_smaller_die_beside_sure_pip_dice_is_read_as_its_face_even_unsure(seed
     box = tuple(truth["box"])
     assert [f for f in detect.body_faces(frame, box) if f.value == value and f.confidence < UNSURE_BELOW]
     assert _read_at(frame, truth["box"]) == [("d6", value, True)]
+
+
+@pytest.mark.parametrize("seed, die, value, die_px", [
+    (67, 1, 6, (25, 45)),  # lost: its body, beside the frame's sure 3, was not read for the 1 "in its middle"
+    (22, 2, 6, (25, 45)),  # read as an unsure 1 (0.6), the die's own reading weighed against its whole self
+    (220, 3, 4, (25, 45)),  # read as an unsure 1 (0.6)
+])
+def test_a_die_taken_whole_for_a_pip_is_not_its_own_one(seed, die, value, die_px):
+    # renders of 2-6 pip d6 in random colours: at a coarser scale the whole die is a "pip" of a 1 whose face is the
+    # floor, set aside in its middle; as wide as the die's body it is no pip in it (reader.LONE_PIP_OF_BODY)
+    frame, truth = _probe_die(seed, die, die_px)
+    assert truth["value"] == value
+    x, y, w, h = truth["box"]
+    bodies = detect.find_die_bodies(frame)
+    body = next(b for b in bodies if holds(b.box, (x + w / 2, y + h / 2)))
+    aside: list[PipFace] = []
+    detect.find_pip_faces(frame, lambda: detect.close_up_regions(frame.shape, bodies), set_aside=aside)
+    side = max(body.box[2:])
+    assert [f for f in aside if len(f.pips) == 1 and holds(body.box, f.centre) and f.pips[0].diameter > side / 2]
+    assert _read_at(frame, truth["box"]) == [("d6", value, False)]
