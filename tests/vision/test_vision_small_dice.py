@@ -21,7 +21,7 @@ from dicetower.vision import detect, pips, synth
 from dicetower.vision.boxes import holds, meets
 from dicetower.vision.camera import load_image
 from dicetower.vision.pips import AMBIGUOUS_CAP, Pip, PipFace
-from dicetower.vision.reader import DiceReader, reading_copy
+from dicetower.vision.reader import DiceReader, is_die_like, reading_copy
 from dicetower.vision.scoring import load_labels, match
 
 MATTEOP65 = paths.shared_dir() / "datasets" / "matteop65_table_d6"
@@ -482,7 +482,7 @@ def test_a_die_whose_pips_are_fainter_than_the_frames_is_read_in_its_body(seed, 
     #                    analysis scale since its pips' halo, running into its die's edge, is cored (test_pips_cored)
     (37, 3, 6, True),  # lost: ~20 px beside a 4 read sure whose face box is 28 px, too small to be a numbered die
     (80, 3, 5, True),  # there (reader.SIZE_BESIDE_PIP_DICE); a body of their ground, whole in the frame, is read
-    (122, 2, 4, True),  # finer all the same (reader._smaller_than_beside)
+    (122, 2, 4, True),  # finer all the same (reader._pip_die_beside)
 ])
 def test_a_small_die_whose_face_the_analysis_scale_missed_is_read_finer_in_its_body(seed, die, value, sure):
     # renders of 2-6 pip d6 of 25-45 px in random colours: a die whose pips (~2-3 px) the analysis scale did not read
@@ -596,7 +596,7 @@ def test_a_die_too_small_for_the_pip_search_is_found_as_a_body_and_read_in_it(se
 ])
 def test_a_smaller_die_beside_sure_pip_dice_is_read_as_its_face_even_unsure(seed, die, value, die_px):
     # renders of 2-6 pip d6 in random colours: a body too small beside the frame's sure pip dice to be a numbered die
-    # (reader._smaller_than_beside) was read as a pip die only when the face it holds was read sure there, and was
+    # (reader._pip_die_beside) was read as a pip die only when the face it holds was read sure there, and was
     # lost; the face read in it stands unsure
     frame, truth = _probe_die(seed, die, die_px)
     assert truth["value"] == value
@@ -622,4 +622,21 @@ def test_a_die_taken_whole_for_a_pip_is_not_its_own_one(seed, die, value, die_px
     detect.find_pip_faces(frame, lambda: detect.close_up_regions(frame.shape, bodies), set_aside=aside)
     side = max(body.box[2:])
     assert [f for f in aside if len(f.pips) == 1 and holds(body.box, f.centre) and f.pips[0].diameter > side / 2]
+    assert _read_at(frame, truth["box"]) == [("d6", value, False)]
+
+
+@pytest.mark.parametrize("seed, die, value, die_px", [
+    (14, 3, 5, (25, 45)),  # lost: its floor, lit otherwise, 25 Lab or more from the ground round the sure pip dice
+    (73, 1, 4, (25, 45)),  # lost
+    (14, 3, 5, (18, 36)),  # an unsure 5 of its pips marked on its body (0.6), read again, sure, in its body
+])
+def test_a_pip_die_on_ground_lit_otherwise_beside_sure_pip_dice_is_read_in_its_body(seed, die, value, die_px):
+    # renders of 2-6 pip d6 in random colours: beside the frame's sure pip dice a body off their ground is no numbered
+    # die (reader.is_die_like), and it was not read at all; it may be a pip die (reader._pip_die_beside), read as the
+    # face it holds, once
+    frame, truth = _probe_die(seed, die, die_px)
+    assert truth["value"] == value
+    x, y, w, h = truth["box"]
+    body = next(b for b in detect.find_die_bodies(frame) if holds(b.box, (x + w / 2, y + h / 2)))
+    assert is_die_like(frame, body)
     assert _read_at(frame, truth["box"]) == [("d6", value, False)]

@@ -274,11 +274,13 @@ class DiceReader:
         (_sure_face_read_in_body): renders of pip d6 in random colours read 7, 22, 1 and 1 more dice right (25-45 px,
         crowds, 18-36 and 60-90 px; unsure 351 -> 337, 1442 -> 1375 of the dice found), 2 of any type at 25-45 px,
         none more sure and wrong.
-        So is a body too small beside the frame's sure pip dice to be a numbered die (_smaller_than_beside): a face it
-        holds read finer (_face_read_in_body) is a smaller pip die, sure or not as read there (renders of pip d6: 5 more
-        right at 25-45 px, 1 at 18-36 px, 1 in crowds, 1 of any type, none more sure and wrong, when only a sure face
-        was taken; the unsure ones too, 6, 2, 12 and 1 more, each from lost to right and unsure, every bench image as
-        before).
+        So is a body that is no numbered die beside the frame's sure pip dice but may be a pip die there
+        (_pip_die_beside: smaller than they are, or on their ground lit otherwise): a face it holds read finer
+        (_face_read_in_body) is a pip die, sure or not as read there, in place of the faces marked on the body. Renders
+        of pip d6 in random colours: bodies too small for a numbered die only, their sure faces only, 5 more right at
+        25-45 px, 1 at 18-36 px, 1 in crowds, 1 of any type; their unsure faces too, 6, 2, 12 and 1 more, each from
+        lost to right and unsure; bodies off the pip dice's ground too, 5, 2 and 11 more (25-45 px, 18-36 px, crowds),
+        none more sure and wrong, every bench image as before.
         A body's part already read as a pip face (its sides, its shadow) is not read again; but "pips"
         the pip reader is unsure of, centred in a die-like body and spanning less of it than a d6's
         pips span of their die (PIP_BOX_OF_DIE: a numeral's holes or strokes, speckles; measured
@@ -317,9 +319,10 @@ class DiceReader:
             ground = np.median([ground_colour(image, grown(f.box, 0.3)) for f in sure], axis=0)
             beside = (float(np.median([max(f.box[2:]) for f in sure])), ground)
         kept: list[DieBody] = []
-        in_bodies: list[PipFace] = []  # faces bodies hold, read in them: sure ones in place of the unsure ones read on
-        #                                them, and the faces of smaller pip dice (_smaller_than_beside)
-        replaced: set[int] = set()  # id() of those unsure faces
+        # the faces bodies hold, read in them: sure ones in place of the unsure ones read on them, and those of pip dice
+        # that are no numbered dice beside the others (_pip_die_beside), in place of the marks on them
+        in_bodies: list[PipFace] = []
+        replaced: set[int] = set()  # id() of the faces they replace
         for body in bodies:
             on = [f for f in pip_dice if meets(body.box, grown(f.box, 0.5))]
             if on:  # part of a pip die (its sides, its shadow) already read by its pips, unless those are all unsure
@@ -333,13 +336,14 @@ class DiceReader:
                 continue
             if self.die_set is None and self.reference is None:
                 if not is_die_like(image, body, beside):
-                    # too small beside the pip dice to be a numbered die, but maybe a smaller pip die: its face read
-                    # finer (a lone pip set aside in its middle is weighed as its 1 only when it is read)
-                    if (_smaller_than_beside(image, body, beside)
+                    # no numbered die beside the pip dice, but maybe a pip die: its face read finer, in place of the
+                    # marks on it (a lone pip set aside in its middle is weighed as its 1 only when it is read)
+                    if (_pip_die_beside(image, body, beside)
                             and not any(_lone_pip_of(f, body) for f in set_aside or [])):
                         face = _face_read_in_body(image, body, _faces_in_body(image, body, True))
                         if face is not None:
                             in_bodies.append(face)
+                            replaced |= {id(f) for f in marks[id(body)]}
                     continue
             elif min(body.box[2:]) < MIN_BODY_SIDE or (self.reference is None and body.ground_share > GROUND_SHARE_MAX):
                 continue  # too small to read (MIN_BODY_SIDE), or, with no reference frame, of a colour found all
@@ -543,16 +547,16 @@ def _face_read_in_body(image: np.ndarray, body: DieBody, near: list[PipFace]) ->
     return face if _holds_as_its_face(image, body, face) and not _marks_on(image, body, face) else None
 
 
-def _smaller_than_beside(image: np.ndarray, body: DieBody, beside: tuple[float, np.ndarray] | None) -> bool:
-    """Whether a body is_die_like would take for a die beside the frame's pip dice (beside: their faces' median box
-    side px and the Lab colour round them) but for its size, under SIZE_BESIDE_PIP_DICE's least: whole in the frame,
-    on their ground. A smaller pip d6 than theirs may lie there (renders of dice 20 and 31 px across side by side: the
-    20 px die's body 0.79 of the larger die's face box). image: HxWx3 uint8 BGR, the frame (px)."""
-    if beside is None or body.cut:
-        return False
-    side = max(body.box[2:])
-    return side < SIZE_BESIDE_PIP_DICE[0] * beside[0] and is_die_like(
-        image, body, (side / SIZE_BESIDE_PIP_DICE[0], beside[1]))
+def _pip_die_beside(image: np.ndarray, body: DieBody, beside: tuple[float, np.ndarray] | None) -> bool:
+    """Whether a body that is no numbered die beside the frame's pip dice (beside: their faces' median box side px and
+    the Lab colour round them; see is_die_like) may still be a pip die there: one is_die_like takes for a die alone
+    (whole in the frame, its colour rare on the ground) and no larger than SIZE_BESIDE_PIP_DICE's most. A smaller pip
+    d6 than theirs may lie there (renders of dice 20 and 31 px across side by side: the 20 px die's body 0.79 of the
+    larger die's face box), or one on a floor lit otherwise (a 24 px black 6 whose ground was more than SAME_GROUND_LAB
+    from theirs). The reader then takes it only for a face it holds (_face_read_in_body: 2 pips or more, centred in
+    it, spanning most of it, the body a d6 by its shape): the face classifier reads no such body, as session 47 found
+    it reading things no one threw on matteop65's small-dice frames. image: HxWx3 uint8 BGR, the frame (px)."""
+    return beside is not None and is_die_like(image, body) and max(body.box[2:]) <= SIZE_BESIDE_PIP_DICE[1] * beside[0]
 
 
 def _sure_face_read_in_body(image: np.ndarray, body: DieBody, larger: bool) -> PipFace | None:
