@@ -640,3 +640,19 @@ def test_a_pip_die_on_ground_lit_otherwise_beside_sure_pip_dice_is_read_in_its_b
     body = next(b for b in detect.find_die_bodies(frame) if holds(b.box, (x + w / 2, y + h / 2)))
     assert is_die_like(frame, body)
     assert _read_at(frame, truth["box"]) == [("d6", value, False)]
+
+
+@pytest.mark.parametrize("seed, die, value, die_px", [
+    (38, 1, 1, (25, 45)),  # 20 px beside dice of 28-30 px: lost
+    (57, 0, 1, (25, 45)),  # lost
+    (224, 3, 1, (25, 45)),  # lost
+])
+def test_a_pip_die_beside_sure_pip_dice_holding_one_pip_in_its_middle_is_an_unsure_one(seed, die, value, die_px):
+    # renders of 2-6 pip d6 in random colours: a body that may be a pip die beside the frame's sure ones (reader.
+    # _pip_die_beside) was read only for a face of 2 pips or more; one pip in its middle is its 1, in doubt
+    frame, truth = _probe_die(seed, die, die_px)
+    assert truth["value"] == value
+    x, y, w, h = truth["box"]
+    body = next(b for b in detect.find_die_bodies(frame) if holds(b.box, (x + w / 2, y + h / 2)))
+    assert [f for f in detect.body_faces(frame, body.box) if len(f.pips) == 1 and holds(body.box, f.centre)]
+    assert _read_at(frame, truth["box"]) == [("d6", 1, True)]
