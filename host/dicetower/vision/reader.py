@@ -277,11 +277,11 @@ class DiceReader:
         So is a body that is no numbered die beside the frame's sure pip dice but may be a pip die there
         (_pip_die_beside: smaller than they are, or on their ground lit otherwise): a face it holds read finer
         (_pip_die_face: a lone pip in its middle its 1, unsure) is a pip die, sure or not as read there, in place of the
-        faces marked on the body. Renders
-        of pip d6 in random colours: bodies too small for a numbered die only, their sure faces only, 5 more right at
-        25-45 px, 1 at 18-36 px, 1 in crowds, 1 of any type; their unsure faces too, 6, 2, 12 and 1 more, each from
-        lost to right and unsure; bodies off the pip dice's ground too, 5, 2 and 11 more (25-45 px, 18-36 px, crowds),
-        none more sure and wrong, every bench image as before.
+        faces marked on the body. Renders of pip d6 in random colours: bodies too small for a numbered die only, their
+        sure faces only, 5 more right at 25-45 px, 1 at 18-36 px, 1 in crowds, 1 of any type; their unsure faces too, 6,
+        2, 12 and 1 more, each from lost to right and unsure; bodies off the pip dice's ground too, 5, 2 and 11 more
+        (25-45 px, 18-36 px, crowds); their lone pips, 5 and 12 more (25-45 px, crowds); none more sure and wrong, every
+        bench image as before.
         A body's part already read as a pip face (its sides, its shadow) is not read again; but "pips"
         the pip reader is unsure of, centred in a die-like body and spanning less of it than a d6's
         pips span of their die (PIP_BOX_OF_DIE: a numeral's holes or strokes, speckles; measured
@@ -554,9 +554,9 @@ def _pip_die_beside(image: np.ndarray, body: DieBody, beside: tuple[float, np.nd
     (whole in the frame, its colour rare on the ground) and no larger than SIZE_BESIDE_PIP_DICE's most. A smaller pip
     d6 than theirs may lie there (renders of dice 20 and 31 px across side by side: the 20 px die's body 0.79 of the
     larger die's face box), or one on a floor lit otherwise (a 24 px black 6 whose ground was more than SAME_GROUND_LAB
-    from theirs). The reader then takes it only for a face it holds (_face_read_in_body: 2 pips or more, centred in
-    it, spanning most of it, the body a d6 by its shape): the face classifier reads no such body, as session 47 found
-    it reading things no one threw on matteop65's small-dice frames. image: HxWx3 uint8 BGR, the frame (px)."""
+    from theirs). The reader then takes it only for a pip face it holds (_pip_die_face): the face classifier reads no
+    such body, as session 47 found it reading things no one threw on matteop65's small-dice frames. image: HxWx3 uint8
+    BGR, the frame (px)."""
     return beside is not None and is_die_like(image, body) and max(body.box[2:]) <= SIZE_BESIDE_PIP_DICE[1] * beside[0]
 
 
