@@ -949,6 +949,9 @@ def _lab_l1(lab: np.ndarray, colour: np.ndarray) -> np.ndarray:
     return cv2.transform(np.abs(lab - np.asarray(colour, np.float32)), np.ones((1, 3), np.float32))
 
 
+#: find_die_bodies reads a frame at this long side (px): its bodies' boxes are whole px there, each side a px off
+#: at most (2 / analysis_scale(shape, BODY_ANALYSIS_SIDE) frame px on the box's side: 4 px on a 640x480 frame).
+BODY_ANALYSIS_SIDE = 320
 #: No die body is shorter than this many frame px, whatever find_die_bodies' min_side_frac allows: a die
 #: smaller still shows pips of a pixel or two, and a blob that small in a close-up photo is a speck (two
 #: fickett tiles, 90 px, held only a 3x2 and an 8x6 px blob as bodies, read in place of their d8 and d4).
@@ -983,7 +986,7 @@ def find_die_bodies(image: np.ndarray, reference: np.ndarray | None = None,
     if reference is not None and reference.shape != image.shape:
         raise ValueError(f"reference frame is {reference.shape}, frame is {image.shape}: take the empty-tray "
                          "reference with the same camera and resolution")
-    s = analysis_scale(image.shape, 320)
+    s = analysis_scale(image.shape, BODY_ANALYSIS_SIDE)
     small = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else image
     dist8 = np.clip(_table_distance(small, reference) * 3, 0, 255).astype(np.uint8)
     _, mask = cv2.threshold(dist8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
