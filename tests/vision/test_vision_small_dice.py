@@ -546,6 +546,12 @@ def test_a_lone_pip_a_colour_channel_alone_shows_is_doubted():
     assert all(unsure for _, _, unsure in _read_at(frame, truth["box"]))
 
 
+def _bodies_at(bodies: list[detect.DieBody], box: list[int]) -> list[detect.DieBody]:
+    """The die bodies (of detect.find_die_bodies) whose box holds the centre of box (x, y, w, h px: a truth's)."""
+    x, y, w, h = box
+    return [b for b in bodies if holds(b.box, (x + w / 2, y + h / 2))]
+
+
 def _read_at(frame: np.ndarray, box: list[int]) -> list[tuple[str, int | None, bool]]:
     """(die type, value, unsure) of the readings of frame (HxWx3 uint8 BGR) whose box centre lies in box (x, y, w, h
     px)."""
@@ -583,9 +589,8 @@ def test_a_die_too_small_for_the_pip_search_is_found_as_a_body_and_read_in_it(se
     # detect.MIN_DIE_PX) and read finer in it
     frame, truth = _probe_die(seed, die, die_px)
     assert truth["value"] == value
-    x, y, w, h = truth["box"]
-    assert not [b for b in detect.find_die_bodies(frame, min_side_frac=0.03) if holds(b.box, (x + w / 2, y + h / 2))]
-    assert [b for b in detect.find_die_bodies(frame) if holds(b.box, (x + w / 2, y + h / 2))]
+    assert not _bodies_at(detect.find_die_bodies(frame, min_side_frac=0.03), truth["box"])
+    assert _bodies_at(detect.find_die_bodies(frame), truth["box"])
     assert _read_at(frame, truth["box"]) == [("d6", value, False)]
 
 
@@ -615,9 +620,8 @@ def test_a_die_taken_whole_for_a_pip_is_not_its_own_one(seed, die, value, die_px
     # floor, set aside in its middle; as wide as the die's body it is no pip in it (reader.LONE_PIP_OF_BODY)
     frame, truth = _probe_die(seed, die, die_px)
     assert truth["value"] == value
-    x, y, w, h = truth["box"]
     bodies = detect.find_die_bodies(frame)
-    body = next(b for b in bodies if holds(b.box, (x + w / 2, y + h / 2)))
+    body = _bodies_at(bodies, truth["box"])[0]
     aside: list[PipFace] = []
     detect.find_pip_faces(frame, lambda: detect.close_up_regions(frame.shape, bodies), set_aside=aside)
     side = max(body.box[2:])
@@ -636,8 +640,7 @@ def test_a_pip_die_on_ground_lit_otherwise_beside_sure_pip_dice_is_read_in_its_b
     # face it holds, once
     frame, truth = _probe_die(seed, die, die_px)
     assert truth["value"] == value
-    x, y, w, h = truth["box"]
-    body = next(b for b in detect.find_die_bodies(frame) if holds(b.box, (x + w / 2, y + h / 2)))
+    body = _bodies_at(detect.find_die_bodies(frame), truth["box"])[0]
     assert is_die_like(frame, body)
     assert _read_at(frame, truth["box"]) == [("d6", value, False)]
 
@@ -652,8 +655,7 @@ def test_a_pip_die_beside_sure_pip_dice_holding_one_pip_in_its_middle_is_an_unsu
     # _pip_die_beside) was read only for a face of 2 pips or more; one pip in its middle is its 1, in doubt
     frame, truth = _probe_die(seed, die, die_px)
     assert truth["value"] == value
-    x, y, w, h = truth["box"]
-    body = next(b for b in detect.find_die_bodies(frame) if holds(b.box, (x + w / 2, y + h / 2)))
+    body = _bodies_at(detect.find_die_bodies(frame), truth["box"])[0]
     assert [f for f in detect.body_faces(frame, body.box) if len(f.pips) == 1 and holds(body.box, f.centre)]
     assert _read_at(frame, truth["box"]) == [("d6", 1, True)]
 
@@ -669,8 +671,7 @@ def test_a_face_read_in_a_body_whose_box_is_a_px_off_is_its_face(seed, die, valu
     # side); it is its face all the same (reader._holds_as_its_face allows the box's px, detect.BODY_ANALYSIS_SIDE)
     frame, truth = _probe_die(seed, die, die_px)
     assert truth["value"] == value
-    x, y, w, h = truth["box"]
-    body = next(b for b in detect.find_die_bodies(frame) if holds(b.box, (x + w / 2, y + h / 2)))
+    body = _bodies_at(detect.find_die_bodies(frame), truth["box"])[0]
     faces = [f for f in detect.body_faces(frame, body.box) if holds(body.box, f.centre) and f.value == value]
     assert faces and max(faces[0].box[2:]) > max(body.box[2:])
     assert _read_at(frame, truth["box"]) == [("d6", value, False)]
