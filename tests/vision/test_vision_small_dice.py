@@ -476,7 +476,8 @@ def test_a_die_whose_pips_are_fainter_than_the_frames_is_read_in_its_body(seed, 
 
 
 @pytest.mark.parametrize("seed, die, value, sure", [
-    (8, 2, 2, False),  # read as an unsure 5 (0.004); its 2 finer at 0.03
+    (8, 2, 2, True),  # read as an unsure 5 (0.004); its 2 finer at 0.03, 0.96 before the doubt the face round its
+    #                 pips cost, which this body answers (test_a_face_read_in_a_body_it_vouches_for_is_sure)
     (34, 1, 5, True),  # read as an unsure 1 (0.009); its 5 finer at 0.91
     (29, 2, 4, True),  # read as an unsure 6 (0.045); seed 19's 2, read as an unsure 6 (0.020), is found at the
     #                    analysis scale since its pips' halo, running into its die's edge, is cored (test_pips_cored)
@@ -596,7 +597,6 @@ def test_a_die_too_small_for_the_pip_search_is_found_as_a_body_and_read_in_it(se
 
 @pytest.mark.parametrize("seed, die, value, die_px", [
     (113, 2, 6, (25, 45)),  # a black 6 of light pips, 21 px beside dice of 28-34 px: read finer in its body at 0.79
-    (135, 2, 3, (25, 45)),  # 20 px, its 3 at 0.14
     (57, 3, 6, (25, 45)),  # 22 px, its 6 at 0.79
 ])
 def test_a_smaller_die_beside_sure_pip_dice_is_read_as_its_face_even_unsure(seed, die, value, die_px):
@@ -674,4 +674,23 @@ def test_a_face_read_in_a_body_whose_box_is_a_px_off_is_its_face(seed, die, valu
     body = _bodies_at(detect.find_die_bodies(frame), truth["box"])[0]
     faces = [f for f in detect.body_faces(frame, body.box) if holds(body.box, f.centre) and f.value == value]
     assert faces and max(faces[0].box[2:]) > max(body.box[2:])
+    assert _read_at(frame, truth["box"]) == [("d6", value, False)]
+
+
+@pytest.mark.parametrize("seed, die, value, die_px", [
+    (23, 0, 3, (25, 45)),  # 28 px: its 3 read in its body at 0.0, 0.87 before the doubt; read so
+    (135, 2, 3, (25, 45)),  # 18 px beside sure pip dice: 0.14, 0.99 before
+    (7, 2, 2, (25, 45)),  # 0.0, 1.0 before
+    (54, 2, 3, (18, 36)),  # read as an unsure 1 (0.05)
+])
+def test_a_face_read_in_a_body_it_vouches_for_is_sure(seed, die, value, die_px):
+    # renders of 2-6 pip d6 in random colours: a small die's 2 or 3, read finer in its body, measured the face round its
+    # pips not plain (enlarged: 0.12-0.20 of their contrast), which cost it its confidence. That doubt is one a die body
+    # answers (pips.PipFace.uncapped), as it does for the faces the pip search reads (reader._vouched_by_body): this
+    # body, die-like, a d6 by its shape, holding the face centred and spanning most of it, answers it
+    frame, truth = _probe_die(seed, die, die_px)
+    assert truth["value"] == value
+    body = _bodies_at(detect.find_die_bodies(frame), truth["box"])[0]
+    faces = [f for f in detect.body_faces(frame, body.box) if holds(body.box, f.centre) and f.value == value]
+    assert faces and faces[0].confidence < UNSURE_BELOW <= (faces[0].uncapped or 0.0)
     assert _read_at(frame, truth["box"]) == [("d6", value, False)]
