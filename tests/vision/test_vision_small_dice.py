@@ -357,13 +357,17 @@ def test_merged_boxes_joins_chains_of_boxes_that_meet():
     assert sorted(detect._merged_boxes(boxes)) == [(0, 0, 26, 10), (50, 50, 5, 5)]
 
 
-def _probe_die(seed: int, die: int, die_px: tuple[int, int]) -> tuple[np.ndarray, dict]:
-    """A render of 2-6 pip d6 in random colours (the render probe's, die_px least and most px a die) and the truth of
-    its die `die`."""
+def _probe_scene(seed: int, die_px: tuple[int, int]) -> tuple[np.ndarray, list[dict]]:
+    """A render of 2-6 pip d6 in random colours (the render probe's, die_px least and most px a die) and its truths."""
     rng = np.random.default_rng([9371, seed])
     count = int(rng.integers(2, 7))
     dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
-    frame, truths = synth.render_scene(dice, rng, die_px=die_px)
+    return synth.render_scene(dice, rng, die_px=die_px)
+
+
+def _probe_die(seed: int, die: int, die_px: tuple[int, int]) -> tuple[np.ndarray, dict]:
+    """A render of _probe_scene and the truth of its die `die`."""
+    frame, truths = _probe_scene(seed, die_px)
     return frame, truths[die]
 
 
@@ -530,15 +534,21 @@ def test_a_die_whose_pips_are_weak_in_its_body_is_read_as_their_face_unsure(seed
     assert _read_at(frame, truth["box"]) == [("d6", value, True)]
 
 
-def test_a_lone_pip_a_colour_channel_alone_shows_is_doubted():
-    # renders of dice of any type at 25-45 px, seed 214: a numbered d6's yellow 4 on red (~4 px on a 21 px die) is a
-    # blob of a pip's size in its green channel, and was read as a sure 1
-    rng = np.random.default_rng([9371, 214])
+def _any_type_scene(seed: int, die_px: tuple[int, int]) -> tuple[np.ndarray, list[dict]]:
+    """A render of 2-6 dice of any standard type in random colours (the render probe's, die_px least and most px a
+    die) and its truths."""
+    rng = np.random.default_rng([9371, seed])
     dice = []
     for _ in range(int(rng.integers(2, 7))):
         t = synth.STANDARD_TYPES[int(rng.integers(0, 6))]
         dice.append((synth.standard_spec(t, rng), int(rng.integers(1, synth.FACES[t] + 1))))
-    frame, truths = synth.render_scene(dice, rng, die_px=(25, 45))
+    return synth.render_scene(dice, rng, die_px=die_px)
+
+
+def test_a_lone_pip_a_colour_channel_alone_shows_is_doubted():
+    # renders of dice of any type at 25-45 px, seed 214: a numbered d6's yellow 4 on red (~4 px on a 21 px die) is a
+    # blob of a pip's size in its green channel, and was read as a sure 1
+    frame, truths = _any_type_scene(214, (25, 45))
     truth = next(t for t in truths if t["die_type"] == "d6")
     assert truth["value"] == 4
     x, y, w, h = truth["box"]
@@ -694,3 +704,28 @@ def test_a_face_read_in_a_body_it_vouches_for_is_sure(seed, die, value, die_px):
     faces = [f for f in detect.body_faces(frame, body.box) if holds(body.box, f.centre) and f.value == value]
     assert faces and faces[0].confidence < UNSURE_BELOW <= (faces[0].uncapped or 0.0)
     assert _read_at(frame, truth["box"]) == [("d6", value, False)]
+
+
+
+@pytest.mark.parametrize("kind, seed, taken, die", [
+    ("pip", 61, 0, 1),  # a light 1 on black taken for a pip; the yellow 2 beside it was lost with three other dice
+    ("any", 10, 4, 4),  # an 18 px d8 showing 8, read as an unsure 1
+    ("any", 53, 1, 1),  # a d10 showing 6, read as an unsure 1
+])
+def test_a_small_die_taken_whole_for_a_pip_is_no_face(kind, seed, taken, die):
+    # renders of dice in random colours at 25-45 px: a small die is a "pip" of a 1 whose face is the floor at the
+    # analysis scale, at the pip filter's edge, with its own pip or numeral inside. Read again at a close-up scale
+    # (detect.large_pip_faces), two such dice made a 2 whose reach took the bodies round it for its die's parts: four
+    # dice lost. A lone pip marked inside is a die (detect._die_taken_for_pip): no face, its body is read
+    frame, truths = _probe_scene(seed, (25, 45)) if kind == "pip" else _any_type_scene(seed, (25, 45))
+    bodies = detect.find_die_bodies(frame)
+    faces = detect.find_pip_faces(frame, lambda: detect.close_up_regions(frame.shape, bodies))
+    box = tuple(truths[taken]["box"])
+    as_pip = [f for f in faces if len(f.pips) == 1 and holds(box, (f.pips[0].x, f.pips[0].y))
+              and f.pips[0].diameter >= 0.5 * max(box[2:])]
+    assert as_pip
+    kept, left = detect.large_pip_faces(frame, bodies, faces)
+    assert not [f for f in kept if any(f is g for g in as_pip)]
+    truth = truths[die]
+    assert _bodies_at(left, truth["box"])
+    assert [r[:2] for r in _read_at(frame, truth["box"])] == [(truth["die_type"], truth["value"])]
