@@ -21,7 +21,7 @@ from dicetower.vision import detect, pips, synth
 from dicetower.vision.boxes import holds, meets
 from dicetower.vision.camera import load_image
 from dicetower.vision.pips import AMBIGUOUS_CAP, Pip, PipFace
-from dicetower.vision.reader import DiceReader, is_die_like, reading_copy
+from dicetower.vision.reader import D6_BY_SHAPE, DiceReader, _d6_by_shape, is_die_like, reading_copy
 from dicetower.vision.scoring import load_labels, match
 
 MATTEOP65 = paths.shared_dir() / "datasets" / "matteop65_table_d6"
@@ -729,3 +729,22 @@ def test_a_small_die_taken_whole_for_a_pip_is_no_face(kind, seed, taken, die):
     truth = truths[die]
     assert _bodies_at(left, truth["box"])
     assert [r[:2] for r in _read_at(frame, truth["box"])] == [(truth["die_type"], truth["value"])]
+
+
+@pytest.mark.parametrize("seed, die, value, die_px", [
+    (0, 1, 4, (25, 45)),  # 19 px: read by the numeral net as an unsure d20 8
+    (26, 1, 5, (25, 45)),  # an unsure d10 9
+    (61, 3, 4, (25, 45)),  # an unsure d10 8
+    (18, 0, 5, (18, 36)),  # an unsure d10 9
+])
+def test_a_sure_face_of_four_pips_or_more_in_a_small_body_is_its_face_whatever_its_shape(seed, die, value, die_px):
+    # renders of 2-6 pip d6 in random colours: the shape model tells a small body's type poorly, and the sure face read
+    # in these bodies was no face of theirs for it (reader._d6_by_shape under D6_BY_SHAPE); 4 pips or more in a d6
+    # layout, read sure, are a d6's face (reader.D6_LAYOUT_PIPS)
+    frame, truth = _probe_die(seed, die, die_px)
+    assert truth["value"] == value
+    body = _bodies_at(detect.find_die_bodies(frame), truth["box"])[0]
+    assert _d6_by_shape(frame, body) < D6_BY_SHAPE
+    assert [f for f in detect.body_faces(frame, body.box)
+            if holds(body.box, f.centre) and f.value == value and f.confidence >= UNSURE_BELOW]
+    assert _read_at(frame, truth["box"]) == [("d6", value, False)]
