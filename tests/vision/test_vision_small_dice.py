@@ -748,3 +748,21 @@ def test_a_sure_face_of_four_pips_or_more_in_a_small_body_is_its_face_whatever_i
     assert [f for f in detect.body_faces(frame, body.box)
             if holds(body.box, f.centre) and f.value == value and f.confidence >= UNSURE_BELOW]
     assert _read_at(frame, truth["box"]) == [("d6", value, False)]
+
+
+@pytest.mark.parametrize("seed, die, die_px", [
+    (62, 3, (25, 45)),  # a 32 px die showing 1, lost
+    (20, 0, (60, 90)),  # lost
+    (96, 4, (60, 90)),  # lost
+])
+def test_a_pip_die_beside_sure_pip_dice_is_read_though_a_lone_pip_was_set_aside_in_it(seed, die, die_px):
+    # renders of 2-6 pip d6 in random colours: a body that may be a pip die beside the frame's sure ones (reader.
+    # _pip_die_beside) was not read when the pip search had set a lone pip aside in its middle, and the die was lost
+    frame, truth = _probe_die(seed, die, die_px)
+    assert truth["value"] == 1
+    bodies = detect.find_die_bodies(frame)
+    body = _bodies_at(bodies, truth["box"])[0]
+    aside: list[PipFace] = []
+    detect.find_pip_faces(frame, lambda: detect.close_up_regions(frame.shape, bodies), set_aside=aside)
+    assert [f for f in aside if len(f.pips) == 1 and holds(body.box, f.centre)]
+    assert _read_at(frame, truth["box"]) == [("d6", 1, True)]

@@ -281,7 +281,8 @@ class DiceReader:
         sure faces only, 5 more right at 25-45 px, 1 at 18-36 px, 1 in crowds, 1 of any type; their unsure faces too, 6,
         2, 12 and 1 more, each from lost to right and unsure; bodies off the pip dice's ground too, 5, 2 and 11 more
         (25-45 px, 18-36 px, crowds); their lone pips, 5 and 12 more (25-45 px, crowds); none more sure and wrong, every
-        bench image as before.
+        bench image as before. Such a body is read so though a lone pip was set aside in its middle (it was left unread
+        then, and lost): 2 more right at 25-45 px, 3 at 60-90 px (1s, unsure), 1 in crowds (a sure 5), none read worse.
         A body's part already read as a pip face (its sides, its shadow) is not read again; but "pips"
         the pip reader is unsure of, centred in a die-like body and spanning less of it than a d6's
         pips span of their die (PIP_BOX_OF_DIE: a numeral's holes or strokes, speckles; measured
@@ -338,9 +339,8 @@ class DiceReader:
             if self.die_set is None and self.reference is None:
                 if not is_die_like(image, body, beside):
                     # no numbered die beside the pip dice, but maybe a pip die: its face read finer, in place of the
-                    # marks on it (a lone pip set aside in its middle is weighed as its 1 only when it is read)
-                    if (_pip_die_beside(image, body, beside)
-                            and not any(_lone_pip_of(f, body) for f in set_aside or [])):
+                    # marks on it, whether or not a lone pip was set aside in its middle (its 1, or one of its pips)
+                    if _pip_die_beside(image, body, beside):
                         face = _pip_die_face(image, body)
                         if face is not None:
                             in_bodies.append(face)
