@@ -350,6 +350,14 @@ def test_a_pip_filling_a_body_with_the_floor_round_it_is_a_die():
     assert _die_as_pip(frame, alone, [wide]) is alone  # a body 2 times the pip: a die round a pip
     capped = replace(alone, confidence=AMBIGUOUS_CAP, uncapped=1.0)  # of the frame's other pip colour
     assert _die_as_pip(frame, capped, [body]).uncapped is None  # nothing left for read_as_one to vouch for
+    cv2.rectangle(frame, (50, 150), (69, 169), (30, 30, 30), -1)  # another dark die
+    other = DieBody((49, 149, 23, 23), np.full((23, 23), 255, np.uint8))
+    two = PipFace(alone.pips + _lone_pip(59.5, 159.5, 20.0).pips, 2, 0.3, (40, 40, 40, 140), False, "dark",
+                  (59.5, 109.5))
+    assert _die_as_pip(frame, two, [body, other]) is None  # two dice taken for its pips: no face, sure or not
+    half = replace(two, pips=alone.pips + one.pips)  # a die and a pip: flagged unsure when sure, else as read
+    assert _die_as_pip(frame, half, [body, pip_body]) is half
+    assert _die_as_pip(frame, replace(half, confidence=1.0), [body, pip_body]).confidence <= AMBIGUOUS_CAP
 
 
 def test_merged_boxes_joins_chains_of_boxes_that_meet():
@@ -361,6 +369,15 @@ def _probe_scene(seed: int, die_px: tuple[int, int]) -> tuple[np.ndarray, list[d
     """A render of 2-6 pip d6 in random colours (the render probe's, die_px least and most px a die) and its truths."""
     rng = np.random.default_rng([9371, seed])
     count = int(rng.integers(2, 7))
+    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
+    return synth.render_scene(dice, rng, die_px=die_px)
+
+
+def _crowd_scene(seed: int, die_px: tuple[int, int]) -> tuple[np.ndarray, list[dict]]:
+    """A render of 12-21 pip d6 in random colours (the render probe's crowds, die_px least and most px a die) and its
+    truths."""
+    rng = np.random.default_rng([9371, seed])
+    count = int(rng.integers(12, 22))
     dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
     return synth.render_scene(dice, rng, die_px=die_px)
 
@@ -766,3 +783,17 @@ def test_a_pip_die_beside_sure_pip_dice_is_read_though_a_lone_pip_was_set_aside_
     detect.find_pip_faces(frame, lambda: detect.close_up_regions(frame.shape, bodies), set_aside=aside)
     assert [f for f in aside if len(f.pips) == 1 and holds(body.box, f.centre)]
     assert _read_at(frame, truth["box"]) == [("d6", 1, True)]
+
+
+def test_a_face_whose_pips_are_whole_dice_is_no_face():
+    # a crowd of pip d6 in random colours at 25-45 px: two dark dice of 23 px showing 1 on a white floor were read at
+    # the analysis scale as a 2 of dark pips boxed over both, flagged unsure (reader._die_as_pip); that box hid both
+    # dice. A face of two "pips" or more one of which is a whole die is no face: the dice's bodies are read
+    frame, truths = _crowd_scene(43, (25, 45))
+    ones = [t for t in truths if t["box"][:2] in ([356, 212], [368, 271])]
+    assert len(ones) == 2 and all(t["value"] == 1 for t in ones)
+    boxes = [tuple(t["box"]) for t in ones]
+    faces = detect.find_pip_faces(frame)
+    assert [f for f in faces if len(f.pips) == 2 and all(any(holds(b, (p.x, p.y)) for b in boxes) for p in f.pips)]
+    for t in ones:
+        assert _read_at(frame, t["box"]) == [("d6", 1, False)]
