@@ -797,3 +797,43 @@ def test_a_face_whose_pips_are_whole_dice_is_no_face():
     assert [f for f in faces if len(f.pips) == 2 and all(any(holds(b, (p.x, p.y)) for b in boxes) for p in f.pips)]
     for t in ones:
         assert _read_at(frame, t["box"]) == [("d6", 1, False)]
+
+
+@pytest.mark.parametrize("kind, seed, die", [
+    ("any", 38, 3),  # a d10 showing 6, read as a sure 1
+    ("any", 208, 0),  # a d20 showing 3
+    ("pip", 66, 3),  # a pip d6 of 26 px showing 2, holding its two pips
+])
+def test_a_small_die_read_whole_as_a_close_up_pip_is_no_sure_one(kind, seed, die):
+    # renders of dice in random colours at 25-45 px: where the analysis scale reads no face, a smaller (close-up) scale
+    # took a whole die for the pip of a sure 1 whose face was the floor, and its reach took the die's body for part of
+    # that die. A pip is plain inside; this one is marked (its numeral) or holds two pips alike: a die, so unsure
+    frame, truths = _probe_scene(seed, (25, 45)) if kind == "pip" else _any_type_scene(seed, (25, 45))
+    truth = truths[die]
+    box = tuple(truth["box"])
+    bodies = detect.find_die_bodies(frame)
+    faces = detect.find_pip_faces(frame, lambda: detect.close_up_regions(frame.shape, bodies))
+    largest = detect.KERNEL_PX / detect.analysis_scale(frame.shape)
+    assert [f for f in detect.large_pip_faces(frame, bodies, faces)[0] if len(f.pips) == 1 and holds(box, f.centre)
+            and f.pips[0].diameter > largest and f.confidence >= UNSURE_BELOW]
+    read = _read_at(frame, truth["box"])
+    assert read and all(unsure for _, _, unsure in read)
+
+
+def test_a_pip_marked_inside_or_holding_two_pips_is_a_die_taken_whole():
+    # a pip is one paint-filled dent, plain inside; a small die taken whole for one shows its numeral (marked inside,
+    # pips.pip_marks) or its own pips, a 2's corner pips lying outside the middle pip_marks looks into
+    frame = np.full((120, 360), 150, np.uint8)  # a grey floor
+    cv2.circle(frame, (60, 60), 12, 30, -1)  # a dark pip, plain inside
+    cv2.rectangle(frame, (168, 48), (191, 71), 235, -1)  # a white die of 24 px showing 2
+    for x, y in ((173, 53), (186, 66)):
+        cv2.circle(frame, (x, y), 2, 20, -1)
+    cv2.rectangle(frame, (288, 48), (311, 71), 235, -1)  # a white die of 24 px with a numeral's strokes inside
+    cv2.putText(frame, "8", (294, 67), cv2.FONT_HERSHEY_PLAIN, 1.2, 20, 2)
+
+    def blob(x: float, y: float, diameter: float) -> Pip:
+        return Pip(x, y, math.pi * diameter * diameter / 4.0, 1.0, 0.0, 120.0)
+
+    assert not detect.die_taken_whole(frame, blob(60.0, 60.0, 24.0))
+    assert detect.die_taken_whole(frame, blob(179.5, 59.5, 24.0))
+    assert detect.die_taken_whole(frame, blob(299.5, 59.5, 24.0))

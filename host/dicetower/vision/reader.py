@@ -20,8 +20,9 @@ from .colour import channel_medians, colour_name
 from .second_core import SECOND_PROCESS, WorkAhead
 from .view import ViewEstimate, floor_outlines
 from .noise import smoothed
-from .detect import (BODY_ANALYSIS_SIDE, KERNEL_PX, DieBody, PipFace, analysis_scale, close_up_regions, far_pip_faces,
-                     find_close_up, body_faces, find_die_bodies, find_pip_faces, large_pip_faces)
+from .detect import (BODY_ANALYSIS_SIDE, KERNEL_PX, DieBody, PipFace, analysis_scale, close_up_regions,
+                     die_taken_whole, far_pip_faces, find_close_up, body_faces, find_die_bodies, find_pip_faces,
+                     large_pip_faces, pip_box)
 
 Classifier = Callable[..., Any]
 #: Frames are read on a copy whose long side is at most this many px (a 12 MP photo is downscaled once;
@@ -490,22 +491,38 @@ def _die_as_pip(image: np.ndarray, face: PipFace, bodies: list[DieBody]) -> PipF
     1 on a white floor, read as a 2 of dark pips boxed over both, hid both dice and the bodies beside them). One read
     sure (or that was, before a doubt a die body may answer: PipFace.uncapped) with a whole die for a pip is flagged
     unsure (at most pips.AMBIGUOUS_CAP, no uncapped confidence left for read_as_one to restore), for the player to
-    confirm or roll again; a 1 is boxed by that body, the die it is. (A white die's pip on a white floor may be a body
-    by itself, PIP_FILLS_BODY: a close-up's die cut by the frame's edge showing three pips, two of them such bodies,
-    stays read, unsure.) Dropping the faces whose "pips" are all dice (they were flagged unsure when sure, kept when
-    not): renders of pip d6 in random colours found 19 more dice in crowds (right 4030 -> 4041 of 4878) and 4 more at
-    18-36 px, dice of any type at 25-45 px 10 more (right 542 -> 546); readings on no die 18 -> 9, 6 -> 3 and 7 -> 3;
-    none more sure and wrong, every bench image as before. image: HxWx3 uint8 BGR, the frame face and bodies were
-    found in (px)."""
+    confirm or roll again; a 1 is boxed by that body, the die it is. So is a sure 1 read at a close-up scale whose
+    "pip" is a small die taken whole, though no body is left round it (_close_up_pip_is_die), boxed by its pip: renders
+    of dice of any type at 25-45 px read 4 fewer sure and wrong (d10s and a d20 read as sure 1s; 5 -> 1 of 1168), pip
+    d6 at 25-45 px 2 -> 1 (a 2 holding its pips); every bench image as before. (A white die's pip on a white
+    floor may be a body by itself, PIP_FILLS_BODY: a close-up's die cut by the frame's edge showing three pips, two of
+    them such bodies, stays read, unsure.) Dropping the faces whose "pips" are all dice (they were flagged unsure when
+    sure, kept when not): renders of pip d6 in random colours found 19 more dice in crowds (right 4030 -> 4041 of 4878)
+    and 4 more at 18-36 px, dice of any type at 25-45 px 10 more (right 542 -> 546); readings on no die 18 -> 9, 6 -> 3
+    and 7 -> 3; none more sure and wrong, every bench image as before. image: HxWx3 uint8 BGR, the frame face and
+    bodies were found in (px)."""
     lone = len(face.pips) == 1
     filled = [_body_filled_by_pip(image, pip, face.box, bodies) for pip in face.pips]
     if not lone and all(body is not None for body in filled):
         return None
     body = next((b for b in filled if b is not None), None)
-    if body is None or max(face.confidence, face.uncapped or 0.0) < UNSURE_BELOW:
+    if max(face.confidence, face.uncapped or 0.0) < UNSURE_BELOW:
+        return face
+    if body is None and lone and _close_up_pip_is_die(image, face.pips[0]):
+        return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP), box=pip_box(face.pips[0], 1.0),
+                       uncapped=None)
+    if body is None:
         return face
     return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP), box=body.box if lone else face.box,
                    uncapped=None)
+
+
+def _close_up_pip_is_die(image: np.ndarray, pip: Pip) -> bool:
+    """Whether a 1's pip larger than the analysis scale's pip filter (read at a close-up scale; frame px) is a small
+    die taken whole for it (detect.die_taken_whole: marked inside, or holding two pips alike), though no die body is
+    left round it (a close-up face's reach takes the bodies in it for its die's parts). image: HxWx3 uint8 BGR."""
+    return pip.diameter > KERNEL_PX / analysis_scale(image.shape) and die_taken_whole(
+        cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), pip)
 
 
 def _body_filled_by_pip(image: np.ndarray, pip: Pip, box: tuple[int, int, int, int], bodies: list[DieBody]
