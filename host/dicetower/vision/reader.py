@@ -502,11 +502,14 @@ def _die_as_pip(image: np.ndarray, face: PipFace, bodies: list[DieBody]) -> PipF
     and 7 -> 3; none more sure and wrong, every bench image as before. image: HxWx3 uint8 BGR, the frame face and
     bodies were found in (px)."""
     lone = len(face.pips) == 1
+    sure = max(face.confidence, face.uncapped or 0.0) >= UNSURE_BELOW
+    if lone and not sure:
+        return face
     filled = [_body_filled_by_pip(image, pip, face.box, bodies) for pip in face.pips]
     if not lone and all(body is not None for body in filled):
         return None
     body = next((b for b in filled if b is not None), None)
-    if max(face.confidence, face.uncapped or 0.0) < UNSURE_BELOW:
+    if not sure:
         return face
     if body is None and lone and _close_up_pip_is_die(image, face.pips[0]):
         return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP), box=pip_box(face.pips[0], 1.0),
@@ -528,9 +531,10 @@ def _close_up_pip_is_die(image: np.ndarray, pip: Pip) -> bool:
 def _body_filled_by_pip(image: np.ndarray, pip: Pip, box: tuple[int, int, int, int], bodies: list[DieBody]
                         ) -> DieBody | None:
     """The die body a pip (of a face boxed by box, x, y, w, h px) is the whole die of: a pip found at the analysis
-    scale (no larger than its pip filter, detect.KERNEL_PX: a close-up scale's pips are larger than any die taken whole
-    for one), filling a body that holds its centre (PIP_FILLS_BODY) with the ground's colour round it
-    (PIP_ON_GROUND_LAB); None when it is none. image: HxWx3 uint8 BGR, the frame pip and bodies were found in (px)."""
+    scale (no larger than its pip filter, detect.KERNEL_PX: a close-up scale's pip may fill a body that is a close-up's
+    pip found as a body, so those are weighed by _close_up_pip_is_die), filling a body that holds its centre
+    (PIP_FILLS_BODY) with the ground's colour round it (PIP_ON_GROUND_LAB); None when it is none. image: HxWx3 uint8
+    BGR, the frame pip and bodies were found in (px)."""
     if pip.diameter > KERNEL_PX / analysis_scale(image.shape):
         return None
     for body in bodies:
