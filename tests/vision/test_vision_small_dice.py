@@ -723,7 +723,6 @@ def test_a_face_read_in_a_body_it_vouches_for_is_sure(seed, die, value, die_px):
     assert _read_at(frame, truth["box"]) == [("d6", value, False)]
 
 
-
 @pytest.mark.parametrize("kind, seed, taken, die", [
     ("pip", 61, 0, 1),  # a light 1 on black taken for a pip; the yellow 2 beside it was lost with three other dice
     ("any", 10, 4, 4),  # an 18 px d8 showing 8, read as an unsure 1
