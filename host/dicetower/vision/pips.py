@@ -229,7 +229,8 @@ class PipFace:
     weak:       no die by itself, but a die body round it may be one (read_faces' weak_ones): a lone weak pip, at
                 most AMBIGUOUS_CAP (a small 1 pip of a die's other pips' size, blurred: surround_snr 4..8), or two
                 far pips on a face not plain (_pair_far_pips' declined pair: a marbled die's 2, or two dice), at
-                0.0 and uncapped at most AMBIGUOUS_CAP (reader._vouched_by_body)
+                0.0, uncapped at its own confidence where the face shows no fuller face's other pips (_no_fuller_face),
+                else at most AMBIGUOUS_CAP (reader._vouched_by_body)
     """
 
     pips: list[Pip]
@@ -1883,9 +1884,12 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
     faces = _drop_odd_lone_pips(faces)
     if weak_ones:  # a pair declined for the face round it: no die by itself, the 2 of a die body round it
         for pair in mottled:
-            # unsure even so: a 4 whose other two pips went unfound on that face is two far pips as well
+            # unsure even so: a 4 whose other two pips went unfound on that face is two far pips as well; what a
+            # die body round it restores is its own confidence only where that face shows no such pip
+            full = face_confidence(pair, thr)
+            alone = _no_fuller_face(pair, gray, response, polarity)
             faces.append(PipFace(pair, 2, 0.0, _face_box(pair), False, polarity, _centre(pair),
-                                 uncapped=min(face_confidence(pair, thr), AMBIGUOUS_CAP), weak=True))
+                                 uncapped=full if alone else min(full, AMBIGUOUS_CAP), weak=True))
     return faces
 
 
@@ -2134,6 +2138,18 @@ def _third_pip_beyond(group: list[Pip], joined: list[Pip], loose: list[Pip], fou
     return False
 
 
+def _disc_mean(image: np.ndarray, x: float, y: float, r: float) -> float | None:
+    """The mean of image (HxW) over the disc of radius r px round (x, y) px; None where no pixel of it lies in image."""
+    h, w = image.shape
+    x0, x1 = max(int(x - r), 0), min(int(x + r) + 1, w)
+    y0, y1 = max(int(y - r), 0), min(int(y + r) + 1, h)
+    if x0 >= x1 or y0 >= y1:
+        return None
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    disc = image[y0:y1, x0:x1][np.hypot(xx - x, yy - y) <= r]
+    return float(disc.mean()) if disc.size else None
+
+
 def _centre_marked(group: list[Pip], response: np.ndarray, thr: float, beyond: bool = False) -> bool:
     """True when a 2's or 4's pattern holds a faint pip where a fuller face has one: the centre of a 2
     or 4 (a 3 or a 5 whose centre pip was not found), or the middle of a 4's side (a 6 whose columns a
@@ -2145,16 +2161,10 @@ def _centre_marked(group: list[Pip], response: np.ndarray, thr: float, beyond: b
     threshold thr."""
     cx, cy = _centre(group)
     r = max(0.3 * _mean([p.diameter for p in group]), 1.0)
-    h, w = response.shape
 
     def disc_mean(x: float, y: float) -> float:
-        x0, x1 = max(int(x - r), 0), min(int(x + r) + 1, w)
-        y0, y1 = max(int(y - r), 0), min(int(y + r) + 1, h)
-        if x0 >= x1 or y0 >= y1:
-            return 0.0  # off the frame (a 2's line continued past a pip near the frame's edge): nothing marked
-        yy, xx = np.mgrid[y0:y1, x0:x1]
-        disc = response[y0:y1, x0:x1][np.hypot(xx - x, yy - y) <= r]
-        return float(disc.mean()) if disc.size else 0.0
+        mean = _disc_mean(response, x, y, r)
+        return 0.0 if mean is None else mean  # off the frame (a 2's line continued past a pip near its edge): no mark
 
     level = float(np.median([disc_mean((cx + p.x) / 2, (cy + p.y) / 2) for p in group]))
     spots = [(cx, cy)]
@@ -2201,6 +2211,59 @@ def _pair_far_pips(parts: list[tuple[list[Pip], bool]], pips: list[Pip], gray: n
             used |= {i, j}
             joined.append((parts[i][0] + parts[j][0], parts[i][1] or parts[j][1]))
     return [part for k, part in enumerate(parts) if k not in used] + joined
+
+
+#: Two far pips on a mottled face are a 2, not part of a fuller face whose other pips went unfound (_no_fuller_face),
+#: when the grey level where such a face has pips departs from the face's own by at most FULLER_PLACES_PLAIN of the
+#: two pips' contrast, and the pip response anywhere else on the face peaks at most at FULLER_PIP_RESPONSE of theirs.
+#: Measured on renders of pip d6 in random colours (300 scenes at 60-90 px and 300 at 25-45 px), on the pairs a die
+#: body vouched for: the 2s' places departed 0.33 of the contrast at most and their faces' response peaked at 0.40
+#: at most; 4s (two of their pips found) 0.92 and 0.81 at the least, a 6 of weak pips 0.21 (its two found pips on
+#: no diagonal of its face) and 0.72.
+FULLER_PLACES_PLAIN = 0.5
+FULLER_PIP_RESPONSE = 0.55
+
+
+def _no_fuller_face(pair: list[Pip], gray: np.ndarray, response: np.ndarray, polarity: str) -> bool:
+    """Whether two far pips show a 2's face (the pair a die body may vouch for: _pair_far_pips' declined) and no
+    part of a fuller face whose other pips went unfound. Their face is the square they are the diagonal of. Where a
+    fuller face with them at its corners has pips (the other diagonal's corners: a 4, 5 or 6; the centre: a 3 or
+    5) the face is plain: a disc of 0.35 pip diameters there departs from the face's own grey level (the median of
+    the same discs half-way from the centre to each corner, plain body on every d6 layout) by at most
+    FULLER_PLACES_PLAIN of the pips' contrast; and the pip response over the square (grown by a tenth: a 6's middle
+    pips lie on its sides), but within a pip diameter of either pip, peaks at FULLER_PIP_RESPONSE of the lower of
+    the pips' own or less (a 6 of weak pips, two of them found on no diagonal of it). gray, response: HxW uint8, the
+    pips' frame and its pip response (pip_response); polarity: "dark" or "light". False where a place lies off
+    the frame."""
+    a, b = pair
+    cx, cy = (a.x + b.x) / 2.0, (a.y + b.y) / 2.0
+    hx, hy = (b.x - a.x) / 2.0, (b.y - a.y) / 2.0
+    corners = [(a.x, a.y), (b.x, b.y), (cx + hy, cy - hx), (cx - hy, cy + hx)]
+    r = max(0.35 * (a.diameter + b.diameter) / 2.0, 1.0)
+    face_levels = [_disc_mean(gray, (cx + x) / 2.0, (cy + y) / 2.0, r) for x, y in corners]
+    places = [_disc_mean(gray, x, y, r) for x, y in corners[2:] + [(cx, cy)]]
+    pip_levels = [_disc_mean(gray, p.x, p.y, r) for p in pair]
+    face_known = [v for v in face_levels if v is not None]
+    places_known = [v for v in places if v is not None]
+    pips_known = [v for v in pip_levels if v is not None]
+    if len(face_known) < 4 or len(places_known) < 3 or len(pips_known) < 2:
+        return False
+    face = float(np.median(face_known))
+    contrast = (face - float(np.mean(pips_known))) * (1.0 if polarity == "dark" else -1.0)
+    if contrast <= 0.0 or any(abs(face - v) > FULLER_PLACES_PLAIN * contrast for v in places_known):
+        return False
+    half2 = hx * hx + hy * hy
+    reach = 1.2 * math.sqrt(half2)
+    h, w = response.shape
+    x0, x1 = max(int(cx - reach) - 1, 0), min(int(cx + reach) + 2, w)
+    y0, y1 = max(int(cy - reach) - 1, 0), min(int(cy + reach) + 2, h)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    ux, uy = xx - cx, yy - cy
+    square = np.abs(ux * hx + uy * hy) + np.abs(uy * hx - ux * hy) <= 1.1 * half2
+    for p in pair:
+        square &= (xx - p.x) ** 2 + (yy - p.y) ** 2 > p.diameter ** 2
+    own = min(float(response[min(int(round(p.y)), h - 1), min(int(round(p.x)), w - 1)]) for p in pair)
+    return not square.any() or float(response[y0:y1, x0:x1][square].max()) <= FULLER_PIP_RESPONSE * max(own, 1.0)
 
 
 def _drop_odd_lone_pips(faces: list[PipFace]) -> list[PipFace]:
