@@ -784,6 +784,26 @@ def test_a_pip_die_beside_sure_pip_dice_is_read_though_a_lone_pip_was_set_aside_
     assert _read_at(frame, truth["box"]) == [("d6", 1, True)]
 
 
+@pytest.mark.parametrize("scene, seed, die, value, die_px", [
+    (_crowd_scene, 200, 6, 3, (25, 45)),  # read as an unsure 5 (0.009)
+    (_crowd_scene, 218, 1, 5, (25, 45)),  # an unsure 1 (0.006)
+    (_probe_scene, 4, 1, 3, (18, 36)),  # an unsure 1 (0.012)
+])
+def test_a_die_body_with_a_lone_pip_set_aside_in_its_middle_is_read_for_its_own_face(scene, seed, die, value, die_px):
+    # renders of pip d6 in random colours: a small die's middle pip was set aside (no die by itself), its others unread
+    # at the analysis scale; the body round it was then not looked into for its own face (detect.body_faces, finer), and
+    # the face classifier read it, unsure and mostly wrong. The face it holds is its 3 or 5, sure
+    frame, truths = scene(seed, die_px)
+    truth = truths[die]
+    assert truth["value"] == value
+    bodies = detect.find_die_bodies(frame)
+    body = _bodies_at(bodies, truth["box"])[0]
+    aside: list[PipFace] = []
+    detect.find_pip_faces(frame, lambda: detect.close_up_regions(frame.shape, bodies), set_aside=aside)
+    assert [f for f in aside if len(f.pips) == 1 and holds(body.box, f.centre)]
+    assert _read_at(frame, truth["box"]) == [("d6", value, False)]
+
+
 def test_a_face_whose_pips_are_whole_dice_is_no_face():
     # a crowd of pip d6 in random colours at 25-45 px: two dark dice of 23 px showing 1 on a white floor were read at
     # the analysis scale as a 2 of dark pips boxed over both, flagged unsure (reader._die_as_pip); that box hid both

@@ -266,7 +266,10 @@ class DiceReader:
         have, detect._plausible_polarity, or too weak to read alone; no die by itself, and none is added for it), or
         when none was, the one face the body holds read with a threshold of its own (detect.body_faces: finer for a
         small body), if that is a lone pip (a face of more pips read there that the body vouches for,
-        _face_read_in_body, is read as the die); a set-aside pair of far pips on a mottled face (pips.PipFace.weak)
+        _face_read_in_body, is read as the die, whether or not a lone pip was set aside in its middle: a 3's or a 5's
+        middle pip, its other pips unread at the analysis scale, was read by the face classifier, unsure and mostly
+        wrong; renders of pip d6 in random colours read 2 more dice sure and right in crowds and 1 at 18-36 px, nothing
+        else changed); a set-aside pair of far pips on a mottled face (pips.PipFace.weak)
         is a 2 where a d6 body vouches for it. Bodies of dice larger than SMALL_BODY_PX were not read so before
         (detect.body_faces): renders of pip d6 in random colours at 60-90 px read 28 more dice right (1079 -> 1107 of
         1168), none more sure and wrong, and nothing else changed.
@@ -359,13 +362,16 @@ class DiceReader:
         lone_pips: dict[int, PipFace] = {}
         held: dict[int, PipFace] = {}  # by id(body): the face a body holds, read in it with a threshold of its own
         for b in kept:  # the one face that gave way to the body, else the set-aside pips in its middle
-            near = marks[id(b)] or [f for f in set_aside or [] if _lone_pip_of(f, b)]
-            if not near and self.die_set is None:  # a body no face was read on: looked into (finer, if small)
-                near = _faces_in_body(image, b, beside is not None)
-                face = _face_read_in_body(image, b, near)
+            aside = [f for f in set_aside or [] if _lone_pip_of(f, b)]
+            near = marks[id(b)] or aside
+            if not marks[id(b)] and self.die_set is None:  # a body no face was read on: looked into (finer, if small),
+                # a lone pip set aside in its middle or not (a 3's or a 5's middle pip, its others unread)
+                inside = _faces_in_body(image, b, beside is not None)
+                face = _face_read_in_body(image, b, inside)
                 if face is not None:
                     held[id(b)] = face
                     continue
+                near = aside or inside
             elif marks[id(b)] and self.die_set is None:  # unsure "pips" gave way: its own face read in it, if sure
                 face = _sure_face_read_in_body(image, b, beside is not None)
                 if face is not None:
