@@ -225,7 +225,8 @@ class PipFace:
                 a lone pip's before detect._plausible_polarity capped it, of the frame's other pip polarity, or before
                 the face round it, not quite plain, cost it some (reader.read_as_one); 2 or 3 pips' before the face
                 round them, not plain, cost it some
-                (face_roughness: a mottled die), or before a 3's one weak pip capped it (reader._vouched_by_body)
+                (face_roughness: a mottled die), or before a 3's one weak pip capped it, or a 2's whose face shows no
+                fuller face's other pips (_no_fuller_face) (reader._vouched_by_body)
     weak:       no die by itself, but a die body round it may be one (read_faces' weak_ones): a lone weak pip, at
                 most AMBIGUOUS_CAP (a small 1 pip of a die's other pips' size, blurred: surround_snr 4..8), or two
                 far pips on a face not plain (_pair_far_pips' declined pair: a marbled die's 2, or two dice), at
@@ -1833,8 +1834,9 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
             if (weak == n or any(p.snr < WEAK_SNR for p in g)) and not lone_weak:
                 continue  # weak pips are read only beside strong ones
             if n < 4 or n - weak < 2:
-                if n == 3 and weak == 1:
-                    vouchable = conf  # a 3 with one weak pip: its die's body may vouch for the layout
+                if (n == 3 and weak == 1) or (n == 2 and weak == 1 and _no_fuller_face(g, gray, response, polarity)):
+                    vouchable = conf  # a 3 with one weak pip, or a 2 whose face shows no fuller face's other pips
+                    #                   (renders: a 4 or 6 of weak pips, two found): its die's body may vouch for it
                 conf = min(conf, AMBIGUOUS_CAP)  # too little layout to vouch for a weak pip
         if n <= 3:  # few pips are weak evidence of a die: the face around them must be plain
             roughness = face_roughness(g, gray, polarity)
@@ -2225,16 +2227,15 @@ FULLER_PIP_RESPONSE = 0.55
 
 
 def _no_fuller_face(pair: list[Pip], gray: np.ndarray, response: np.ndarray, polarity: str) -> bool:
-    """Whether two far pips show a 2's face (the pair a die body may vouch for: _pair_far_pips' declined) and no
-    part of a fuller face whose other pips went unfound. Their face is the square they are the diagonal of. Where a
-    fuller face with them at its corners has pips (the other diagonal's corners: a 4, 5 or 6; the centre: a 3 or
-    5) the face is plain: a disc of 0.35 pip diameters there departs from the face's own grey level (the median of
-    the same discs half-way from the centre to each corner, plain body on every d6 layout) by at most
-    FULLER_PLACES_PLAIN of the pips' contrast; and the pip response over the square (grown by a tenth: a 6's middle
-    pips lie on its sides), but within a pip diameter of either pip, peaks at FULLER_PIP_RESPONSE of the lower of
-    the pips' own or less (a 6 of weak pips, two of them found on no diagonal of it). gray, response: HxW uint8, the
-    pips' frame and its pip response (pip_response); polarity: "dark" or "light". False where a place lies off
-    the frame."""
+    """Whether two pips show a 2's face (the pair a die body may vouch for: _pair_far_pips' declined pair, or a 2 with
+    one weak pip) and no part of a fuller face whose other pips went unfound. Their face is the square they are the
+    diagonal of. Where a fuller face with them at its corners has pips (the other diagonal's corners: a 4, 5 or 6; the
+    centre: a 3 or 5) the face is plain: a disc of 0.35 pip diameters there departs from the face's own grey level (the
+    median of the same discs half-way from the centre to each corner, plain body on every d6 layout) by at most
+    FULLER_PLACES_PLAIN of the pips' contrast; and the pip response over the square (grown by a tenth: a 6's middle pips
+    lie on its sides), but within a pip diameter of either pip, peaks at FULLER_PIP_RESPONSE of the lower of the pips'
+    own or less (a 6 of weak pips, two of them found on no diagonal of it). gray, response: HxW uint8, the pips' frame
+    and its pip response (pip_response); polarity: "dark" or "light". False where a place lies off the frame."""
     a, b = pair
     cx, cy = (a.x + b.x) / 2.0, (a.y + b.y) / 2.0
     hx, hy = (b.x - a.x) / 2.0, (b.y - a.y) / 2.0
