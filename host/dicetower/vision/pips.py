@@ -225,8 +225,9 @@ class PipFace:
                 a lone pip's before detect._plausible_polarity capped it, of the frame's other pip polarity, or before
                 the face round it, not quite plain, cost it some (reader.read_as_one); 2 or 3 pips' before the face
                 round them, not plain, cost it some
-                (face_roughness: a mottled die), or before a 3's one weak pip capped it, or a 2's whose face shows no
-                fuller face's other pips (_no_fuller_face) (reader._vouched_by_body)
+                (face_roughness: a mottled die), or before a 3's one weak pip capped it, or a 2's or 3's weak pips
+                beside one strong one where the face shows no fuller face's other pips (_no_fuller_face)
+                (reader._vouched_by_body)
     weak:       no die by itself, but a die body round it may be one (read_faces' weak_ones): a lone weak pip, at
                 most AMBIGUOUS_CAP (a small 1 pip of a die's other pips' size, blurred: surround_snr 4..8), or two
                 far pips on a face not plain (_pair_far_pips' declined pair: a marbled die's 2, or two dice), at
@@ -1834,9 +1835,11 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
             if (weak == n or any(p.snr < WEAK_SNR for p in g)) and not lone_weak:
                 continue  # weak pips are read only beside strong ones
             if n < 4 or n - weak < 2:
-                if (n == 3 and weak == 1) or (n == 2 and weak == 1 and _no_fuller_face(g, gray, response, polarity)):
-                    vouchable = conf  # a 3 with one weak pip, or a 2 whose face shows no fuller face's other pips
-                    #                   (renders: a 4 or 6 of weak pips, two found): its die's body may vouch for it
+                if (n == 3 and weak == 1) or (n in (2, 3) and weak == n - 1
+                                              and _no_fuller_face(g, gray, response, polarity)):
+                    # a 3 with one weak pip, or a 2 or 3 with one strong pip whose face shows no fuller face's other
+                    # pips (renders: a 4 or 6 of weak pips, two found): its die's body may vouch for it
+                    vouchable = conf
                 conf = min(conf, AMBIGUOUS_CAP)  # too little layout to vouch for a weak pip
         if n <= 3:  # few pips are weak evidence of a die: the face around them must be plain
             roughness = face_roughness(g, gray, polarity)
@@ -2226,28 +2229,30 @@ FULLER_PLACES_PLAIN = 0.5
 FULLER_PIP_RESPONSE = 0.55
 
 
-def _no_fuller_face(pair: list[Pip], gray: np.ndarray, response: np.ndarray, polarity: str) -> bool:
-    """Whether two pips show a 2's face (the pair a die body may vouch for: _pair_far_pips' declined pair, or a 2 with
-    one weak pip) and no part of a fuller face whose other pips went unfound. Their face is the square they are the
-    diagonal of. Where a fuller face with them at its corners has pips (the other diagonal's corners: a 4, 5 or 6; the
-    centre: a 3 or 5) the face is plain: a disc of 0.35 pip diameters there departs from the face's own grey level (the
-    median of the same discs half-way from the centre to each corner, plain body on every d6 layout) by at most
-    FULLER_PLACES_PLAIN of the pips' contrast; and the pip response over the square (grown by a tenth: a 6's middle pips
-    lie on its sides), but within a pip diameter of either pip, peaks at FULLER_PIP_RESPONSE of the lower of the pips'
-    own or less (a 6 of weak pips, two of them found on no diagonal of it). gray, response: HxW uint8, the pips' frame
-    and its pip response (pip_response); polarity: "dark" or "light". False where a place lies off the frame."""
-    a, b = pair
+def _no_fuller_face(group: list[Pip], gray: np.ndarray, response: np.ndarray, polarity: str) -> bool:
+    """Whether 2 or 3 pips show their face (two pips a die body may vouch for: _pair_far_pips' declined pair, or a 2 or
+    3 with one strong pip) and no part of a fuller face whose other pips went unfound. Their face is the square the two
+    farthest apart are the diagonal of (a 3's middle pip at its centre). Where a fuller face with them at its corners
+    has pips (the other diagonal's corners: a 4, 5 or 6; a 2's centre: a 3 or 5) the face is plain: a disc of 0.35 pip
+    diameters there departs from the face's own grey level (the median of the same discs half-way from the centre to
+    each corner, plain body on every d6 layout) by at most FULLER_PLACES_PLAIN of the pips' contrast; and the pip
+    response over the square (grown by a tenth: a 6's middle pips lie on its sides), but within a pip diameter of each
+    pip, peaks at FULLER_PIP_RESPONSE of the lowest of the pips' own or less (a 6 of weak pips, two of them found on no
+    diagonal of it). gray, response: HxW uint8, the pips' frame and its pip response (pip_response); polarity: "dark"
+    or "light". False where a place lies off the frame."""
+    a, b = max(itertools.combinations(group, 2), key=lambda ab: (ab[0].x - ab[1].x) ** 2 + (ab[0].y - ab[1].y) ** 2)
     cx, cy = (a.x + b.x) / 2.0, (a.y + b.y) / 2.0
     hx, hy = (b.x - a.x) / 2.0, (b.y - a.y) / 2.0
     corners = [(a.x, a.y), (b.x, b.y), (cx + hy, cy - hx), (cx - hy, cy + hx)]
     r = max(0.35 * (a.diameter + b.diameter) / 2.0, 1.0)
     face_levels = [_disc_mean(gray, (cx + x) / 2.0, (cy + y) / 2.0, r) for x, y in corners]
-    places = [_disc_mean(gray, x, y, r) for x, y in corners[2:] + [(cx, cy)]]
-    pip_levels = [_disc_mean(gray, p.x, p.y, r) for p in pair]
+    centre = [(cx, cy)] if len(group) == 2 else []  # a 3's middle pip lies there
+    places = [_disc_mean(gray, x, y, r) for x, y in corners[2:] + centre]
+    pip_levels = [_disc_mean(gray, p.x, p.y, r) for p in (a, b)]
     face_known = [v for v in face_levels if v is not None]
     places_known = [v for v in places if v is not None]
     pips_known = [v for v in pip_levels if v is not None]
-    if len(face_known) < 4 or len(places_known) < 3 or len(pips_known) < 2:
+    if len(face_known) < 4 or len(places_known) < len(places) or len(pips_known) < 2:
         return False
     face = float(np.median(face_known))
     contrast = (face - float(np.mean(pips_known))) * (1.0 if polarity == "dark" else -1.0)
@@ -2261,9 +2266,9 @@ def _no_fuller_face(pair: list[Pip], gray: np.ndarray, response: np.ndarray, pol
     yy, xx = np.mgrid[y0:y1, x0:x1]
     ux, uy = xx - cx, yy - cy
     square = np.abs(ux * hx + uy * hy) + np.abs(uy * hx - ux * hy) <= 1.1 * half2
-    for p in pair:
+    for p in group:
         square &= (xx - p.x) ** 2 + (yy - p.y) ** 2 > p.diameter ** 2
-    own = min(float(response[min(int(round(p.y)), h - 1), min(int(round(p.x)), w - 1)]) for p in pair)
+    own = min(float(response[min(int(round(p.y)), h - 1), min(int(round(p.x)), w - 1)]) for p in group)
     return not square.any() or float(response[y0:y1, x0:x1][square].max()) <= FULLER_PIP_RESPONSE * max(own, 1.0)
 
 

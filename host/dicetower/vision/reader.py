@@ -567,13 +567,13 @@ def _on_ground(image: np.ndarray, pip: Pip, box: tuple[int, int, int, int]) -> b
 
 
 #: A face of 2 or 3 pips that the face round them, not plain, cost confidence (pips.face_roughness: a mottled or swirled
-#: die, a light gradient that is no plane), or a 3 (or a 2 showing no fuller face's other pips) capped for its one weak
-#: pip (PipFace.uncapped), is a d6's face when a die body vouches for it (_vouched_by_body): a die-like body whose
-#: middle holds the face's centre (within FACE_CENTRED of the body's longer side), the face's box spanning
-#: FACE_SPAN_OF_BODY of that side, and a d6 by its shape (probability at least D6_BY_SHAPE). Measured on renders of pip
-#: d6 in random colours at 60-90 px (seeds 0-60): the 2s and 3s so read lay 0.01..0.09 of their bodies' side off its
-#: middle, spanned 0.78..0.97 of it, d6 by shape 0.88..1.0; a 2 read from two of a 4's pips lay 0.24 off, a 3 read as a
-#: 2 0.21 off, spanning 0.58
+#: die, a light gradient that is no plane), or a 3 capped for its one weak pip (or a 2 or 3 for all its pips but one,
+#: showing no fuller face's other pips: PipFace.uncapped), is a d6's face when a die body vouches for it
+#: (_vouched_by_body): a die-like body whose middle holds the face's centre (within FACE_CENTRED of the body's longer
+#: side), the face's box spanning FACE_SPAN_OF_BODY of that side, and a d6 by its shape (probability at least
+#: D6_BY_SHAPE). Measured on renders of pip d6 in random colours at 60-90 px (seeds 0-60): the 2s and 3s so read lay
+#: 0.01..0.09 of their bodies' side off its middle, spanned 0.78..0.97 of it, d6 by shape 0.88..1.0; a 2 read from two
+#: of a 4's pips lay 0.24 off, a 3 read as a 2 0.21 off, spanning 0.58
 FACE_CENTRED = 0.12
 FACE_SPAN_OF_BODY = (0.75, 1.0)
 D6_BY_SHAPE = 0.5
@@ -677,7 +677,7 @@ def _holds_as_its_face(image: np.ndarray, body: DieBody, face: PipFace) -> bool:
 
 def _vouched_by_body(image: np.ndarray, face: PipFace, bodies: list[DieBody]) -> PipFace:
     """face, or when it is 2 or 3 pips read unsure only for a doubt a die body answers (PipFace.uncapped: the face
-    round them not plain, a 3's or a 2's one weak pip) and a die body vouches for it (FACE_CENTRED, FACE_SPAN_OF_BODY,
+    round them not plain, weak pips) and a die body vouches for it (FACE_CENTRED, FACE_SPAN_OF_BODY,
     D6_BY_SHAPE, is_die_like), the same face at the confidence read before that doubt. image: HxWx3 uint8 BGR, the
     frame face and bodies were found in (px)."""
     before = _vouchable_confidence(face)
@@ -691,7 +691,7 @@ def _vouched_by_body(image: np.ndarray, face: PipFace, bodies: list[DieBody]) ->
 
 def _vouchable_confidence(face: PipFace) -> float | None:
     """The confidence face was read with before a doubt a die body round it may answer (PipFace.uncapped: the face
-    round its pips not plain, a 3's or a 2's one weak pip), when it is 2 or 3 pips read unsure only for that doubt: a
+    round its pips not plain, weak pips), when it is 2 or 3 pips read unsure only for that doubt: a
     body that holds it as its face (_holds_as_its_face) and is die-like (is_die_like) vouches for it. None otherwise."""
     return face.uncapped if len(face.pips) in (2, 3) and face.confidence < UNSURE_BELOW else None
 
