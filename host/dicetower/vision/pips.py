@@ -2218,13 +2218,14 @@ def _pair_far_pips(parts: list[tuple[list[Pip], bool]], pips: list[Pip], gray: n
     return [part for k, part in enumerate(parts) if k not in used] + joined
 
 
-#: Two far pips on a mottled face are a 2, not part of a fuller face whose other pips went unfound (_no_fuller_face),
-#: when the grey level where such a face has pips departs from the face's own by at most FULLER_PLACES_PLAIN of the
-#: two pips' contrast, and the pip response anywhere else on the face peaks at most at FULLER_PIP_RESPONSE of theirs.
-#: Measured on renders of pip d6 in random colours (300 scenes at 60-90 px and 300 at 25-45 px), on the pairs a die
-#: body vouched for: the 2s' places departed 0.33 of the contrast at most and their faces' response peaked at 0.40
-#: at most; 4s (two of their pips found) 0.92 and 0.81 at the least, a 6 of weak pips 0.21 (its two found pips on
-#: no diagonal of its face) and 0.72.
+#: Two or three pips a die body may vouch for (_no_fuller_face) are their own face, not part of a fuller face whose
+#: other pips went unfound, when the grey level where such a face has pips departs from the face's own by at most
+#: FULLER_PLACES_PLAIN of the pips' contrast, and the pip response anywhere else on the face peaks at most at
+#: FULLER_PIP_RESPONSE of theirs. Measured on renders of pip d6 in random colours (300 scenes at 60-90 px and 300 at
+#: 25-45 px), on the far pairs a die body vouched for: the 2s' places departed 0.33 of the contrast at most and their
+#: faces' response peaked at 0.40 at most; 4s (two of their pips found) 0.92 and 0.81 at the least, a 6 of weak pips
+#: 0.21 (its two found pips on no diagonal of its face) and 0.72. The same limits, asked of 2s and 3s with weak pips
+#: (session 52), read none more sure and wrong in the render probes.
 FULLER_PLACES_PLAIN = 0.5
 FULLER_PIP_RESPONSE = 0.55
 

@@ -677,8 +677,8 @@ def _holds_as_its_face(image: np.ndarray, body: DieBody, face: PipFace) -> bool:
 
 def _vouched_by_body(image: np.ndarray, face: PipFace, bodies: list[DieBody]) -> PipFace:
     """face, or when it is 2 or 3 pips read unsure only for a doubt a die body answers (PipFace.uncapped: the face
-    round them not plain, weak pips) and a die body vouches for it (FACE_CENTRED, FACE_SPAN_OF_BODY,
-    D6_BY_SHAPE, is_die_like), the same face at the confidence read before that doubt. image: HxWx3 uint8 BGR, the
+    round them not plain, weak pips) and a die body vouches for it (FACE_CENTRED, FACE_SPAN_OF_BODY, D6_BY_SHAPE,
+    is_die_like), the same face at the confidence read before that doubt. image: HxWx3 uint8 BGR, the
     frame face and bodies were found in (px)."""
     before = _vouchable_confidence(face)
     if before is None:
@@ -691,8 +691,8 @@ def _vouched_by_body(image: np.ndarray, face: PipFace, bodies: list[DieBody]) ->
 
 def _vouchable_confidence(face: PipFace) -> float | None:
     """The confidence face was read with before a doubt a die body round it may answer (PipFace.uncapped: the face
-    round its pips not plain, weak pips), when it is 2 or 3 pips read unsure only for that doubt: a
-    body that holds it as its face (_holds_as_its_face) and is die-like (is_die_like) vouches for it. None otherwise."""
+    round its pips not plain, weak pips), when it is 2 or 3 pips read unsure only for that doubt: a body that holds it
+    as its face (_holds_as_its_face) and is die-like (is_die_like) vouches for it. None otherwise."""
     return face.uncapped if len(face.pips) in (2, 3) and face.confidence < UNSURE_BELOW else None
 
 
