@@ -13,15 +13,22 @@ face round them is not plain, as two dice on a floor are not, so they were no 2,
 one pip), and the die's body was read by the classifier, right or wrong by chance (in 300 scenes, 13 such 2s read
 as an unsure 1, 3, 5 or 6, 11 as an unsure 2). A die body holding the pair in its middle, a d6 by its shape,
 vouches for the 2: sure where the face round the pair shows none of a fuller face's other pips (a 4 whose other two
-pips went unfound is two far pips as well: pips._no_fuller_face), else unsure."""
+pips went unfound is two far pips as well: pips._no_fuller_face), else unsure.
+
+A 1 of the other pip colour than the frame's other dice, set aside for that after the face round its pip, not quite
+plain, cost it confidence, is read sure where its body, read with its own threshold, holds that pip alone
+(reader._lone_pip_held)."""
+
+import math
 
 import numpy as np
 import pytest
 
+from dicetower.readings import UNSURE_BELOW
 from dicetower.vision import synth
-from dicetower.vision.detect import PipFace, find_pip_faces
-from dicetower.vision.pips import AMBIGUOUS_CAP
-from dicetower.vision.reader import DiceReader
+from dicetower.vision.detect import DieBody, PipFace, find_pip_faces
+from dicetower.vision.pips import AMBIGUOUS_CAP, Pip
+from dicetower.vision.reader import DiceReader, _lone_pip_held
 
 
 def _scene(seed: int) -> tuple[np.ndarray, list[dict]]:
@@ -77,3 +84,36 @@ def test_weak_faces_are_set_aside_not_read_as_dice(seed, die, value):
         assert weak[0].confidence == 0.0 and weak[0].uncapped is not None and weak[0].uncapped > AMBIGUOUS_CAP
     assert not any(f.weak for f in faces)
     assert find_pip_faces(frame) == faces  # the same faces without the list
+
+
+@pytest.mark.parametrize("seed, die", [(77, 0), (27, 1), (214, 4)])
+def test_a_one_of_the_other_pip_colour_on_a_face_not_quite_plain_is_read_sure_where_its_body_holds_it_alone(
+        reader, seed, die):
+    # a die showing 1 among dice of the other pip colour, the face round its pip not quite plain (camera noise, JPEG
+    # ringing round the pip): set aside for its colour after the face cost it confidence, two doubts, and read as an
+    # unsure 1 (0.03, 0.12, 0.12). Its body, read with its own threshold, holds that pip alone: the body vouches for it
+    frame, truths = _scene(seed)
+    assert truths[die]["value"] == 1
+    set_aside: list[PipFace] = []
+    find_pip_faces(frame, set_aside=set_aside)
+    mine = [f for f in set_aside if _inside(f.box, truths[die])]
+    assert [len(f.pips) for f in mine] == [1] and mine[0].uncapped is not None and mine[0].uncapped < UNSURE_BELOW
+    assert [(r.die_type, r.value, r.unsure) for r in reader.read(frame) if _inside(r.box, truths[die])] == [
+        ("d6", 1, False)]
+
+
+def test_a_set_aside_pip_is_held_alone_only_when_its_body_s_read_has_no_other_pip():
+    body = DieBody((100, 100, 60, 60), np.full((60, 60), 255, np.uint8))
+
+    def one(x: float, confidence: float, uncapped: float | None) -> PipFace:
+        pip = Pip(x, 130.0, math.pi * 49 / 4, 1.0, 0.0, 120.0)
+        return PipFace([pip], 1, confidence, (int(x) - 10, 120, 21, 21), False, "light", (x, 130.0), uncapped=uncapped)
+
+    aside = one(130.0, 0.03, 0.03)  # capped for its colour after the face round it cost it confidence
+    read = one(131.0, 0.2, 0.95)  # the body's own read: the same pip, 0.95 before the face cost it some
+    held = _lone_pip_held([aside], [read], body)
+    assert [(f.confidence, f.uncapped, f.centre) for f in held] == [(0.03, 0.95, (130.0, 130.0))]
+    assert _lone_pip_held([aside], [read, one(110.0, 0.1, 0.9)], body) == []  # another pip in the body
+    assert _lone_pip_held([aside], [one(138.0, 0.2, 0.95)], body) == []  # not the same pip: over a diameter off
+    assert _lone_pip_held([aside], [one(131.0, 0.2, None)], body) == []  # a doubt no body answers
+    assert _lone_pip_held([aside], [], body) == []

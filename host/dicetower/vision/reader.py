@@ -5,6 +5,7 @@ face classifier of faces.py (`classify_crop`)."""
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any, Callable
@@ -269,7 +270,10 @@ class DiceReader:
         _face_read_in_body, is read as the die, whether or not a lone pip was set aside in its middle: a 3's or a 5's
         middle pip, its other pips unread at the analysis scale, was read by the face classifier, unsure and mostly
         wrong; renders of pip d6 in random colours read 2 more dice sure and right in crowds and 1 at 18-36 px, nothing
-        else changed); a set-aside pair of far pips on a mottled face (pips.PipFace.weak)
+        else changed; such a body is read so whatever its size, and where that read holds the set-aside pip alone, the
+        body may vouch for it as a 1 at the confidence read there, _lone_pip_held: 9, 1, 10 and 2 more dice sure and
+        right at 60-90 px, 25-45 px, in crowds and at 18-36 px, 2 of any type, none read worse, every bench image as
+        before); a set-aside pair of far pips on a mottled face (pips.PipFace.weak)
         is a 2 where a d6 body vouches for it. Bodies of dice larger than SMALL_BODY_PX were not read so before
         (detect.body_faces): renders of pip d6 in random colours at 60-90 px read 28 more dice right (1079 -> 1107 of
         1168), none more sure and wrong, and nothing else changed.
@@ -365,13 +369,14 @@ class DiceReader:
             aside = [f for f in set_aside or [] if _lone_pip_of(f, b)]
             near = marks[id(b)] or aside
             if not marks[id(b)] and self.die_set is None:  # a body no face was read on: looked into (finer, if small),
-                # a lone pip set aside in its middle or not (a 3's or a 5's middle pip, its others unread)
-                inside = _faces_in_body(image, b, beside is not None)
+                # a lone pip set aside in its middle or not (a 3's or a 5's middle pip, its others unread); with one
+                # set aside, a body of any size
+                inside = _faces_in_body(image, b, beside is not None or bool(aside))
                 face = _face_read_in_body(image, b, inside)
                 if face is not None:
                     held[id(b)] = face
                     continue
-                near = aside or inside
+                near = _lone_pip_held(aside, inside, b) or aside or inside
             elif marks[id(b)] and self.die_set is None:  # unsure "pips" gave way: its own face read in it, if sure
                 face = _sure_face_read_in_body(image, b, beside is not None)
                 if face is not None:
@@ -720,6 +725,23 @@ def _lone_pip_of(face: PipFace, body: DieBody) -> bool:
     crowds)."""
     return (len(face.pips) == 1 and face.value == 1 and _off_middle(face, body) <= LONE_PIP_CENTRED
             and face.pips[0].diameter <= LONE_PIP_OF_BODY * max(body.box[2:]))
+
+
+def _lone_pip_held(aside: list[PipFace], inside: list[PipFace], body: DieBody) -> list[PipFace]:
+    """[the lone pip set aside in a body's middle (aside: find_pip_faces' set-aside faces that are the body's lone pip,
+    _lone_pip_of), with the confidence the body's own read gave it before the face round it cost it some
+    (PipFace.uncapped)] when that read (inside: _faces_in_body, the body's own threshold) holds it alone: one face, a
+    lone pip in the body's middle within a pip diameter of it, no other pip, however weak. A pip set aside for its
+    polarity after the face round it, not quite plain, cost it confidence carried both doubts, more than its body
+    answers (detect._plausible_polarity); the body's own read answers the second: a 3's or a 5's other pips, unread at
+    the frame's threshold, are read at the body's. [] otherwise."""
+    if len(aside) != 1 or len(inside) != 1 or not _lone_pip_of(inside[0], body):
+        return []
+    pip, read = aside[0], inside[0]
+    if pip.uncapped is None or read.uncapped is None or math.hypot(
+            read.centre[0] - pip.centre[0], read.centre[1] - pip.centre[1]) > pip.pips[0].diameter:
+        return []
+    return [replace(pip, uncapped=read.uncapped)]
 
 
 def read_as_one(reading: DieReading, pip: PipFace | None, body: DieBody) -> DieReading:
