@@ -672,19 +672,21 @@ def test_a_pip_die_on_ground_lit_otherwise_beside_sure_pip_dice_is_read_in_its_b
     assert _read_at(frame, truth["box"]) == [("d6", value, False)]
 
 
-@pytest.mark.parametrize("seed, die, value, die_px", [
-    (38, 1, 1, (25, 45)),  # 20 px beside dice of 28-30 px: lost
-    (57, 0, 1, (25, 45)),  # lost
-    (224, 3, 1, (25, 45)),  # lost
+@pytest.mark.parametrize("seed, die, value, die_px, unsure", [
+    (38, 1, 1, (25, 45), True),  # 20 px beside dice of 28-30 px: lost
+    (57, 0, 1, (25, 45), False),  # lost
+    (224, 3, 1, (25, 45), True),  # lost
 ])
-def test_a_pip_die_beside_sure_pip_dice_holding_one_pip_in_its_middle_is_an_unsure_one(seed, die, value, die_px):
+def test_a_pip_die_beside_sure_pip_dice_holding_one_pip_in_its_middle_is_its_one(seed, die, value, die_px, unsure):
     # renders of 2-6 pip d6 in random colours: a body that may be a pip die beside the frame's sure ones (reader.
-    # _pip_die_beside) was read only for a face of 2 pips or more; one pip in its middle is its 1, in doubt
+    # _pip_die_beside) was read only for a face of 2 pips or more; one pip in its middle is its 1, as sure as the body
+    # vouches for it (reader._pip_die_face: 57's pip read before the face round it, not quite plain, cost it some;
+    # 38's pip is in doubt, 224's weak: unsure)
     frame, truth = _probe_die(seed, die, die_px)
     assert truth["value"] == value
     body = _bodies_at(detect.find_die_bodies(frame), truth["box"])[0]
     assert [f for f in detect.body_faces(frame, body.box) if len(f.pips) == 1 and holds(body.box, f.centre)]
-    assert _read_at(frame, truth["box"]) == [("d6", 1, True)]
+    assert _read_at(frame, truth["box"]) == [("d6", 1, unsure)]
 
 
 @pytest.mark.parametrize("seed, die, value, die_px", [
@@ -766,14 +768,15 @@ def test_a_sure_face_of_four_pips_or_more_in_a_small_body_is_its_face_whatever_i
     assert _read_at(frame, truth["box"]) == [("d6", value, False)]
 
 
-@pytest.mark.parametrize("seed, die, die_px", [
-    (62, 3, (25, 45)),  # a 32 px die showing 1, lost
-    (20, 0, (60, 90)),  # lost
-    (96, 4, (60, 90)),  # lost
+@pytest.mark.parametrize("seed, die, die_px, unsure", [
+    (62, 3, (25, 45), True),  # a 32 px die showing 1, lost
+    (20, 0, (60, 90), False),  # lost
+    (96, 4, (60, 90), False),  # lost
 ])
-def test_a_pip_die_beside_sure_pip_dice_is_read_though_a_lone_pip_was_set_aside_in_it(seed, die, die_px):
+def test_a_pip_die_beside_sure_pip_dice_is_read_though_a_lone_pip_was_set_aside_in_it(seed, die, die_px, unsure):
     # renders of 2-6 pip d6 in random colours: a body that may be a pip die beside the frame's sure ones (reader.
-    # _pip_die_beside) was not read when the pip search had set a lone pip aside in its middle, and the die was lost
+    # _pip_die_beside) was not read when the pip search had set a lone pip aside in its middle, and the die was lost;
+    # read, its 1 is as sure as the body vouches for it (62's pip is weak: unsure)
     frame, truth = _probe_die(seed, die, die_px)
     assert truth["value"] == 1
     bodies = detect.find_die_bodies(frame)
@@ -781,7 +784,7 @@ def test_a_pip_die_beside_sure_pip_dice_is_read_though_a_lone_pip_was_set_aside_
     aside: list[PipFace] = []
     detect.find_pip_faces(frame, lambda: detect.close_up_regions(frame.shape, bodies), set_aside=aside)
     assert [f for f in aside if len(f.pips) == 1 and holds(body.box, f.centre)]
-    assert _read_at(frame, truth["box"]) == [("d6", 1, True)]
+    assert _read_at(frame, truth["box"]) == [("d6", 1, unsure)]
 
 
 @pytest.mark.parametrize("scene, seed, die, value, die_px", [

@@ -16,7 +16,7 @@ import numpy as np
 from dicetower.readings import UNSURE_BELOW, DieReading
 
 from .boxes import grown, holds, meets
-from .pips import AMBIGUOUS_CAP, Pip, crosswise_pips, doubted, layout_in_frame, top_face_past_edge
+from .pips import AMBIGUOUS_CAP, Pip, crosswise_pips, layout_in_frame, top_face_past_edge
 from .colour import channel_medians, colour_name
 from .second_core import SECOND_PROCESS, WorkAhead
 from .view import ViewEstimate, floor_outlines
@@ -629,14 +629,18 @@ def _pip_die_beside(image: np.ndarray, body: DieBody, beside: tuple[float, np.nd
 def _pip_die_face(image: np.ndarray, body: DieBody) -> PipFace | None:
     """The face of a body that may be a pip die beside the frame's others (_pip_die_beside), read finer in it
     (_faces_in_body): _face_read_in_body's (2 pips or more), else its one face when that is a lone pip in its middle
-    (_lone_pip_of) and the body a d6 by its shape (D6_BY_SHAPE): its 1, doubted (pips.doubted: a speck in a body is
-    one pip as well). Renders of pip d6 in random colours found 5 more 1s at 25-45 px and 12 in crowds (of 1168 and
-    4878 dice), each right and unsure, none read worse, every bench image as before. None when it holds neither.
-    image: HxWx3 uint8 BGR, the frame (px)."""
+    (_lone_pip_of) and the body a d6 by its shape (D6_BY_SHAPE): its 1, the body vouching for it as it does in
+    read_as_one (at the confidence read before the face round the pip, not quite plain, cost it some:
+    PipFace.uncapped), for the body's own read holds no other pip. Renders of pip d6 in random colours found 5 more 1s
+    at 25-45 px and 12 in crowds (of 1168 and 4878 dice), each right and unsure, none read worse, every bench image as
+    before; read doubted then (pips.doubted: a speck in a body is one pip as well), they were unsure. Vouched for
+    (session 52): 7 more dice sure and right at 60-90 px, 6 at 25-45 px, 18 in crowds, none read worse, the bench and
+    the other checks as before. None when it holds neither. image: HxWx3 uint8 BGR, the frame (px)."""
     near = _faces_in_body(image, body, True)
     face = _face_read_in_body(image, body, near)
     if face is None and len(near) == 1 and _lone_pip_of(near[0], body) and _d6_by_shape(image, body) >= D6_BY_SHAPE:
-        return doubted(near[0])
+        one = near[0]
+        return replace(one, confidence=one.confidence if one.uncapped is None else one.uncapped, uncapped=None)
     return face
 
 
