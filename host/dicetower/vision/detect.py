@@ -603,14 +603,14 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
     find_pip_faces(image) (frame px). Returns (faces, bodies), both unchanged when nothing is read again and no
     face is a die taken for a pip.
 
-    A face of one "pip" at the filter's edge marked inside or holding two pips alike (_die_taken_for_pip) is no face:
-    a small die taken whole for the pip of a 1 whose face was the floor, its own pips or numeral inside. It goes, so the reader reads its body
-    (its pip, filling that body, still keeps the body out of the patterns below); read again at a close-up scale, it
-    made a 2 of two such dice whose reach took the bodies round them for its die's parts, and all were lost (a render
-    of 6 pip d6 at 25-45 px: 4 dice). Renders in random colours, any die type at 25-45 px: right 489 -> 540 of 1168
-    (numbered dice read as lone pips), pip d6 at 25-45 px 927 -> 931, crowds 3959 -> 3962, 18-36 px 649 -> 652, with
-    the marks alone asked (die_taken_whole's figures for the pips alike); none more sure and wrong, no more readings
-    on no die.
+    A face of one "pip" at the filter's edge marked inside or holding two pips alike (_die_taken_for_pip) is no
+    face: a small die taken whole for the pip of a 1 whose face was the floor, its own pips or numeral inside. It
+    goes, so the reader reads its body (its pip, filling that body, still keeps the body out of the patterns below);
+    read again at a close-up scale, it made a 2 of two such dice whose reach took the bodies round them for its
+    die's parts, and all were lost (a render of 6 pip d6 at 25-45 px: 4 dice). Renders in random colours, any die
+    type at 25-45 px: right 489 -> 540 of 1168 (numbered dice read as lone pips), pip d6 at 25-45 px 927 -> 931,
+    crowds 3959 -> 3962, 18-36 px 649 -> 652, with the marks alone asked (die_taken_whole's figures for the pips
+    alike); none more sure and wrong, no more readings on no die.
 
     A die's pips are a fixed share of it (PIP_OF_DIE), and the pip filter sees pips up to PIP_OF_KERNEL
     of its size (KERNEL_PX analysis px): a close-up's die, a third of the frame or more, has pips the

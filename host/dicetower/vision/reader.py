@@ -629,9 +629,9 @@ def _pip_die_beside(image: np.ndarray, body: DieBody, beside: tuple[float, np.nd
 def _pip_die_face(image: np.ndarray, body: DieBody) -> PipFace | None:
     """The face of a body that may be a pip die beside the frame's others (_pip_die_beside), read finer in it
     (_faces_in_body): _face_read_in_body's (2 pips or more), else its one face when that is a lone pip in its middle
-    (_lone_pip_of) and the body a d6 by its shape (D6_BY_SHAPE): its 1, the body vouching for it as it does in
-    read_as_one (at the confidence read before the face round the pip, not quite plain, cost it some:
-    PipFace.uncapped), for the body's own read holds no other pip. Renders of pip d6 in random colours found 5 more 1s
+    (_lone_pip_of) and the body a d6 by its shape (D6_BY_SHAPE): its 1, at the confidence read before the face round
+    the pip, not quite plain, cost it some (PipFace.uncapped): the body's own read holds no other pip, the condition
+    on which _lone_pip_held lets a body vouch for a set-aside 1. Renders of pip d6 in random colours found 5 more 1s
     at 25-45 px and 12 in crowds (of 1168 and 4878 dice), each right and unsure, none read worse, every bench image as
     before; read doubted then (pips.doubted: a speck in a body is one pip as well), they were unsure. Vouched for
     (session 52): 7 more dice sure and right at 60-90 px, 6 at 25-45 px, 18 in crowds, none read worse, the bench and
@@ -687,8 +687,8 @@ def _holds_as_its_face(image: np.ndarray, body: DieBody, face: PipFace) -> bool:
 def _vouched_by_body(image: np.ndarray, face: PipFace, bodies: list[DieBody]) -> PipFace:
     """face, or when it is 2 or 3 pips read unsure only for a doubt a die body answers (PipFace.uncapped: the face
     round them not plain, weak pips) and a die body vouches for it (FACE_CENTRED, FACE_SPAN_OF_BODY, D6_BY_SHAPE,
-    is_die_like), the same face at the confidence read before that doubt. image: HxWx3 uint8 BGR, the
-    frame face and bodies were found in (px)."""
+    is_die_like), the same face at the confidence read before that doubt. image: HxWx3 uint8 BGR, the frame face and
+    bodies were found in (px)."""
     before = _vouchable_confidence(face)
     if before is None:
         return face
