@@ -749,6 +749,35 @@ def test_a_small_die_taken_whole_for_a_pip_is_no_face(kind, seed, taken, die):
     assert [r[:2] for r in _read_at(frame, truth["box"])] == [(truth["die_type"], truth["value"])]
 
 
+def test_a_face_read_again_whose_pips_are_small_dice_is_no_face():
+    # a render of 5 pip d6 in random colours at 25-45 px on a plain floor: a red 1 (24 px) taken whole for a dark pip at
+    # the pip filter's edge was read again at a close-up scale (detect.large_pip_faces) as a sure 2 whose "pips" were
+    # that die and a blue 2 beside it (its two light pips inside: detect.die_taken_whole), boxed over both; its reach
+    # took the dice round it for its die's parts, and three dice were lost
+    frame, truths = _probe_scene(12, (25, 45))
+    bodies = detect.find_die_bodies(frame)
+    faces = detect.find_pip_faces(frame, lambda: detect.close_up_regions(frame.shape, bodies))
+    kept, _ = detect.large_pip_faces(frame, bodies, faces)
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    assert not [f for f in kept if len(f.pips) > 1 and any(detect.die_taken_whole(gray, p) for p in f.pips)]
+    readings = DiceReader(second_process=False).read(frame)
+    spanning = [r for r in readings if sum(holds(r.box, (t["box"][0] + t["box"][2] / 2, t["box"][1] + t["box"][3] / 2))
+                                           for t in truths) > 1]
+    assert not [r for r in spanning if not r.unsure]
+    truth = truths[2]
+    assert _read_at(frame, truth["box"]) == [("d6", truth["value"], False)]
+
+
+@pytest.mark.parametrize("die, value", [(4, 4), (11, 2), (12, 2), (16, 1), (18, 5)])
+def test_dice_round_a_face_of_small_dice_for_pips_are_read(die, value):
+    # a render of a crowd of 20 pip d6 at 25-45 px: a face read again at a close-up scale of small dice for pips took
+    # eight dice round it for its die's parts, all lost; each of these is read sure and right now
+    frame, truths = _crowd_scene(95, (25, 45))
+    truth = truths[die]
+    assert truth["value"] == value
+    assert _read_at(frame, truth["box"]) == [("d6", value, False)]
+
+
 @pytest.mark.parametrize("seed, die, value, die_px", [
     (0, 1, 4, (25, 45)),  # 19 px: read by the numeral net as an unsure d20 8
     (26, 1, 5, (25, 45)),  # an unsure d10 9
