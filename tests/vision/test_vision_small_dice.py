@@ -768,6 +768,18 @@ def test_a_face_read_again_whose_pips_are_small_dice_is_no_face():
     assert _read_at(frame, truth["box"]) == [("d6", truth["value"], False)]
 
 
+def test_an_unsure_one_whose_pip_is_a_whole_die_is_boxed_by_that_die():
+    # the render of test_a_face_read_again_whose_pips_are_small_dice_is_no_face: the red 1 taken whole for a dark pip
+    # stays an unsure 1, boxed as a 1's face round that pip (83 px), which took the blue 2 beside it for its die's side
+    # and lost it; boxed by the die it is, the 2 is read
+    frame, truths = _probe_scene(12, (25, 45))
+    red, blue = truths[4], truths[0]
+    assert (red["value"], blue["value"]) == (1, 2)
+    ones = [r for r in DiceReader(second_process=False).read(frame) if r.value == 1]
+    assert len(ones) == 1 and ones[0].unsure and meets(ones[0].box, red["box"]) and max(ones[0].box[2:]) <= 30
+    assert _read_at(frame, blue["box"]) == [("d6", 2, False)]
+
+
 @pytest.mark.parametrize("die, value", [(4, 4), (11, 2), (12, 2), (16, 1), (18, 5)])
 def test_dice_round_a_face_of_small_dice_for_pips_are_read(die, value):
     # a render of a crowd of 20 pip d6 at 25-45 px: a face read again at a close-up scale of small dice for pips took

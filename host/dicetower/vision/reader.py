@@ -505,7 +505,12 @@ def _die_as_pip(image: np.ndarray, face: PipFace, bodies: list[DieBody]) -> PipF
     confirm or roll again; a 1 is boxed by that body, the die it is. So is a sure 1 read at a close-up scale whose
     "pip" is a small die taken whole, though no body is left round it (_close_up_pip_is_die), boxed by its pip: renders
     of dice of any type at 25-45 px read 4 fewer sure and wrong (d10s and a d20 read as sure 1s; 5 -> 1 of 1168), pip
-    d6 at 25-45 px 2 -> 1 (a 2 holding its pips); every bench image as before. (A white die's pip on a white
+    d6 at 25-45 px 2 -> 1 (a 2 holding its pips); every bench image as before. An unsure 1 whose pip fills a body is
+    boxed by that body too: its own box, the face a 1's pip would have round it, took the dice beside it for that die's
+    sides (a red die on a white floor read as a dark pip, boxed 83 px, lost a blue 2 beside it); renders of pip d6 in
+    random colours found 1 more die at 25-45 px, 1 at 18-36 px, 4 in crowds, 5 of any type at 25-45 px, none read
+    worse; every bench image read as before, but one close-up's pip of a die cut by the frame's edge, itself a body (a
+    white die on a white floor), read as an unsure 1 boxed by that pip. (A white die's pip on a white
     floor may be a body by itself, PIP_FILLS_BODY: a close-up's die cut by the frame's edge showing three pips, two of
     them such bodies, stays read, unsure.) Dropping the faces whose "pips" are all dice (they were flagged unsure when
     sure, kept when not): renders of pip d6 in random colours found 19 more dice in crowds (right 4030 -> 4041 of 4878)
@@ -514,9 +519,9 @@ def _die_as_pip(image: np.ndarray, face: PipFace, bodies: list[DieBody]) -> PipF
     bodies were found in (px)."""
     lone = len(face.pips) == 1
     sure = max(face.confidence, face.uncapped or 0.0) >= UNSURE_BELOW
-    if lone and not sure:
-        return face
     filled = [_body_filled_by_pip(image, pip, face.box, bodies) for pip in face.pips]
+    if lone and not sure:
+        return face if filled[0] is None else replace(face, box=filled[0].box)
     if not lone and all(body is not None for body in filled):
         return None
     body = next((b for b in filled if b is not None), None)
