@@ -637,6 +637,24 @@ def test_a_smaller_die_beside_sure_pip_dice_is_read_as_its_face_even_unsure(seed
     assert _read_at(frame, truth["box"]) == [("d6", value, True)]
 
 
+@pytest.mark.parametrize("scene, seed, die, value", [
+    ("pip", 102, 0, 2),  # a 2 whose body measured 18x20 px beside sure pip dice: d6 by shape 0.49, lost
+    ("pip", 145, 4, 2),
+    ("crowd", 131, 12, 3),
+    ("crowd", 224, 12, 2),
+])
+def test_a_pip_dies_face_read_in_its_body_beside_sure_pip_dice_needs_no_d6_shape(scene, seed, die, value):
+    # renders of pip d6 in random colours at 25-45 px: a body no numbered die beside the frame's sure pip dice
+    # (reader._pip_die_beside) is read only for a pip face it holds, and the shape model, which tells a small body's
+    # type poorly, kept its sure face of 2 or 3 pips from being its face (reader._holds_as_its_face)
+    frame, truths = _probe_scene(seed, (25, 45)) if scene == "pip" else _crowd_scene(seed, (25, 45))
+    truth = truths[die]
+    assert truth["value"] == value
+    body = _bodies_at(detect.find_die_bodies(frame), truth["box"])[0]
+    assert _d6_by_shape(frame, body) < D6_BY_SHAPE
+    assert _read_at(frame, truth["box"]) == [("d6", value, False)]
+
+
 @pytest.mark.parametrize("seed, die, value, die_px", [
     (67, 1, 6, (25, 45)),  # lost: its body, beside the frame's sure 3, was not read for the 1 "in its middle"
     (22, 2, 6, (25, 45)),  # read as an unsure 1 (0.6), the die's own reading weighed against its whole self

@@ -593,7 +593,8 @@ D6_BY_SHAPE = 0.5
 D6_LAYOUT_PIPS = 4
 
 
-def _face_read_in_body(image: np.ndarray, body: DieBody, near: list[PipFace]) -> PipFace | None:
+def _face_read_in_body(image: np.ndarray, body: DieBody, near: list[PipFace], pip_die: bool = False
+                       ) -> PipFace | None:
     """The face a die body no face was read on holds, read in it with a threshold of its own (near: _faces_in_body,
     read finer in a small body), when it is the one face there, of 2 pips or more, and the body holds it as its face
     (_holds_as_its_face: centred, spanning most of it, the body a d6 by its shape or the face by its layout), its pips
@@ -607,11 +608,11 @@ def _face_read_in_body(image: np.ndarray, body: DieBody, near: list[PipFace]) ->
     read: it is read at the confidence read before that doubt. Renders of pip d6 in random colours: 56 dice more read
     sure at 25-45 px (of 1168; unsure 365 -> 309), 150 in crowds (of 4878; 1397 -> 1247), 47 at 18-36 px, 15 at
     60-90 px, 7 of any type at 25-45 px, each right (25 of them wrong and unsure before), none more sure and wrong,
-    every bench image as before. image: HxWx3 uint8 BGR, the frame (px)."""
+    every bench image as before. image: HxWx3 uint8 BGR, the frame (px); pip_die: as _holds_as_its_face."""
     if len(near) != 1 or len(near[0].pips) < 2 or near[0].value is None:
         return None
     face = near[0]
-    if not _holds_as_its_face(image, body, face) or _marks_on(image, body, face):
+    if not _holds_as_its_face(image, body, face, pip_die) or _marks_on(image, body, face):
         return None
     before = _vouchable_confidence(face)
     if before is not None and is_die_like(image, body):
@@ -642,7 +643,7 @@ def _pip_die_face(image: np.ndarray, body: DieBody) -> PipFace | None:
     (session 52): 7 more dice sure and right at 60-90 px, 6 at 25-45 px, 18 in crowds, none read worse, the bench and
     the other checks as before. None when it holds neither. image: HxWx3 uint8 BGR, the frame (px)."""
     near = _faces_in_body(image, body, True)
-    face = _face_read_in_body(image, body, near)
+    face = _face_read_in_body(image, body, near, pip_die=True)
     if face is None and len(near) == 1 and _lone_pip_of(near[0], body) and _d6_by_shape(image, body) >= D6_BY_SHAPE:
         one = near[0]
         return replace(one, confidence=one.confidence if one.uncapped is None else one.uncapped, uncapped=None)
@@ -667,11 +668,16 @@ def _faces_in_body(image: np.ndarray, body: DieBody, larger: bool) -> list[PipFa
     return [f for f in body_faces(image, body.box, larger) if holds(body.box, f.centre)]
 
 
-def _holds_as_its_face(image: np.ndarray, body: DieBody, face: PipFace) -> bool:
+def _holds_as_its_face(image: np.ndarray, body: DieBody, face: PipFace, pip_die: bool = False) -> bool:
     """Whether a d6 body holds face as its top face: the face centred in it (FACE_CENTRED) spanning most of it
     (FACE_SPAN_OF_BODY of its side, give or take the px its box may be off: detect.BODY_ANALYSIS_SIDE), the body a d6
-    by its shape (D6_BY_SHAPE) or the face a d6's by its own layout (D6_LAYOUT_PIPS pips or more, read sure). image:
-    HxWx3 uint8 BGR, the frame (px).
+    by its shape (D6_BY_SHAPE) or the face a d6's by its own layout (D6_LAYOUT_PIPS pips or more, read sure), or, with
+    pip_die, the body taken for a pip die by the dice round it (_pip_die_beside: no numbered die beside the frame's sure
+    pip dice, and read by no face classifier). image: HxWx3 uint8 BGR, the frame (px).
+    The shape model tells a small body's type poorly: bodies of 16-22 px beside sure pip dice holding a 2 or a 3 gave
+    d6 0.28-0.49, and the die was lost. Their shape not asked: renders of pip d6 in random colours found 4 more dice at
+    25-45 px (3 of them sure) and 11 in crowds (8 sure), all right; dice of any type, the bench and the other checks
+    as before.
     Taking a sure face of 4 pips or more for a d6's whatever the body's shape: renders of pip d6 in random colours right
     931 -> 958 of 1168 at 25-45 px (unsure 310 -> 281), crowds 3962 -> 4029 of 4878 (1247 -> 1163), 18-36 px 652 ->
     691 (451 -> 414), dice of any type at 25-45 px 540 -> 542; each change to right and sure (most from wrong and
@@ -686,7 +692,7 @@ def _holds_as_its_face(image: np.ndarray, body: DieBody, face: PipFace) -> bool:
     side, slack = max(body.box[2:]), 2.0 / analysis_scale(image.shape, BODY_ANALYSIS_SIDE)
     d6_layout = len(face.pips) >= D6_LAYOUT_PIPS and face.confidence >= UNSURE_BELOW
     return (_off_middle(face, body) <= FACE_CENTRED and lo * (side - slack) <= max(face.box[2:]) <= hi * (side + slack)
-            and (d6_layout or _d6_by_shape(image, body) >= D6_BY_SHAPE))
+            and (d6_layout or pip_die or _d6_by_shape(image, body) >= D6_BY_SHAPE))
 
 
 def _vouched_by_body(image: np.ndarray, face: PipFace, bodies: list[DieBody]) -> PipFace:
