@@ -655,6 +655,25 @@ def test_a_pip_dies_face_read_in_its_body_beside_sure_pip_dice_needs_no_d6_shape
     assert _read_at(frame, truth["box"]) == [("d6", value, False)]
 
 
+def test_a_die_body_apart_from_a_pip_die_beside_it_is_read():
+    # a render of a crowd of pip d6 at 25-45 px: a yellow 2's body (22x20 px) 11 px below a 3, meeting the 3's box grown
+    # by half (where its sides and shadow lie) but holding none of it, was taken for part of the 3 and lost
+    frame, truths = _crowd_scene(9, (25, 45))
+    truth = truths[9]
+    assert truth["value"] == 2
+    got = _read_at(frame, truth["box"])
+    assert len(got) == 1 and got[0][0] == "d6" and (got[0][2] or got[0][1] == 2)
+
+
+@needs_photos
+def test_a_die_beside_a_pip_die_in_a_photo_is_found():
+    # matteop65's three_36: four 3s, one of them lost beside another's box grown by half (reader._part_of_pip_die)
+    image = "images/Train/three_36.jpg"
+    read = _matched(DiceReader(), load_image(MATTEOP65 / image), load_labels(MATTEOP65)[image])
+    assert len(read) == 4
+    assert all(str(die["value"]) == value and not die["unsure"] for value, die in read)
+
+
 @pytest.mark.parametrize("seed, die, value, die_px", [
     (67, 1, 6, (25, 45)),  # lost: its body, beside the frame's sure 3, was not read for the 1 "in its middle"
     (22, 2, 6, (25, 45)),  # read as an unsure 1 (0.6), the die's own reading weighed against its whole self
