@@ -655,6 +655,23 @@ def test_a_pip_dies_face_read_in_its_body_beside_sure_pip_dice_needs_no_d6_shape
     assert _read_at(frame, truth["box"]) == [("d6", value, False)]
 
 
+@pytest.mark.parametrize("scene, seed, die, value", [
+    ("pip", 162, 3, 2),  # a pale yellow-green 2 (22 px) on a yellow floor: its body 18 px, its face box 24 px
+    ("crowd", 73, 10, 2),
+    ("crowd", 88, 15, 6),
+])
+def test_a_pip_dies_face_read_in_its_body_beside_sure_pip_dice_may_span_more_than_the_body(scene, seed, die, value):
+    # renders of pip d6 in random colours at 25-45 px: a body found smaller than its die, taken for a pip die beside the
+    # frame's sure pip dice (reader._pip_die_beside), held the face read in it, spanning more than the body, as no face
+    # of its own (reader._holds_as_its_face), and the die was lost
+    frame, truths = _probe_scene(seed, (25, 45)) if scene == "pip" else _crowd_scene(seed, (25, 45))
+    truth = truths[die]
+    assert truth["value"] == value
+    body = _bodies_at(detect.find_die_bodies(frame), truth["box"])[0]
+    assert max(body.box[2:]) < max(truth["box"][2:])
+    assert _read_at(frame, truth["box"]) == [("d6", value, False)]
+
+
 def test_a_die_body_apart_from_a_pip_die_beside_it_is_read():
     # a render of a crowd of pip d6 at 25-45 px: a yellow 2's body (22x20 px) 11 px below a 3, meeting the 3's box grown
     # by half (where its sides and shadow lie) but holding none of it, was taken for part of the 3 and lost

@@ -694,7 +694,10 @@ def _holds_as_its_face(image: np.ndarray, body: DieBody, face: PipFace, pip_die:
     (FACE_SPAN_OF_BODY of its side, give or take the px its box may be off: detect.BODY_ANALYSIS_SIDE), the body a d6
     by its shape (D6_BY_SHAPE) or the face a d6's by its own layout (D6_LAYOUT_PIPS pips or more, read sure), or, with
     pip_die, the body taken for a pip die by the dice round it (_pip_die_beside: no numbered die beside the frame's sure
-    pip dice, and read by no face classifier). image: HxWx3 uint8 BGR, the frame (px).
+    pip dice, and read by no face classifier), whose face may span more than it: a body found smaller than its die (a
+    pale die on a pale floor, 18 px of a 22 px die, its 2's face box 24 px) lost the die. Its span not bounded above:
+    renders of pip d6 in random colours found 2 more dice at 25-45 px, 3 in crowds and 2 at 18-36 px, each sure and
+    right; the other probes, the bench and the other checks as before. image: HxWx3 uint8 BGR, the frame (px).
     The shape model tells a small body's type poorly: bodies of 16-22 px beside sure pip dice holding a 2 or a 3 gave
     d6 0.28-0.49, and the die was lost. Their shape not asked: renders of pip d6 in random colours found 4 more dice at
     25-45 px (3 of them sure) and 11 in crowds (8 sure), all right; dice of any type, the bench and the other checks
@@ -710,6 +713,8 @@ def _holds_as_its_face(image: np.ndarray, body: DieBody, face: PipFace, pip_die:
     -> 1397), 18-36 px 625 -> 645 (521 -> 502), 60-90 px 1122 -> 1123; none more sure and wrong, no more readings on no
     die, every bench image as before."""
     lo, hi = FACE_SPAN_OF_BODY
+    if pip_die:
+        hi = math.inf  # the body may be found smaller than its die (a pale die's edges on a pale floor)
     side, slack = max(body.box[2:]), 2.0 / analysis_scale(image.shape, BODY_ANALYSIS_SIDE)
     d6_layout = len(face.pips) >= D6_LAYOUT_PIPS and face.confidence >= UNSURE_BELOW
     return (_off_middle(face, body) <= FACE_CENTRED and lo * (side - slack) <= max(face.box[2:]) <= hi * (side + slack)
