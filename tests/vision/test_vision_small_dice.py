@@ -637,6 +637,15 @@ def test_a_smaller_die_beside_sure_pip_dice_is_read_as_its_face_even_unsure(seed
     assert _read_at(frame, truth["box"]) == [("d6", value, True)]
 
 
+def _die_and_its_body(scene: str, seed: int, die: int, value: int) -> tuple[np.ndarray, dict, detect.DieBody]:
+    """A render of pip d6 in random colours at 25-45 px (scene "pip": _probe_scene, "crowd": _crowd_scene), the truth of
+    its die `die` (asserted to show value) and the die body find_die_bodies finds there."""
+    frame, truths = _probe_scene(seed, (25, 45)) if scene == "pip" else _crowd_scene(seed, (25, 45))
+    truth = truths[die]
+    assert truth["value"] == value
+    return frame, truth, _bodies_at(detect.find_die_bodies(frame), truth["box"])[0]
+
+
 @pytest.mark.parametrize("scene, seed, die, value", [
     ("pip", 102, 0, 2),  # a 2 whose body measured 18x20 px beside sure pip dice: d6 by shape 0.49, lost
     ("pip", 145, 4, 2),
@@ -647,10 +656,7 @@ def test_a_pip_dies_face_read_in_its_body_beside_sure_pip_dice_needs_no_d6_shape
     # renders of pip d6 in random colours at 25-45 px: a body no numbered die beside the frame's sure pip dice
     # (reader._pip_die_beside) is read only for a pip face it holds, and the shape model, which tells a small body's
     # type poorly, kept its sure face of 2 or 3 pips from being its face (reader._holds_as_its_face)
-    frame, truths = _probe_scene(seed, (25, 45)) if scene == "pip" else _crowd_scene(seed, (25, 45))
-    truth = truths[die]
-    assert truth["value"] == value
-    body = _bodies_at(detect.find_die_bodies(frame), truth["box"])[0]
+    frame, truth, body = _die_and_its_body(scene, seed, die, value)
     assert _d6_by_shape(frame, body) < D6_BY_SHAPE
     assert _read_at(frame, truth["box"]) == [("d6", value, False)]
 
@@ -664,10 +670,7 @@ def test_a_pip_dies_face_read_in_its_body_beside_sure_pip_dice_may_span_more_tha
     # renders of pip d6 in random colours at 25-45 px: a body found smaller than its die, taken for a pip die beside the
     # frame's sure pip dice (reader._pip_die_beside), held the face read in it, spanning more than the body, as no face
     # of its own (reader._holds_as_its_face), and the die was lost
-    frame, truths = _probe_scene(seed, (25, 45)) if scene == "pip" else _crowd_scene(seed, (25, 45))
-    truth = truths[die]
-    assert truth["value"] == value
-    body = _bodies_at(detect.find_die_bodies(frame), truth["box"])[0]
+    frame, truth, body = _die_and_its_body(scene, seed, die, value)
     assert max(body.box[2:]) < max(truth["box"][2:])
     assert _read_at(frame, truth["box"]) == [("d6", value, False)]
 
