@@ -244,6 +244,23 @@ def test_a_small_die_read_whole_as_a_pip_is_no_sure_face(seed):
     assert not _sure_and_wrong(seed, (18, 36))
 
 
+@pytest.mark.parametrize("seed, die_px", [(11, (18, 36)), (101, (18, 36)), (107, (18, 36)), (219, (18, 36)),
+                                          (275, (18, 36)), (285, (18, 36)), (280, (25, 45))])
+def test_a_die_taken_whole_on_no_body_is_no_sure_one(seed, die_px):
+    # renders of 2-6 pip d6 in random colours: a die of 11-14 px (no die body, MIN_DIE_PX; its pips under the pip
+    # filter's limit, unread when looked into) was the pip of a sure 1 whose face was the floor, boxed 3.5 times its
+    # side: 3-8 times the frame's other pips across, the floor round it (reader._die_on_ground)
+    assert not _sure_and_wrong(seed, die_px)
+
+
+def test_a_one_on_a_die_of_the_floors_colour_stays_sure():
+    # a navy die showing a yellow 1 on a near-black floor (a render of 2-6 pip d6 of 60-90 px): the ring round its pip
+    # is of the ground's colour, but the pip is smaller than the frame's other dice's pips, so no die taken whole
+    frame, truths = _probe_scene(6, (60, 90))
+    assert truths[1]["value"] == 1
+    assert _read_at(frame, truths[1]["box"]) == [("d6", 1, False)]
+
+
 BLACK, RED = (20, 20, 20), (30, 30, 190)  # pip inks, BGR
 
 

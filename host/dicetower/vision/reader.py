@@ -309,8 +309,9 @@ class DiceReader:
         whose "pips" is a whole small die (_die_as_pip) is no face when it has two "pips" or more that all are (their
         bodies are read), else flagged unsure when sure, and 2 or 3 pips on a mottled face are read sure when their
         die's body vouches for them (_vouched_by_body)."""
-        faces = [g for g in (_die_as_pip(image, f, bodies) for f in faces) if g is not None]
-        set_aside = [g for g in (_die_as_pip(image, f, bodies) for f in set_aside or []) if g is not None]
+        pip_px = _pip_size(faces)
+        faces = [g for g in (_die_as_pip(image, f, bodies, pip_px) for f in faces) if g is not None]
+        set_aside = [g for g in (_die_as_pip(image, f, bodies, pip_px) for f in set_aside or []) if g is not None]
         # a 2 on a mottled face (two far pips, pips._pair_far_pips' declined pair, set aside): a die where a d6 body
         # vouches for it; the 1s read in doubt from its pips give way to it
         twos = [replace(v, weak=False) for v in (_vouched_by_body(image, f, bodies) for f in set_aside
@@ -499,14 +500,17 @@ PIP_FILLS_BODY = 1.8
 PIP_ON_GROUND_LAB = 20.0
 
 
-def _die_as_pip(image: np.ndarray, face: PipFace, bodies: list[DieBody]) -> PipFace | None:
+def _die_as_pip(image: np.ndarray, face: PipFace, bodies: list[DieBody], pip_px: float | None = None
+                ) -> PipFace | None:
     """face, unless one of its pips is a whole die (_body_filled_by_pip). A face of two "pips" or more each of which is
     a whole die is no face (None), read sure or not: those are dice, and their bodies are read (dark dice ~23 px showing
     1 on a white floor, read as a 2 of dark pips boxed over both, hid both dice and the bodies beside them). One read
     sure (or that was, before a doubt a die body may answer: PipFace.uncapped) with a whole die for a pip is flagged
     unsure (at most pips.AMBIGUOUS_CAP, no uncapped confidence left for read_as_one to restore), for the player to
-    confirm or roll again; a 1 is boxed by that body, the die it is. So is a sure 1 read at a close-up scale whose
-    "pip" is a small die taken whole, though no body is left round it (_close_up_pip_is_die), boxed by its pip: renders
+    confirm or roll again; a 1 is boxed by that body, the die it is. So is a sure 1 whose pip is a die too small for
+    a body, the floor round it (_die_on_ground; bodies: find_die_bodies', pip_px: _pip_size of the frame's faces), its
+    box as read; and a sure 1 read at a close-up scale whose "pip" is a small die taken whole, though no body is left
+    round it (_close_up_pip_is_die), boxed by its pip: renders
     of dice of any type at 25-45 px read 4 fewer sure and wrong (d10s and a d20 read as sure 1s; 5 -> 1 of 1168), pip
     d6 at 25-45 px 2 -> 1 (a 2 holding its pips); every bench image as before. An unsure 1 whose pip fills a body is
     boxed by that body too: its own box, the face a 1's pip would have round it, took the dice beside it for that die's
@@ -533,10 +537,49 @@ def _die_as_pip(image: np.ndarray, face: PipFace, bodies: list[DieBody]) -> PipF
     if body is None and lone and _close_up_pip_is_die(image, face.pips[0]):
         return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP), box=pip_box(face.pips[0], 1.0),
                        uncapped=None)
+    if body is None and lone and _die_on_ground(image, face, bodies, pip_px):
+        return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP), uncapped=None)
     if body is None:
         return face
     return replace(face, confidence=min(face.confidence, AMBIGUOUS_CAP), box=body.box if lone else face.box,
                    uncapped=None)
+
+
+#: A lone pip read as a 1 filling no die body is a small die taken whole when it is more than this many times the
+#: median diameter of the pips of the frame's sure faces of two pips or more (_die_on_ground). Renders of pip d6 in
+#: random colours (18-36, 25-45 and 60-90 px, crowds; 93 sure 1s in frames with such faces): 1s measured 0.64..1.58;
+#: dice taken whole 2.8..8.6 (3.4 at their 5th percentile of 70, most in frames with no such face). A d6's 1 may be
+#: larger than its other pips (a big red 1), but about twice at most
+DIE_OF_PIPS = 2.5
+
+
+def _die_on_ground(image: np.ndarray, face: PipFace, bodies: list[DieBody], pip_px: float | None) -> bool:
+    """Whether face, one pip read as a 1 that fills no die body (_body_filled_by_pip), is a small die taken whole for
+    the pip of a 1 whose face is the floor: a blob found at the analysis scale (no larger than its pip filter,
+    detect.KERNEL_PX), more than DIE_OF_PIPS times the frame's other pips across (pip_px: the median diameter of the
+    pips of its sure faces of two pips or more, px; None when it has none), in no die body of a colour rare on the
+    ground (GROUND_SHARE_MAX: a die round it; a patch of floor is no die), with the ground's colour round it
+    (_on_ground) as round its face's box grown by its side on every side (a 1's die is 2.5-7 of its pip's diameters
+    across, its face's box 4, so the ring measured there, 6-10 diameters from the pip, lies past its die's face).
+    A die of 11-14 px, no die body (MIN_DIE_PX), its own pips under the pip filter's limit and unread when looked into
+    (detect.die_taken_whole), was read as a sure 1 boxed 3.5 times its side: renders of pip d6 in random colours at
+    18-36 px read 6 such sure and wrong (4 now unsure, 1 lost: a light "pip" with no body, a glint), 25-45 px 1 (lost);
+    2 dice showing 1 read right so (taken whole) went unsure or lost; crowds and 60-90 px, where the frame's other
+    pips are as large, read as before, as did every bench image. image: HxWx3 uint8 BGR; face in its px."""
+    pip = face.pips[0]
+    if pip.diameter > KERNEL_PX / analysis_scale(image.shape):
+        return False
+    if pip_px is not None and pip.diameter <= DIE_OF_PIPS * pip_px:
+        return False
+    if any(holds(b.box, (pip.x, pip.y)) and b.ground_share <= GROUND_SHARE_MAX for b in bodies):
+        return False  # a die body round it, of a colour rare on the ground: its die
+    return _on_ground(image, pip, grown(face.box, 1.0))
+
+
+def _pip_size(faces: list[PipFace]) -> float | None:
+    """The median diameter (px) of the pips of the sure faces of two pips or more among faces; None without any."""
+    sizes = [p.diameter for f in faces if len(f.pips) >= 2 and f.confidence >= UNSURE_BELOW for p in f.pips]
+    return float(np.median(sizes)) if sizes else None
 
 
 def _close_up_pip_is_die(image: np.ndarray, pip: Pip) -> bool:
