@@ -253,6 +253,15 @@ def test_a_die_taken_whole_on_no_body_is_no_sure_one(seed, die_px):
     assert not _sure_and_wrong(seed, die_px)
 
 
+def test_a_sure_face_its_body_reads_fuller_gives_way():
+    # a crowd of 12-21 pip d6 of 25-45 px in random colours: a red 3 with light pips on teal felt was read as a sure 2
+    # of two of its pips, its third by the die's edge unread at the frame's threshold; its body, read with a threshold
+    # of its own, holds the 3 (reader._fuller_face_in_body)
+    frame, truths = _crowd_scene(153, (25, 45))
+    assert truths[0]["value"] == 3
+    assert _read_at(frame, truths[0]["box"]) == [("d6", 3, False)]
+
+
 def test_a_one_on_a_die_of_the_floors_colour_stays_sure():
     # a navy die showing a yellow 1 on a near-black floor (a render of 2-6 pip d6 of 60-90 px): the ring round its pip
     # is of the ground's colour, but the pip is smaller than the frame's other dice's pips, so no die taken whole

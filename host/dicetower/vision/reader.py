@@ -281,7 +281,9 @@ class DiceReader:
         or given way to it, is read so too, and a sure face it holds as its face there is the die, in their place
         (_sure_face_read_in_body): renders of pip d6 in random colours read 7, 22, 1 and 1 more dice right (25-45 px,
         crowds, 18-36 and 60-90 px; unsure 351 -> 337, 1442 -> 1375 of the dice found), 2 of any type at 25-45 px,
-        none more sure and wrong.
+        none more sure and wrong. A body holding one face, sure, is read so too, and a fuller sure face it holds there,
+        holding that face's pips, is the die in its place (_fuller_face_in_body): renders of pip d6 in random colours
+        read 1 more die right in crowds (a sure 3 that was read as a sure 2), nothing else changed.
         So is a body that is no numbered die beside the frame's sure pip dice but may be a pip die there
         (_pip_die_beside: smaller than they are, or on their ground lit otherwise): a face it holds read finer
         (_pip_die_face: a lone pip in its middle its 1, unsure) is a pip die, sure or not as read there, in place of the
@@ -348,6 +350,12 @@ class DiceReader:
                     if face is not None:
                         in_bodies.append(face)
                         replaced |= {id(f) for f in inside}
+                elif (len(on) == 1 and len(inside) == 1 and self.die_set is None and self.reference is None
+                      and is_die_like(image, body, beside)):
+                    face = _fuller_face_in_body(image, body, inside[0], beside is not None)
+                    if face is not None:
+                        in_bodies.append(face)
+                        replaced.add(id(inside[0]))
                 continue
             if self.die_set is None and self.reference is None:
                 if not is_die_like(image, body, beside):
@@ -721,6 +729,21 @@ def _sure_face_read_in_body(image: np.ndarray, body: DieBody, larger: bool) -> P
     image: HxWx3 uint8 BGR, the frame (px)."""
     face = _face_read_in_body(image, body, _faces_in_body(image, body, larger))
     return face if face is not None and face.confidence >= UNSURE_BELOW else None
+
+
+def _fuller_face_in_body(image: np.ndarray, body: DieBody, face: PipFace, larger: bool) -> PipFace | None:
+    """The sure face a die body holding face (its one face, read sure or not) holds as its own, read in it with a
+    threshold of its own (_sure_face_read_in_body, larger as there), when that face has more pips than face and holds
+    every pip of face (within half its diameter): face's die, some of whose pips the frame's threshold passed over; else
+    None. A red 3 with light pips on teal felt was read as a sure 2 of two of its pips, its third by the die's edge
+    unread; its body read it as a 3 (0.92). image: HxWx3 uint8 BGR, the frame (px)."""
+    if len(face.pips) >= 6:
+        return None
+    fuller = _sure_face_read_in_body(image, body, larger)
+    if fuller is None or len(fuller.pips) <= len(face.pips):
+        return None
+    held = all(any(math.hypot(p.x - q.x, p.y - q.y) <= 0.5 * p.diameter for q in fuller.pips) for p in face.pips)
+    return fuller if held else None
 
 
 def _faces_in_body(image: np.ndarray, body: DieBody, larger: bool) -> list[PipFace]:
