@@ -1174,10 +1174,12 @@ def _with_chroma_bodies(bodies: list[DieBody], small: np.ndarray, f: float, min_
         pixels = small[y:y + h, x:x + w][comp > 0]
         colour, area = _median_lab(pixels), len(pixels) * f * f
         alike = False  # a colour the frame shows elsewhere only on other whole blobs: dice of one colour
-        if ground.share(colour, area) > GROUND_SHARE_RARE:
+        share = ground.share(colour, area)
+        if share > GROUND_SHARE_RARE:
             own = _frame_box((x, y, w, h), f)
-            beyond = ground.outside([b for b in whole if b != own])
-            if ground.share(colour, area, ground.lab[beyond][:, None, :]) > GROUND_SHARE_RARE:
+            others = [b for b in whole if b != own]
+            # the others' pixels are the most it may lose (the floor's grain shares its colour far more widely)
+            if ground.share_outside(colour, area, others) > GROUND_SHARE_RARE:
                 continue  # a colour found all over the frame: the table's own (a knot), a cable's
             alike = True
         for new in _compact_pieces(comp, (x, y), f, min_side):
@@ -1352,6 +1354,14 @@ class _Ground:
         lab = self.lab if among is None else among
         near = cv2.countNonZero((_lab_l1(lab, colour) < GROUND_LAB).astype(np.uint8))
         return near / max(1.0, area_px * self.s * self.s)
+
+    def share_outside(self, colour: np.ndarray, area_px: float, boxes: list[tuple[int, int, int, int]]) -> float:
+        """share, the pixels in boxes (x, y, w, h frame px) left out."""
+        near = (_lab_l1(self.lab, colour) < GROUND_LAB).astype(np.uint8)
+        s = self.s
+        for x, y, w, h in boxes:
+            near[int(y * s):int(np.ceil((y + h) * s)), int(x * s):int(np.ceil((x + w) * s))] = 0
+        return cv2.countNonZero(near) / max(1.0, area_px * s * s)
 
     def outside(self, boxes: list[tuple[int, int, int, int]]) -> np.ndarray:
         """Which pixels of the 160-px copy (HxW bool) lie outside every box (x, y, w, h frame px)."""
