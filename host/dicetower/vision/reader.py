@@ -733,12 +733,12 @@ def _sure_face_read_in_body(image: np.ndarray, body: DieBody, larger: bool) -> P
 
 def _fuller_face_in_body(image: np.ndarray, body: DieBody, face: PipFace, larger: bool) -> PipFace | None:
     """The sure face a die body holding face (its one face, read sure or not) holds as its own, read in it with a
-    threshold of its own (_sure_face_read_in_body, larger as there), when that face has more pips than face and holds
-    every pip of face (within half its diameter): face's die, some of whose pips the frame's threshold passed over; else
-    None. A red 3 with light pips on teal felt was read as a sure 2 of two of its pips, its third by the die's edge
+    threshold of its own (_sure_face_read_in_body, larger as there), when face spans less of the body than a d6's face
+    spans its die (FACE_SPAN_OF_BODY's least) and that face has more pips than face and holds every pip of face (within
+    half its diameter): face's die, some of whose pips the frame's threshold passed over; else None. A red 3 with light pips on teal felt was read as a sure 2 of two of its pips, its third by the die's edge
     unread; its body read it as a 3 (0.92). image: HxWx3 uint8 BGR, the frame (px)."""
-    if len(face.pips) >= 6:
-        return None
+    if len(face.pips) >= 6 or max(face.box[2:]) >= FACE_SPAN_OF_BODY[0] * max(body.box[2:]):
+        return None  # a face spanning its die has all its pips (and reading the body costs a body_faces read)
     fuller = _sure_face_read_in_body(image, body, larger)
     if fuller is None or len(fuller.pips) <= len(face.pips):
         return None
