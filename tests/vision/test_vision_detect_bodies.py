@@ -88,7 +88,8 @@ def _purple_dice_on_wood() -> tuple[np.ndarray, list[dict]]:
     """A render of three pip d6 of 25-45 px in random colours on wood (the render probe's scene 183): a white 2 and two
     purple dice of 20 px, a 1 and a 5, whose colour the Lab pass's threshold, set by the grain, did not single out."""
     rng = np.random.default_rng([9371, 183])
-    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(int(rng.integers(2, 7)))]
+    count = int(rng.integers(2, 7))
+    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
     return synth.render_scene(dice, rng, die_px=(25, 45))
 
 

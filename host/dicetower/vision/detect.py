@@ -1178,7 +1178,6 @@ def _with_chroma_bodies(bodies: list[DieBody], small: np.ndarray, f: float, min_
         if share > GROUND_SHARE_RARE:
             own = _frame_box((x, y, w, h), f)
             others = [b for b in whole if b != own]
-            # the others' pixels are the most it may lose (the floor's grain shares its colour far more widely)
             if ground.share_outside(colour, area, others) > GROUND_SHARE_RARE:
                 continue  # a colour found all over the frame: the table's own (a knot), a cable's
             alike = True
@@ -1357,11 +1356,8 @@ class _Ground:
 
     def share_outside(self, colour: np.ndarray, area_px: float, boxes: list[tuple[int, int, int, int]]) -> float:
         """share, the pixels in boxes (x, y, w, h frame px) left out."""
-        near = (_lab_l1(self.lab, colour) < GROUND_LAB).astype(np.uint8)
-        s = self.s
-        for x, y, w, h in boxes:
-            near[int(y * s):int(np.ceil((y + h) * s)), int(x * s):int(np.ceil((x + w) * s))] = 0
-        return cv2.countNonZero(near) / max(1.0, area_px * s * s)
+        near = np.count_nonzero((_lab_l1(self.lab, colour) < GROUND_LAB) & self.outside(boxes))
+        return near / max(1.0, area_px * self.s * self.s)
 
     def outside(self, boxes: list[tuple[int, int, int, int]]) -> np.ndarray:
         """Which pixels of the 160-px copy (HxW bool) lie outside every box (x, y, w, h frame px)."""

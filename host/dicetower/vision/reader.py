@@ -571,7 +571,7 @@ def _die_on_ground(image: np.ndarray, face: PipFace, bodies: list[DieBody], pip_
     across, its face's box 4, so the ring measured there, 6-10 diameters from the pip, lies past its die's face).
     A die of 11-14 px, no die body (MIN_DIE_PX), its own pips under the pip filter's limit and unread when looked into
     (detect.die_taken_whole), was read as a sure 1 boxed 3.5 times its side: renders of pip d6 in random colours at
-    18-36 px read 6 such sure and wrong (4 now unsure, 1 lost: a light "pip" with no body, a glint), 25-45 px 1 (lost);
+    18-36 px read 6 such sure and wrong (5 now unsure, 1 lost: a light "pip" with no body, a glint), 25-45 px 1 (lost);
     2 dice showing 1 read right so (taken whole) went unsure or lost; crowds and 60-90 px, where the frame's other
     pips are as large, read as before, as did every bench image. image: HxWx3 uint8 BGR; face in its px."""
     pip = face.pips[0]
@@ -735,8 +735,9 @@ def _fuller_face_in_body(image: np.ndarray, body: DieBody, face: PipFace, larger
     """The sure face a die body holding face (its one face, read sure or not) holds as its own, read in it with a
     threshold of its own (_sure_face_read_in_body, larger as there), when face spans less of the body than a d6's face
     spans its die (FACE_SPAN_OF_BODY's least) and that face has more pips than face and holds every pip of face (within
-    half its diameter): face's die, some of whose pips the frame's threshold passed over; else None. A red 3 with light pips on teal felt was read as a sure 2 of two of its pips, its third by the die's edge
-    unread; its body read it as a 3 (0.92). image: HxWx3 uint8 BGR, the frame (px)."""
+    half its diameter): face's die, some of whose pips the frame's threshold passed over; else None. A red 3 with light
+    pips on teal felt was read as a sure 2 of two of its pips, its third by the die's edge unread; its body read it as a
+    3 (0.92). image: HxWx3 uint8 BGR, the frame (px)."""
     if len(face.pips) >= 6 or max(face.box[2:]) >= FACE_SPAN_OF_BODY[0] * max(body.box[2:]):
         return None  # a face spanning its die has all its pips (and reading the body costs a body_faces read)
     fuller = _sure_face_read_in_body(image, body, larger)
