@@ -966,6 +966,26 @@ def test_a_small_die_read_whole_as_a_close_up_pip_is_no_sure_one(kind, seed, die
     assert read and all(unsure for _, _, unsure in read)
 
 
+def test_a_plain_small_die_read_whole_as_a_close_up_pip_on_the_floor_is_no_sure_one():
+    # renders of dice of any type at 25-45 px, seed 1: a blue d10 of 27 px showing 2, its light numeral too faint at
+    # the analysis scale's look to mark it inside (so no die_taken_whole), was a body by itself, read at a close-up
+    # scale as the pip of a sure 1 boxed 96 px. No body larger than it holds it, and the floor lies round it
+    # (reader._die_on_ground): unsure
+    frame, truths = _any_type_scene(1, (25, 45))
+    truth = truths[3]
+    assert (truth["die_type"], truth["value"]) == ("d10", 2)
+    box = tuple(truth["box"])
+    bodies = detect.find_die_bodies(frame)
+    faces = detect.find_pip_faces(frame, lambda: detect.close_up_regions(frame.shape, bodies))
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    largest = detect.KERNEL_PX / detect.analysis_scale(frame.shape)
+    ones = [f for f in detect.large_pip_faces(frame, bodies, faces)[0] if len(f.pips) == 1 and holds(box, f.centre)]
+    assert ones and all(f.pips[0].diameter > largest and f.confidence >= UNSURE_BELOW
+                        and not detect.die_taken_whole(gray, f.pips[0]) for f in ones)
+    read = _read_at(frame, truth["box"])
+    assert read and all(unsure for _, _, unsure in read)
+
+
 def test_a_pip_marked_inside_or_holding_two_pips_is_a_die_taken_whole():
     # a pip is one paint-filled dent, plain inside; a small die taken whole for one shows its numeral (marked inside,
     # pips.pip_marks) or its own pips, a 2's corner pips lying outside the middle pip_marks looks into

@@ -516,9 +516,9 @@ def _die_as_pip(image: np.ndarray, face: PipFace, bodies: list[DieBody], pip_px:
     sure (or that was, before a doubt a die body may answer: PipFace.uncapped) with a whole die for a pip is flagged
     unsure (at most pips.AMBIGUOUS_CAP, no uncapped confidence left for read_as_one to restore), for the player to
     confirm or roll again; a 1 is boxed by that body, the die it is. So is a sure 1 whose pip is a die too small for
-    a body, the floor round it (_die_on_ground; bodies: find_die_bodies', pip_px: _pip_size of the frame's faces), its
-    box as read; and a sure 1 read at a close-up scale whose "pip" is a small die taken whole, though no body is left
-    round it (_close_up_pip_is_die), boxed by its pip: renders
+    a body, or a body by itself, the floor round it (_die_on_ground; bodies: find_die_bodies', pip_px: _pip_size of
+    the frame's faces), its box as read; and a sure 1 read at a close-up scale whose "pip" is a small die taken whole,
+    marked inside, though no body is left round it (_close_up_pip_is_die), boxed by its pip: renders
     of dice of any type at 25-45 px read 4 fewer sure and wrong (d10s and a d20 read as sure 1s; 5 -> 1 of 1168), pip
     d6 at 25-45 px 2 -> 1 (a 2 holding its pips); every bench image as before. An unsure 1 whose pip fills a body is
     boxed by that body too: its own box, the face a 1's pip would have round it, took the dice beside it for that die's
@@ -563,25 +563,36 @@ DIE_OF_PIPS = 2.5
 
 def _die_on_ground(image: np.ndarray, face: PipFace, bodies: list[DieBody], pip_px: float | None) -> bool:
     """Whether face, one pip read as a 1 that fills no die body (_body_filled_by_pip), is a small die taken whole for
-    the pip of a 1 whose face is the floor: a blob found at the analysis scale (no larger than its pip filter,
-    detect.KERNEL_PX), more than DIE_OF_PIPS times the frame's other pips across (pip_px: the median diameter of the
-    pips of its sure faces of two pips or more, px; None when it has none), in no die body of a colour rare on the
-    ground (GROUND_SHARE_MAX: a die round it; a patch of floor is no die), with the ground's colour round it
-    (_on_ground) as round its face's box grown by its side on every side (a 1's die is 2.5-7 of its pip's diameters
-    across, its face's box 4, so the ring measured there, 6-10 diameters from the pip, lies past its die's face).
-    A die of 11-14 px, no die body (MIN_DIE_PX), its own pips under the pip filter's limit and unread when looked into
+    the pip of a 1 whose face is the floor: more than DIE_OF_PIPS times the frame's other pips across (pip_px: the
+    median diameter of the pips of its sure faces of two pips or more, px; None when it has none), in no die body of a
+    colour rare on the ground (GROUND_SHARE_MAX: a die round it; a patch of floor is no die), with the ground's colour
+    round it (_on_ground) as round its face's box grown by its side on every side (a 1's die is 2.5-7 of its pip's
+    diameters across, its face's box 4, so the ring measured there, 6-10 diameters from the pip, lies past its die's
+    face). A blob found at the analysis scale (no larger than its pip filter, detect.KERNEL_PX): a die of 11-14 px, no
+    die body (MIN_DIE_PX), its own pips under the pip filter's limit and unread when looked into
     (detect.die_taken_whole), was read as a sure 1 boxed 3.5 times its side: renders of pip d6 in random colours at
     18-36 px read 6 such sure and wrong (5 now unsure, 1 lost: a light "pip" with no body, a glint), 25-45 px 1 (lost);
     2 dice showing 1 read right so (taken whole) went unsure or lost; crowds and 60-90 px, where the frame's other
-    pips are as large, read as before, as did every bench image. image: HxWx3 uint8 BGR; face in its px."""
+    pips are as large, read as before, as did every bench image. A blob larger (read at a close-up scale: a body by
+    itself, so the body round it is one more than PIP_FILLS_BODY times it across), where the ring lies at least in part
+    in the frame (a close-up's die that fills the frame shows no ground round it): a blue d10 of 27 px, plain inside
+    at the analysis scale's look (its light numeral under MARKED_PIP, so no detect.die_taken_whole), was read as a
+    sure 1 boxed 96 px. Renders of dice of any type: at 25-45 px sure and wrong 1 -> 0 of 1168, 1 more die found; at
+    60-90 px 3 more found, 1 read wrong and unsure lost; pip d6 at 25-45 px, a die showing 1 so taken whole, read
+    right, unsure now, and 1 more found (wrong, unsure); the close-ups' 1s, their white die's face no floor round them
+    (Lab 30..55 off it), read as before, as did every bench image.
+    image: HxWx3 uint8 BGR; face in its px."""
     pip = face.pips[0]
-    if pip.diameter > KERNEL_PX / analysis_scale(image.shape):
-        return False
+    close_up = pip.diameter > KERNEL_PX / analysis_scale(image.shape)  # its blob a body by itself
     if pip_px is not None and pip.diameter <= DIE_OF_PIPS * pip_px:
         return False
-    if any(holds(b.box, (pip.x, pip.y)) and b.ground_share <= GROUND_SHARE_MAX for b in bodies):
+    if any(holds(b.box, (pip.x, pip.y)) and b.ground_share <= GROUND_SHARE_MAX
+           and (not close_up or max(b.box[2:]) > PIP_FILLS_BODY * pip.major) for b in bodies):
         return False  # a die body round it, of a colour rare on the ground: its die
-    return _on_ground(image, pip, grown(face.box, 1.0))
+    ring = grown(face.box, 1.0)
+    if close_up and clip_box(grown(ring, 0.33), image.shape) == clip_box(ring, image.shape):
+        return False  # no ground in the frame round it (ground_colour): a close-up's die filling the frame
+    return _on_ground(image, pip, ring)
 
 
 def _pip_size(faces: list[PipFace]) -> float | None:
