@@ -10,6 +10,8 @@ import pytest
 
 from dicetower import paths
 from dicetower.readings import UNSURE_BELOW
+from dicetower.vision import synth
+from dicetower.vision.boxes import holds
 from dicetower.vision.camera import load_image
 from dicetower.vision.detect import find_pip_faces
 from dicetower.vision.pips import Pip, crosswise_pips
@@ -110,8 +112,6 @@ def test_a_numerals_bowl_read_as_a_sure_pip_gives_way_to_its_die():
     by its shape and the face gives way to it (_marks_on): the die is read as the numbered die it is, never as
     a sure pip d6 (before: a sure 1 or 2, at confidence 0.85-1.0, on 1 of these 120 renders, on 3 of 120
     larger ones and on 2 of those with a lamp's shadow)."""
-    from dicetower.vision import synth
-    from dicetower.vision.boxes import holds
     from dicetower.vision.detect import find_die_bodies
     from dicetower.vision.reader import LONE_MARK_SPAN
 
@@ -145,3 +145,25 @@ def test_a_real_d6_showing_one_in_a_die_like_body_stays_a_sure_one():
     assert [lab["value"] for lab in labels] == ["1", "1", "1"]
     for lab, die in match(labels, dice):  # every labelled 1 read a sure d6 1
         assert die is not None and (die["die_type"], die["value"], die["unsure"]) == ("d6", 1, False), dice
+
+
+def test_a_numerals_holes_read_as_a_sure_face_far_smaller_than_its_die_are_its_marks():
+    # a render of dice of any type at 60-90 px in random colours (the render probe's seed 212): a purple d10's yellow
+    # 8 of 46 px, its two holes read as a sure 2 spanning 0.16 of its body, whose shape model gives d6 0.012 (over
+    # NO_D6_SHAPE). A d6's pips span about 0.7 of their die: such a face is the die's marks, and the die is read by
+    # the face classifier, unsure
+    reader = DiceReader(second_process=False)
+    if not reader.reads_numbered:
+        pytest.skip("numbered dice need the shipped models (`make models`)")
+    rng = np.random.default_rng([9371, 212])
+    dice = []
+    for _ in range(int(rng.integers(2, 7))):
+        kind = synth.STANDARD_TYPES[int(rng.integers(0, 6))]
+        dice.append((synth.standard_spec(kind, rng), int(rng.integers(1, synth.FACES[kind] + 1))))
+    frame, truths = synth.render_scene(dice, rng, die_px=(60, 90))
+    x, y, w, h = truths[1]["box"]
+    assert (truths[1]["die_type"], truths[1]["value"]) == ("d10", 8)
+    assert [f for f in find_pip_faces(frame) if f.value == 2 and f.confidence >= UNSURE_BELOW
+            and holds((x, y, w, h), f.centre) and max(f.box[2:]) < 0.3 * max(w, h)]
+    on_die = [r for r in reader.read(frame) if holds((x, y, w, h), (r.box[0] + r.box[2] / 2, r.box[1] + r.box[3] / 2))]
+    assert on_die and all(r.unsure for r in on_die) and not any(r.die_type == "d6" for r in on_die)

@@ -454,6 +454,13 @@ NO_D6_SHAPE = 0.01
 #: 353 photos 31 sure faces span under half a die-like body round them (30 1s at 0.34-0.49, a 3 at 0.48), whose
 #: shape model gives d6 0.195 at the least
 LONE_MARK_SPAN = 0.5
+#: A pip face of two pips or more, read sure, centred in a die-like body (within FACE_CENTRED of its longer side) and
+#: spanning less than this share of it, is marks on that die whatever its shape (_marks_on): a d6's pips span about
+#: PIP_BOX_OF_DIE of their die, so a die twice that long round them is not theirs. Renders of dice in random colours
+#: (pip d6 at 25-45 and 60-90 px, crowds, any type at 25-45 and 60-90 px; 2081 such faces in die-like bodies holding
+#: their centre): right ones spanned 0.40 at the least (a 5 in a body twice its die's length), 0.65 at the next;
+#: a d10's 8 read as a sure 2 from its holes 0.155 (its body d6 by shape 0.012, over NO_D6_SHAPE)
+MARKS_SPAN = PIP_BOX_OF_DIE / 2
 
 
 def _marks_on(image: np.ndarray, body: DieBody, face: PipFace) -> bool:
@@ -461,12 +468,18 @@ def _marks_on(image: np.ndarray, body: DieBody, face: PipFace) -> bool:
     centred in the body, and spanning less of it than a d6's pips span of their die (PIP_BOX_OF_DIE) or
     elongated crosswise (pips.crosswise_pips), or lying within it (spanning less than all of it) when the
     body is die-like (is_die_like) and no d6 by its shape (NO_D6_SHAPE; the shape model is asked only then);
-    read sure, only the latter, and only for a face spanning under LONE_MARK_SPAN of the body.
+    read sure, only the latter, and only for a face spanning under LONE_MARK_SPAN of the body, or a face of two pips
+    or more centred in a die-like body and spanning under MARKS_SPAN of it (a d10's 8 read as a sure 2 from its
+    holes, its body's shape model giving d6 0.012: renders of dice of any type at 60-90 px, sure and wrong 1 -> 0 of
+    1168, 2 more dice found beside it; every other render probe and bench image read as before).
     image: HxWx3 uint8 BGR, the frame body and face were found in (px)."""
     if not holds(body.box, face.centre):
         return False
     span = max(face.box[2:]) / max(body.box[2:])
     if face.confidence >= UNSURE_BELOW:
+        if (len(face.pips) >= 2 and span < MARKS_SPAN and _off_middle(face, body) <= FACE_CENTRED
+                and is_die_like(image, body)):
+            return True  # pips far too close for a die that long round them: its numeral's holes
         if span >= LONE_MARK_SPAN:
             return False  # a sure face spanning half its body or more: a pip die's pips, its body round them
     elif span < PIP_BOX_OF_DIE or crosswise_pips(face.pips):
