@@ -18,7 +18,7 @@ import pytest
 from dicetower import paths
 from dicetower.readings import UNSURE_BELOW
 from dicetower.vision import detect, pips, synth
-from dicetower.vision.boxes import holds, meets
+from dicetower.vision.boxes import centre, holds, meets
 from dicetower.vision.camera import load_image
 from dicetower.vision.pips import AMBIGUOUS_CAP, Pip, PipFace
 from dicetower.vision.reader import D6_BY_SHAPE, DiceReader, _d6_by_shape, is_die_like, reading_copy
@@ -970,7 +970,8 @@ def test_a_plain_small_die_read_whole_as_a_close_up_pip_on_the_floor_is_no_sure_
     # renders of dice of any type at 25-45 px, seed 1: a blue d10 of 27 px showing 2, its light numeral too faint at
     # the analysis scale's look to mark it inside (so no die_taken_whole), was a body by itself, read at a close-up
     # scale as the pip of a sure 1 boxed 96 px. No body larger than it holds it, and the floor lies round it
-    # (reader._die_on_ground): unsure
+    # (reader._die_on_ground): no sure 1 (no 1 at all: its body is read, though in this frame a d6 taken whole for
+    # a sure 1 sizes the pip dice at 100 px, and the d10's body, too small beside them, is lost)
     frame, truths = _any_type_scene(1, (25, 45))
     truth = truths[3]
     assert (truth["die_type"], truth["value"]) == ("d10", 2)
@@ -982,8 +983,25 @@ def test_a_plain_small_die_read_whole_as_a_close_up_pip_on_the_floor_is_no_sure_
     ones = [f for f in detect.large_pip_faces(frame, bodies, faces)[0] if len(f.pips) == 1 and holds(box, f.centre)]
     assert ones and all(f.pips[0].diameter > largest and f.confidence >= UNSURE_BELOW
                         and not detect.die_taken_whole(gray, f.pips[0]) for f in ones)
-    read = _read_at(frame, truth["box"])
-    assert read and all(unsure for _, _, unsure in read)
+    assert all(unsure for _, _, unsure in _read_at(frame, truth["box"]))
+
+
+@pytest.mark.parametrize("seed, die_px, die, die_type", [
+    (38, (25, 45), 3, "d10"),  # a d10 showing 6, read as a 1 boxed 25 px
+    (73, (60, 90), 1, "d8"),  # a d8 showing 1, read as a 1 boxed 152 px, a d8 beside it lost in its reach
+])
+def test_a_small_die_on_the_floor_read_whole_as_a_lone_close_up_pip_is_read_as_its_die(seed, die_px, die, die_type):
+    # renders of dice of any type in random colours: a numbered die, a body by itself on the floor, was read at a
+    # close-up scale as the pip of a 1 (doubted: reader._die_on_ground). Read so, it is no 1 (large_pip_faces'
+    # on_floor), and its body is read as the die it is
+    frame, truths = _any_type_scene(seed, die_px)
+    truth = truths[die]
+    assert truth["die_type"] == die_type
+    box = tuple(truth["box"])
+    bodies = detect.find_die_bodies(frame)
+    faces = detect.find_pip_faces(frame, lambda: detect.close_up_regions(frame.shape, bodies))
+    assert [f for f in detect.large_pip_faces(frame, bodies, faces)[0] if f.value == 1 and holds(f.box, centre(box))]
+    assert [t for t, _, _ in _read_at(frame, truth["box"])] == [die_type]
 
 
 def test_a_pip_marked_inside_or_holding_two_pips_is_a_die_taken_whole():

@@ -596,12 +596,13 @@ PIP_BODIES_ROUNDNESS = 0.25
 PIP_IS_BODY = 0.5
 
 
-def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
-                    faces: list[PipFace]) -> tuple[list[PipFace], list["DieBody"]]:
+def large_pip_faces(image: np.ndarray, bodies: list["DieBody"], faces: list[PipFace],
+                    on_floor: Callable[[PipFace], bool] | None = None) -> tuple[list[PipFace], list["DieBody"]]:
     """Pip faces read again at the scale their pips' size tells, and what is left of faces and bodies
     once they are read. image: HxWx3 uint8 BGR; bodies: find_die_bodies(image); faces:
-    find_pip_faces(image) (frame px). Returns (faces, bodies), both unchanged when nothing is read again and no
-    face is a die taken for a pip.
+    find_pip_faces(image) (frame px); on_floor: whether a 1 read in a lone body's pattern is a small die taken
+    whole on the floor (reader._die_on_ground), None: none is. Returns (faces, bodies), both unchanged when nothing
+    is read again and no face is a die taken for a pip.
 
     A face of one "pip" at the filter's edge marked inside or holding two pips alike (_die_taken_for_pip) is no
     face: a small die taken whole for the pip of a 1 whose face was the floor, its own pips or numeral inside. It
@@ -634,7 +635,13 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
       filling the pattern's one body: bodies alike that no face read explains are no pips of a 1 (small dice on
       a floor whose own pips went unread, one die among them taken for the pip of a 1 whose face was the
       floor, the others parts of that die: renders of 2s, 2 of 150 scenes; no real 1 is read from such a
-      pattern on the bench's photos); and only where no fuller face is read in the pattern. A face read in the
+      pattern on the bench's photos); and only where no fuller face is read in the pattern, nor, in a pattern of
+      one body, where on_floor tells a small die taken whole on the floor (no body larger round it, the floor's
+      colour round it): that 1's reach took the dice round it for its die's parts, and its body is read as the die
+      it is (renders of dice of any type in random colours: right 563 -> 567 of 1168 at 25-45 px, 941 -> 944 at
+      60-90 px, and found 2 more each; pip d6 at 25-45 px a die showing 1 read sure and right by its own pip; a
+      d10 read wrong and unsure lost, beside a d6 taken whole for a sure 1 that sized the frame's pip dice at 100
+      px; every bench image as before). A face read in the
       reach of another whose pips are at most SIDE_FACE_PIPS of its pips across is a side face of that die.
     - A lone plain body wider than the pip bodies' bound, up to LONE_PIP_OF_FRAME of the frame's short side,
       whole in the frame, alone in its pattern among all the bodies (_patterns) and with no smaller pip in it (the
@@ -702,7 +709,10 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"],
             continue
         read = _close_read(gray_full, _pattern_region(pattern), float(statistics.median(max(b.box[2:]) for b in pattern)),
                            functools.partial(_of_pattern, pattern, len(group) == 1))
-        found += [f for f in read if len(f.pips) > 1] or read  # a 1 stands where no fuller face of those pips is read
+        read = [f for f in read if len(f.pips) > 1] or read  # a 1 stands where no fuller face of those pips is read
+        if len(group) == 1 and on_floor is not None:  # a die taken whole on the floor is no 1, and its body stays
+            read = [f for f in read if len(f.pips) > 1 or not on_floor(f)]
+        found += read
     found = [f for f in found  # side faces of a die read in its reach
              if not any(holds(grown(g.box, 1.0), f.centre) and _pip_side(f) < SIDE_FACE_PIPS * _pip_side(g) for g in found)]
     kept: list[PipFace] = []

@@ -237,7 +237,8 @@ class DiceReader:
         middles (_numbered_bodies), once both searches are done (faces, set_aside: find_pip_faces'; found:
         find_die_bodies'). Where neither found anything and no close-up fills the frame, the dice may be too small
         for both (a photo taken from far): the frame is read finer (detect.far_pip_faces)."""
-        faces, found = large_pip_faces(image, found, faces)  # a close-up's pips, found as bodies
+        pip_px = _pip_size(faces)  # a close-up's pips, found as bodies; a small die on the floor is no 1's pip
+        faces, found = large_pip_faces(image, found, faces, lambda f: _die_on_ground(image, f, found, pip_px))
         if self.die_set is not None:
             # the set reads every die: a sure pip face is a die the body search may miss (white
             # dice on a light table), read by the set; an unsure one (a glint, a speck) is no die to it
@@ -593,7 +594,8 @@ def _die_on_ground(image: np.ndarray, face: PipFace, bodies: list[DieBody], pip_
     sure 1 boxed 96 px. Renders of dice of any type: at 25-45 px sure and wrong 1 -> 0 of 1168, 1 more die found; at
     60-90 px 3 more found, 1 read wrong and unsure lost; pip d6 at 25-45 px, a die showing 1 so taken whole, read
     right, unsure now, and 1 more found (wrong, unsure); the close-ups' 1s, their white die's face no floor round them
-    (Lab 30..55 off it), read as before, as did every bench image.
+    (Lab 30..55 off it), read as before, as did every bench image. Such a 1 read in a pattern of one body is no face
+    at all (detect.large_pip_faces' on_floor), so its reach takes no die beside it: see there.
     image: HxWx3 uint8 BGR; face in its px."""
     pip = face.pips[0]
     close_up = pip.diameter > KERNEL_PX / analysis_scale(image.shape)  # its blob a body by itself
