@@ -11,10 +11,11 @@ import pytest
 
 from dicetower import paths
 from dicetower.vision.camera import load_image
-from dicetower.vision import synth
 from dicetower.vision.noise import SMOOTH_FROM, noise_sigma, smoothed, smoothing_sigma
 from dicetower.vision.reader import DiceReader
 from dicetower.vision.scoring import load_labels
+
+from tests.vision.probe_scenes import any_type_scene
 
 MATTEOP65 = paths.shared_dir() / "datasets" / "matteop65_table_d6"
 needs_photos = pytest.mark.skipif(not MATTEOP65.is_dir(), reason=f"shared datasets not found at {MATTEOP65}")
@@ -97,12 +98,7 @@ def test_the_smoothing_blurs_no_numeral_into_a_pip():
     # a render on red felt (noise measured 6.6) of six numbered dice at 60-90 px: smoothed by 0.66 px (0.1 px a
     # grey level), its pink d10's "4" (~8 px) became a round blob read as a sure d6 1; read at 0.46 px it is no
     # sure die of any kind, nor is any of the others
-    rng = np.random.default_rng([9371, 95])
-    dice = []
-    for _ in range(int(rng.integers(2, 7))):
-        kind = synth.STANDARD_TYPES[int(rng.integers(0, 6))]
-        dice.append((synth.standard_spec(kind, rng), int(rng.integers(1, synth.FACES[kind] + 1))))
-    frame, truths = synth.render_scene(dice, rng, die_px=(60, 90))
+    frame, truths = any_type_scene(95, (60, 90))
     assert 6.0 < noise_sigma(frame.mean(axis=2).astype(np.uint8)) < 7.5
     assert [t["die_type"] for t in truths] == ["d4", "d10", "d12", "d8", "d20", "d10"]
     readings = DiceReader().read(frame)

@@ -17,6 +17,8 @@ from dicetower.vision.detect import find_pip_faces
 from dicetower.vision.pips import Pip, crosswise_pips
 from dicetower.vision.reader import DiceReader
 
+from tests.vision.probe_scenes import any_type_scene
+
 DATASETS = paths.shared_dir() / "datasets"
 
 
@@ -155,12 +157,7 @@ def test_a_numerals_holes_read_as_a_sure_face_far_smaller_than_its_die_are_its_m
     reader = DiceReader(second_process=False)
     if not reader.reads_numbered:
         pytest.skip("numbered dice need the shipped models (`make models`)")
-    rng = np.random.default_rng([9371, 212])
-    dice = []
-    for _ in range(int(rng.integers(2, 7))):
-        kind = synth.STANDARD_TYPES[int(rng.integers(0, 6))]
-        dice.append((synth.standard_spec(kind, rng), int(rng.integers(1, synth.FACES[kind] + 1))))
-    frame, truths = synth.render_scene(dice, rng, die_px=(60, 90))
+    frame, truths = any_type_scene(212, (60, 90))
     x, y, w, h = truths[1]["box"]
     assert (truths[1]["die_type"], truths[1]["value"]) == ("d10", 8)
     assert [f for f in find_pip_faces(frame) if f.value == 2 and f.confidence >= UNSURE_BELOW

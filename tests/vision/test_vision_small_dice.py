@@ -24,6 +24,8 @@ from dicetower.vision.pips import AMBIGUOUS_CAP, Pip, PipFace
 from dicetower.vision.reader import D6_BY_SHAPE, DiceReader, _d6_by_shape, is_die_like, reading_copy
 from dicetower.vision.scoring import load_labels, match
 
+from tests.vision.probe_scenes import any_type_scene
+
 MATTEOP65 = paths.shared_dir() / "datasets" / "matteop65_table_d6"
 # before the finer read, at half size: five_44 a 5 read as a sure 1; four_43 a 4 as a sure 2; two_35 and
 # two_46 a 2 each as a sure 1
@@ -577,21 +579,10 @@ def test_a_die_whose_pips_are_weak_in_its_body_is_read_as_their_face(seed, die, 
     assert _read_at(frame, truth["box"]) == [("d6", value, unsure)]
 
 
-def _any_type_scene(seed: int, die_px: tuple[int, int]) -> tuple[np.ndarray, list[dict]]:
-    """A render of 2-6 dice of any standard type in random colours (the render probe's, die_px least and most px a
-    die) and its truths."""
-    rng = np.random.default_rng([9371, seed])
-    dice = []
-    for _ in range(int(rng.integers(2, 7))):
-        t = synth.STANDARD_TYPES[int(rng.integers(0, 6))]
-        dice.append((synth.standard_spec(t, rng), int(rng.integers(1, synth.FACES[t] + 1))))
-    return synth.render_scene(dice, rng, die_px=die_px)
-
-
 def test_a_lone_pip_a_colour_channel_alone_shows_is_doubted():
     # renders of dice of any type at 25-45 px, seed 214: a numbered d6's yellow 4 on red (~4 px on a 21 px die) is a
     # blob of a pip's size in its green channel, and was read as a sure 1
-    frame, truths = _any_type_scene(214, (25, 45))
+    frame, truths = any_type_scene(214, (25, 45))
     truth = next(t for t in truths if t["die_type"] == "d6")
     assert truth["value"] == 4
     x, y, w, h = truth["box"]
@@ -818,7 +809,7 @@ def test_a_small_die_taken_whole_for_a_pip_is_no_face(kind, seed, taken, die):
     # analysis scale, at the pip filter's edge, with its own pip or numeral inside. Read again at a close-up scale
     # (detect.large_pip_faces), two such dice made a 2 whose reach took the bodies round it for its die's parts: four
     # dice lost. A lone pip marked inside is a die (detect._die_taken_for_pip): no face, its body is read
-    frame, truths = _probe_scene(seed, (25, 45)) if kind == "pip" else _any_type_scene(seed, (25, 45))
+    frame, truths = _probe_scene(seed, (25, 45)) if kind == "pip" else any_type_scene(seed, (25, 45))
     bodies = detect.find_die_bodies(frame)
     faces = detect.find_pip_faces(frame, lambda: detect.close_up_regions(frame.shape, bodies))
     box = tuple(truths[taken]["box"])
@@ -954,7 +945,7 @@ def test_a_small_die_read_whole_as_a_close_up_pip_is_no_sure_one(kind, seed, die
     # renders of dice in random colours at 25-45 px: where the analysis scale reads no face, a smaller (close-up) scale
     # took a whole die for the pip of a sure 1 whose face was the floor, and its reach took the die's body for part of
     # that die. A pip is plain inside; this one is marked (its numeral) or holds two pips alike: a die, so unsure
-    frame, truths = _probe_scene(seed, (25, 45)) if kind == "pip" else _any_type_scene(seed, (25, 45))
+    frame, truths = _probe_scene(seed, (25, 45)) if kind == "pip" else any_type_scene(seed, (25, 45))
     truth = truths[die]
     box = tuple(truth["box"])
     bodies = detect.find_die_bodies(frame)
@@ -972,7 +963,7 @@ def test_a_plain_small_die_read_whole_as_a_close_up_pip_on_the_floor_is_no_sure_
     # scale as the pip of a sure 1 boxed 96 px. No body larger than it holds it, and the floor lies round it
     # (reader._die_on_ground): no sure 1 (no 1 at all: its body is read, though in this frame a d6 taken whole for
     # a sure 1 sizes the pip dice at 100 px, and the d10's body, too small beside them, is lost)
-    frame, truths = _any_type_scene(1, (25, 45))
+    frame, truths = any_type_scene(1, (25, 45))
     truth = truths[3]
     assert (truth["die_type"], truth["value"]) == ("d10", 2)
     box = tuple(truth["box"])
@@ -994,7 +985,7 @@ def test_a_small_die_on_the_floor_read_whole_as_a_lone_close_up_pip_is_read_as_i
     # renders of dice of any type in random colours: a numbered die, a body by itself on the floor, was read at a
     # close-up scale as the pip of a 1 (doubted: reader._die_on_ground). Read so, it is no 1 (large_pip_faces'
     # on_floor), and its body is read as the die it is
-    frame, truths = _any_type_scene(seed, die_px)
+    frame, truths = any_type_scene(seed, die_px)
     truth = truths[die]
     assert truth["die_type"] == die_type
     box = tuple(truth["box"])
