@@ -604,10 +604,10 @@ def _die_on_ground(image: np.ndarray, face: PipFace, bodies: list[DieBody], pip_
     if any(holds(b.box, (pip.x, pip.y)) and b.ground_share <= GROUND_SHARE_MAX
            and (not close_up or max(b.box[2:]) > PIP_FILLS_BODY * pip.major) for b in bodies):
         return False  # a die body round it, of a colour rare on the ground: its die
-    ring = grown(face.box, 1.0)
-    if close_up and clip_box(grown(ring, 0.33), image.shape) == clip_box(ring, image.shape):
+    reach = grown(face.box, 1.0)
+    if close_up and clip_box(grown(reach, GROUND_RING), image.shape) == clip_box(reach, image.shape):
         return False  # no ground in the frame round it (ground_colour): a close-up's die filling the frame
-    return _on_ground(image, pip, ring)
+    return _on_ground(image, pip, reach)
 
 
 def _pip_size(faces: list[PipFace]) -> float | None:
@@ -965,11 +965,15 @@ def _cut_ground(body: DieBody) -> bool:
     return body.cut and body.ground_share > GROUND_SHARE_MAX
 
 
+#: The ground round a box is measured in the box grown by this share of its size on every side (ground_colour)
+GROUND_RING = 0.33
+
+
 def ground_colour(image: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
     """Median Lab colour (3, float, OpenCV 8-bit Lab) of the ring around box (x, y, w, h px): the box
-    grown by a third of its size on every side, minus the box."""
+    grown by GROUND_RING of its size on every side, minus the box; the whole frame's when that ring lies off it."""
     H, W = image.shape[:2]
-    gx, gy, gw, gh = clip_box(grown(box, 0.33), image.shape)
+    gx, gy, gw, gh = clip_box(grown(box, GROUND_RING), image.shape)
     ring = np.ones((gh, gw), bool)
     x, y, w, h = box
     ring[max(0, y - gy):max(0, y + h - gy), max(0, x - gx):max(0, x + w - gx)] = False
