@@ -961,8 +961,7 @@ def test_a_plain_small_die_read_whole_as_a_close_up_pip_on_the_floor_is_no_sure_
     # renders of dice of any type at 25-45 px, seed 1: a blue d10 of 27 px showing 2, its light numeral too faint at
     # the analysis scale's look to mark it inside (so no die_taken_whole), was a body by itself, read at a close-up
     # scale as the pip of a sure 1 boxed 96 px. No body larger than it holds it, and the floor lies round it
-    # (reader._die_on_ground): no sure 1 (no 1 at all: its body is read, though in this frame a d6 taken whole for
-    # a sure 1 sizes the pip dice at 100 px, and the d10's body, too small beside them, is lost)
+    # (reader._die_on_ground): no sure 1 (no 1 at all: its body is read)
     frame, truths = any_type_scene(1, (25, 45))
     truth = truths[3]
     assert (truth["die_type"], truth["value"]) == ("d10", 2)
@@ -974,7 +973,19 @@ def test_a_plain_small_die_read_whole_as_a_close_up_pip_on_the_floor_is_no_sure_
     ones = [f for f in detect.large_pip_faces(frame, bodies, faces)[0] if len(f.pips) == 1 and holds(box, f.centre)]
     assert ones and all(f.pips[0].diameter > largest and f.confidence >= UNSURE_BELOW
                         and not detect.die_taken_whole(gray, f.pips[0]) for f in ones)
-    assert all(unsure for _, _, unsure in _read_at(frame, truth["box"]))
+    read = _read_at(frame, truth["box"])
+    assert read and all(unsure for _, _, unsure in read)
+
+
+def test_a_face_the_frames_edge_cuts_sizes_no_pip_dice():
+    # the same render: a grey d6 of 33 px showing 1, near the frame's top, is taken whole for the pip of a sure
+    # close-up 1 whose 100 px box the top cuts. Sizing the frame's pip dice so, it made the bodies beside it too
+    # small for numbered dice, and a d6, the d10 and a d12 were lost. That face ends unsure (cut) and sizes
+    # nothing: they are read
+    frame, truths = any_type_scene(1, (25, 45))
+    top = truths[1]
+    assert (top["die_type"], top["value"]) == ("d6", 1) and top["box"][1] + top["box"][3] < 60
+    assert all(_read_at(frame, truths[i]["box"]) for i in (2, 3, 4))
 
 
 @pytest.mark.parametrize("seed, die_px, die, die_type", [

@@ -285,7 +285,11 @@ class DiceReader:
         none more sure and wrong. A body holding one face, sure, is read so too, and a fuller sure face it holds there,
         holding that face's pips, is the die in its place (_fuller_face_in_body): renders of pip d6 in random colours
         read 1 more die right in crowds (a sure 3 that was read as a sure 2), nothing else changed.
-        So is a body that is no numbered die beside the frame's sure pip dice but may be a pip die there
+        So is a body that is no numbered die beside the frame's sure pip dice (those whole in the frame: a d6 of 33 px
+        near the frame's top, taken whole for the pip of a sure close-up 1 whose 100 px box the top cut, sized them, and
+        a d10, a d12 and a d6 beside it were lost as too small; renders of dice of any type at 25-45 px found those 3
+        more, pip d6 at 18-36 px 2 more sure and right (1 read wrong before), 1 more found, wrong, unsure; every bench
+        image read as before) but may be a pip die there
         (_pip_die_beside: smaller than they are, or on their ground lit otherwise): a face it holds read finer
         (_pip_die_face: a lone pip in its middle its 1, unsure) is a pip die, sure or not as read there, in place of the
         faces marked on the body. Renders of pip d6 in random colours: bodies too small for a numbered die only, their
@@ -328,7 +332,9 @@ class DiceReader:
         unseen = _light_dice_unseen(faces, bodies)
         faces = [f for f in faces if unseen or not _glint(f, bodies)]
         pip_dice = [f for f in faces if id(f) not in marked]
-        sure = [f for f in pip_dice if f.confidence >= UNSURE_BELOW]  # a glint is no die to size others by
+        # a glint is no die to size others by, nor is a face the frame's edge cuts (its box a guess at its die's)
+        sure = [f for f in pip_dice if f.confidence >= UNSURE_BELOW and layout_in_frame(f, image.shape)
+                and not top_face_past_edge(f, image.shape)]
         beside = None
         if sure:
             ground = np.median([ground_colour(image, grown(f.box, 0.3)) for f in sure], axis=0)
