@@ -202,8 +202,7 @@ class DiceReader:
                 # waited for even when no body is to be read: nothing of this frame runs on after read()
                 # returns or raises, and the worker is free for the next frame
                 outlines, first = ahead.finish() if ahead is not None else (None, {})
-        whole = {id(face) for face in faces
-                 if layout_in_frame(face, image.shape) and not top_face_past_edge(face, image.shape)}
+        whole = {id(face) for face in faces if whole_in_frame(face, image.shape)}
         readings = [DieReading("d6", face.value, clip_box(face.box, image.shape),
                                face.confidence if id(face) in whole else min(face.confidence, CUT_CONFIDENCE_MAX),
                                colour=colour_name(body_pixels(image, face)), cocked=face.cocked)
@@ -333,8 +332,7 @@ class DiceReader:
         faces = [f for f in faces if unseen or not _glint(f, bodies)]
         pip_dice = [f for f in faces if id(f) not in marked]
         # a glint is no die to size others by, nor is a face the frame's edge cuts (its box a guess at its die's)
-        sure = [f for f in pip_dice if f.confidence >= UNSURE_BELOW and layout_in_frame(f, image.shape)
-                and not top_face_past_edge(f, image.shape)]
+        sure = [f for f in pip_dice if f.confidence >= UNSURE_BELOW and whole_in_frame(f, image.shape)]
         beside = None
         if sure:
             ground = np.median([ground_colour(image, grown(f.box, 0.3)) for f in sure], axis=0)
@@ -1005,6 +1003,13 @@ def is_die_like(image: np.ndarray, body: DieBody, beside: tuple[float, np.ndarra
     return (lo * pip_side <= max(body.box[2:]) <= hi * pip_side
             and body.ground_share <= GROUND_SHARE_BESIDE_PIP_DICE
             and float(np.abs(ground_colour(image, body.box) - ground).sum()) <= SAME_GROUND_LAB)
+
+
+def whole_in_frame(face: PipFace, shape: tuple[int, ...]) -> bool:
+    """Whether a pip face (frame px) is whole in a frame of shape (H, W, ...): its layout lies in it
+    (pips.layout_in_frame) and it is no side face whose top face the frame's edge cut (pips.top_face_past_edge).
+    A face that is not is read at most CUT_CONFIDENCE_MAX."""
+    return layout_in_frame(face, shape) and not top_face_past_edge(face, shape)
 
 
 def in_reading_order(readings: list[DieReading]) -> list[DieReading]:
