@@ -246,7 +246,11 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
     first read again in its own, where the rest of its die lies: renders of small-pip d6, a 6 read as two of
     its pips at s, then as a sure 4 in a region that cut its die), else at most the small face's (the same pips seen
     again, interpolated: no second reading of them; a laptop key's glyphs read as an unsure 2 stay
-    unsure). A small face read there as no face stays, unsure (confidence at most pips.AMBIGUOUS_CAP).
+    unsure). A small face read there as no face stays, unsure (confidence at most pips.AMBIGUOUS_CAP); the confidence
+    a die body round it may vouch for (PipFace.uncapped: a 1 on a face not quite plain) is kept, at most that cap too,
+    so the body's reading weighs it (reader.read_as_one: an unsure 1, not the face classifier's unsure guess): renders
+    of pip d6 in random colours, 1 more die right at 18-36 px, 2 at 25-45 px, 1 in crowds, each from wrong to right
+    and unsure (a grey die of 22 px showing 1, read as an unsure 4), none sure that was not.
     When a small face is sure (the frame holds small pip dice), the whole frame is read at FINE_FACTOR x
     s as well, and the faces found there on no face of scale s are added: dice the analysis scale missed
     (matteop65 photos four to a 640x480 frame: 0.955 -> 0.989 of the dice found). Each is read again in its
@@ -313,8 +317,8 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
         out += [f for f in as_dice if all(overlap(f.box, g.box) < 0.3 for g in added)]
     for f in small:
         same = [g for g in finer if g.polarity == f.polarity and overlap(f.box, g.box) >= 0.5]
-        if not same:
-            out.append(doubted(f))
+        if not same:  # unsure, but still its die body's to vouch for, up to the cap (read_as_one: an unsure 1)
+            out.append(replace(doubted(f), uncapped=None if f.uncapped is None else min(f.uncapped, AMBIGUOUS_CAP)))
             continue
         g = max(same, key=lambda g: (len(g.pips), g.confidence))
         region, (x, y, w, h) = grown(f.box, 1.0), g.box
