@@ -552,18 +552,19 @@ def test_a_small_die_whose_face_the_analysis_scale_missed_is_read_finer_in_its_b
     (136, 0, 2, (60, 90)),  # an unsure 2 (0.6)
 ])
 def test_a_die_whose_pips_stand_out_in_hue_more_than_in_grey_is_read_in_a_colour_channel(seed, die, value, die_px):
-    # renders of 2-6 pip d6 in random colours: read in its body, the die's grey held no face (but weak ones); one of
-    # its colour channels (detect._channel_faces) shows its pips, a face centred in the body and spanning most of it
+    # renders of 2-6 pip d6 in random colours: read in its body, the die's grey held no sure face (but weak ones; 144's
+    # 2 read unsure at the finest scale); one of its colour channels (detect._channel_faces) shows its pips, a face
+    # centred in the body and spanning most of it
     frame, truth = _probe_die(seed, die, die_px)
     assert truth["value"] == value
     box = tuple(truth["box"])
     grey = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
-    assert not [f for f in detect.body_faces(grey, box) if f.value == value and holds(box, f.centre) and not f.weak]
+    assert not [f for f in detect.body_faces(grey, box)
+                if f.value == value and holds(box, f.centre) and f.confidence >= UNSURE_BELOW]
     assert _read_at(frame, truth["box"]) == [("d6", value, False)]
 
 
 @pytest.mark.parametrize("seed, die, value, die_px, unsure", [
-    (23, 1, 1, (18, 36), True),  # read as an unsure 5 (0.061)
     (245, 4, 2, (25, 45), False),  # an unsure 5 (0.005)
     (61, 0, 1, (60, 90), True),  # an unsure 5 (0.03)
 ])
@@ -1039,3 +1040,38 @@ def test_a_small_face_its_region_reads_no_face_of_is_still_its_bodys_to_vouch_fo
     mine = [f for f in faces if holds((x, y, w, h), f.centre)]
     assert [(f.value, f.uncapped) for f in mine] == [(1, AMBIGUOUS_CAP)] and mine[0].confidence < 0.1
     assert _read_at(frame, truth["box"]) == [("d6", 1, True)]
+
+
+@pytest.mark.parametrize("seed, die, value, die_px", [
+    (228, 0, 4, (25, 45)),  # a 4 of 20 px on a lilac floor, no pip found finer: the numeral net's unsure 5
+    (23, 1, 1, (18, 36)),  # a 1 of 22 px, its pip weak finer: read as an unsure 1
+])
+def test_a_small_body_no_face_is_read_in_is_read_finer_again(seed, die, value, die_px):
+    # renders of pip d6 in random colours: read finer in its body (FINE_FACTOR x), a small die showed no face but weak
+    # ones, in its grey and its colour channels. Read at FINE_FACTOR x that again, its face is found, and it is read
+    frame, truths = _probe_scene(seed, die_px)
+    truth = truths[die]
+    assert truth["value"] == value
+    frame = reading_copy(frame)[0]  # as the reader reads it: its noise smoothed
+    (body,) = _bodies_at(detect.find_die_bodies(frame), truth["box"])
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    x, y, w, h = detect.grown(body.box, 0.5)
+    finer = cv2.resize(gray[y:y + h, x:x + w], None, fx=detect.FINE_FACTOR, fy=detect.FINE_FACTOR,
+                       interpolation=cv2.INTER_CUBIC)
+    assert all(f.weak for polarity in ("dark", "light")
+               for f in pips.read_faces(finer, polarity, detect.KERNEL_PX, weak_ones=True, enlarged=True))
+    assert [f.value for f in detect.body_faces(frame, body.box) if holds(body.box, f.centre) and not f.weak] == [value]
+    assert _read_at(frame, truth["box"]) == [("d6", value, False)]
+
+
+def test_a_2_or_3_read_only_at_the_finest_body_scale_is_unsure():
+    # renders of pip d6 at 18-36 px: a 3 of 18 px read finer again in its body showed two of its pips as a 2 at 0.82; a
+    # pip lost there to the interpolation changes the count, so such a face is unsure
+    frame, truths = _probe_scene(237, (18, 36))
+    truth = truths[3]
+    assert truth["value"] == 3
+    frame = reading_copy(frame)[0]
+    (body,) = _bodies_at(detect.find_die_bodies(frame), truth["box"])
+    assert [(f.value, f.confidence) for f in detect.body_faces(frame, body.box) if holds(body.box, f.centre)] == [
+        (2, AMBIGUOUS_CAP)]
+    assert all(unsure for _, _, unsure in _read_at(frame, truth["box"]))
