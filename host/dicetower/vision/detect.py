@@ -430,13 +430,14 @@ def body_faces(image: np.ndarray, box: tuple[int, int, int, int], larger: bool =
     confidence 0.0, a 1 at its pip's); none read worse, every bench image as before.
     Where the grey read finds no face but weak ones centred in the body, its colour channels are read too
     (_channel_faces): a die's pips may stand out from its face in hue more than in grey.
-    Where neither finds one in a small body (weak ones aside), its grey is read again at FINE_FACTOR x that finer
-    scale: a die of 16-25 px whose pips of ~2 px the finer read does not find (a 4 of 20 px on a lilac floor, its body
-    read by the numeral net as an unsure 5) is read there (a sure 4, 0.96). A face of 2 or 3 pips read only there is
-    unsure (pips.doubted): one pip lost to the interpolation makes a 3 a 2. Renders of pip d6 in random colours right
-    at 25-45 px 978 -> 987 of 1168 (unsure 240 -> 233), crowds 4138 -> 4179 of 4878 (1001 -> 991), 18-36 px 710 -> 723
-    (384 -> 375), most from wrong and unsure to right and sure, none more sure and wrong (with 2s and 3s taken at their
-    own confidence there, a 3 of 18 px was read as a sure 2); the bench and empty trays as before."""
+    Where a small body's grey holds no face but weak ones and none of its colour channels holds a face centred in it,
+    its grey is read again at FINE_FACTOR x that finer scale: a die of 16-25 px whose pips of ~2 px the finer read does
+    not find (a 4 of 20 px on a lilac floor, its body read by the numeral net as an unsure 5) is read there (a sure 4,
+    0.96). A face of 2 or 3 pips read only there is unsure (pips.doubted): one pip lost to the interpolation makes a 3 a
+    2. Renders of pip d6 in random colours right at 25-45 px 978 -> 987 of 1168 (unsure 240 -> 233), crowds 4138 -> 4179
+    of 4878 (1001 -> 991), 18-36 px 710 -> 723 (384 -> 375), most from wrong and unsure to right and sure, none more
+    sure and wrong (with 2s and 3s taken at their own confidence there, a 3 of 18 px was read as a sure 2); the bench
+    and empty trays as before."""
     h, w = image.shape[:2]
     s = analysis_scale(image.shape)
     small = max(box[2], box[3]) * s <= SMALL_BODY_PX
