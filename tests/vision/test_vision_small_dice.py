@@ -1044,7 +1044,7 @@ def test_a_small_face_its_region_reads_no_face_of_is_still_its_bodys_to_vouch_fo
 
 @pytest.mark.parametrize("seed, die, value, die_px", [
     (228, 0, 4, (25, 45)),  # a 4 of 20 px on a lilac floor, no pip found finer: the numeral net's unsure 5
-    (23, 1, 1, (18, 36)),  # a 1 of 22 px, its pip weak finer: read as an unsure 1
+    (23, 1, 1, (18, 36)),  # a 1 of 22 px, its pip weak finer: read as an unsure 1 before, sure now
 ])
 def test_a_small_body_no_face_is_read_in_is_read_finer_again(seed, die, value, die_px):
     # renders of pip d6 in random colours: read finer in its body (FINE_FACTOR x), a small die showed no face but weak
