@@ -1075,3 +1075,23 @@ def test_a_2_or_3_read_only_at_the_finest_body_scale_is_unsure():
     assert [(f.value, f.confidence) for f in detect.body_faces(frame, body.box) if holds(body.box, f.centre)] == [
         (2, AMBIGUOUS_CAP)]
     assert all(unsure for _, _, unsure in _read_at(frame, truth["box"]))
+
+
+@pytest.mark.parametrize("seed, die", [
+    (208, 0),  # a pale die of 26 px on a black floor: read by the numeral net as an unsure 6
+    (252, 1),  # an orange die of 20 px on brown: an unsure 5
+])
+def test_a_small_1_whose_face_reads_rough_finer_is_its_bodys_unsure_1(seed, die):
+    # renders of pip d6 at 25-45 px: a small die's 1, its pip strong, read finer in its body; enlarged, its face
+    # measures rougher than a 1's may be (its edges and shading), so no face was read there and the numeral net read the
+    # body by chance. Read as a lone pip on a rough face (detect.rough_lone_pip), it is the body's weak 1, which the
+    # body vouches for as far as the cap: an unsure 1
+    frame, truths = _probe_scene(seed, (25, 45))
+    truth = truths[die]
+    assert truth["value"] == 1
+    frame = reading_copy(frame)[0]
+    (body,) = _bodies_at(detect.find_die_bodies(frame), truth["box"])
+    assert not [f for f in detect.body_faces(frame, body.box) if holds(body.box, f.centre)]
+    pip = detect.rough_lone_pip(frame, body.box)
+    assert pip is not None and pip.weak and pip.value == 1 and pip.uncapped == AMBIGUOUS_CAP
+    assert _read_at(frame, truth["box"]) == [("d6", 1, True)]

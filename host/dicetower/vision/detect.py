@@ -221,14 +221,15 @@ def _whole_fine(gray_full: np.ndarray, s: float, polarities: list[str]) -> list[
 
 
 def _scaled_faces(gray: np.ndarray, fs: float, edges: tuple[bool, bool, bool, bool],
-                  polarities: list[str], weak_ones: bool = False) -> list[PipFace]:
+                  polarities: list[str], weak_ones: bool = False, rough_ones: bool = False) -> list[PipFace]:
     """The faces read in gray (a frame or a region of it, HxW uint8) scaled by fs (cubic interpolation above 1: an
     enlarged read, read_faces' enlarged), for each of polarities, in the scaled px. edges: gray's sides that are
-    the frame's (left, right, top, bottom), where a face may be cut (PipFace.runs_off). weak_ones: weak faces too
-    (read_faces' weak_ones)."""
+    the frame's (left, right, top, bottom), where a face may be cut (PipFace.runs_off). weak_ones, rough_ones: weak
+    faces too, lone pips on rough faces too (read_faces')."""
     scaled = cv2.resize(gray, None, fx=fs, fy=fs, interpolation=cv2.INTER_CUBIC if fs > 1 else cv2.INTER_AREA)
     return [f for polarity in polarities
-            for f in read_faces(scaled, polarity, KERNEL_PX, edges=edges, enlarged=fs > 1, weak_ones=weak_ones)]
+            for f in read_faces(scaled, polarity, KERNEL_PX, edges=edges, enlarged=fs > 1, weak_ones=weak_ones,
+                                rough_ones=rough_ones)]
 
 
 def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
@@ -438,19 +439,16 @@ def body_faces(image: np.ndarray, box: tuple[int, int, int, int], larger: bool =
     of 4878 (1001 -> 991), 18-36 px 710 -> 723 (384 -> 375), most from wrong and unsure to right and sure, none more
     sure and wrong (with 2s and 3s taken at their own confidence there, a 3 of 18 px was read as a sure 2); the bench
     and empty trays as before."""
-    h, w = image.shape[:2]
     s = analysis_scale(image.shape)
     small = max(box[2], box[3]) * s <= SMALL_BODY_PX
     if not small and not larger:
         return []
     fs = FINE_FACTOR * s if small else s
-    x, y, bw, bh = grown(box, 0.5)
-    x0, y0, x1, y1 = max(0, x), max(0, y), min(w, x + bw), min(h, y + bh)
+    x0, y0, x1, y1 = _body_region(image.shape, box)
     crop = image[y0:y1, x0:x1]
 
     def read(channel: np.ndarray, scale: float) -> list[PipFace]:
-        return [_moved_face(f, 1.0 / scale, (float(x0), float(y0)))
-                for f in _scaled_faces(channel, scale, (x0 == 0, x1 == w, y0 == 0, y1 == h), ["dark", "light"], True)]
+        return _region_read(channel, scale, image.shape, (x0, y0, x1, y1))
 
     gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
     faces = read(gray, fs)
@@ -463,6 +461,41 @@ def body_faces(image: np.ndarray, box: tuple[int, int, int, int], larger: bool =
     if not any(holds(box, f.centre) and not f.weak for f in finer):
         return faces
     return [doubted(f) if len(f.pips) in (2, 3) else f for f in finer]
+
+
+def _body_region(shape: tuple[int, ...], box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """The region a die body's box (x, y, w, h px) is read in, grown by half its side each way, as (x0, y0, x1, y1)
+    px within a frame of shape (H, W, ...)."""
+    x, y, bw, bh = grown(box, 0.5)
+    return max(0, x), max(0, y), min(shape[1], x + bw), min(shape[0], y + bh)
+
+
+def _region_read(channel: np.ndarray, scale: float, shape: tuple[int, ...], region: tuple[int, int, int, int],
+                 rough_ones: bool = False) -> list[PipFace]:
+    """The faces of both pip polarities read, weak ones too (read_faces' weak_ones, rough_ones), in channel (HxW uint8,
+    the part of a frame of shape (H, W, ...) at region: x0, y0, x1, y1 px, _body_region) scaled by scale; frame px."""
+    x0, y0, x1, y1 = region
+    edges = (x0 == 0, x1 == shape[1], y0 == 0, y1 == shape[0])
+    return [_moved_face(f, 1.0 / scale, (float(x0), float(y0)))
+            for f in _scaled_faces(channel, scale, edges, ["dark", "light"], True, rough_ones)]
+
+
+def rough_lone_pip(image: np.ndarray, box: tuple[int, int, int, int]) -> PipFace | None:
+    """The lone pip in the middle of a small die body (SMALL_BODY_PX or less at the analysis scale; box: x, y, w, h
+    frame px) read at FINE_FACTOR x the analysis scale on a face rougher than a 1's may be (read_faces' rough_ones): the
+    one face centred in the box when it is a lone pip (a weak 1 a die body may vouch for up to pips.AMBIGUOUS_CAP),
+    else None; frame px. For a body nothing else was read in (reader._numbered_bodies): a small die's face read finer
+    measures rough (0.10-0.25 of its pips' contrast: its edges and shading enlarged) and its 1 was dropped, so the
+    numeral net read the body by chance; the body weighs that 1 now (reader.read_as_one: an unsure 1). image: HxWx3
+    uint8 BGR."""
+    s = analysis_scale(image.shape)
+    if max(box[2], box[3]) * s > SMALL_BODY_PX:
+        return None
+    x0, y0, x1, y1 = region = _body_region(image.shape, box)
+    gray = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    centred = [f for f in _region_read(gray, FINE_FACTOR * s, image.shape, region, rough_ones=True)
+               if holds(box, f.centre)]
+    return centred[0] if len(centred) == 1 and len(centred[0].pips) == 1 else None
 
 
 def _channel_faces(crop: np.ndarray, box: tuple[int, int, int, int],

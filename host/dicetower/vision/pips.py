@@ -1730,7 +1730,7 @@ def merge_halves(groups: list[list[Pip]], thr: float) -> list[list[Pip]]:
 def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
                within: list[tuple[int, int, int, int]] | None = None, finer: float | None = None,
                edges: tuple[bool, bool, bool, bool] = FRAME_EDGES, weak_ones: bool = False,
-               enlarged: bool = False) -> list[PipFace]:
+               enlarged: bool = False, rough_ones: bool = False) -> list[PipFace]:
     """Top faces of the pip dice in one grayscale frame. gray: HxW uint8 (analysis scale); polarity:
     "dark" or "light" pips; kernel_px: structuring size (odd, larger than a pip); within: boxes (x, y,
     w, h, gray's px) to look for pips in (find_pips), None for the whole frame. Boxes in gray's px.
@@ -1743,19 +1743,22 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
     PipFace.weak: no die by itself (a speck), but the 1 of a die body round it (detect.find_pip_faces' set_aside);
     so is a pair of far pips on a face not plain, as a weak 2 (a marbled die's 2, or two dice on a floor). enlarged:
     gray is the frame enlarged by interpolation, where pip sizes spread with the frame's pixel grid (GRID_SIZE_SPREAD:
-    allowed in telling whether pips are one face by their layout)."""
+    allowed in telling whether pips are one face by their layout). rough_ones: a lone strong pip (surround_snr at least
+    MIN_SNR) on a face rougher than a 1's may be, up to NO_FACE, is read too, as a weak 1 (PipFace.weak) a die body
+    round it may vouch for up to AMBIGUOUS_CAP: a small die's face measures so enlarged (detect.rough_lone_pip)."""
     global _confidences, _grid_spread
     _confidences = {}
     _grid_spread = GRID_SIZE_SPREAD if enlarged else 0.0
     try:
-        return _read_faces(gray, polarity, kernel_px, within, finer, edges, weak_ones)
+        return _read_faces(gray, polarity, kernel_px, within, finer, edges, weak_ones, rough_ones)
     finally:
         _confidences = None
         _grid_spread = 0.0
 
 
 def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tuple[int, int, int, int]] | None,
-                finer: float | None, edges: tuple[bool, bool, bool, bool], weak_ones: bool) -> list[PipFace]:
+                finer: float | None, edges: tuple[bool, bool, bool, bool], weak_ones: bool,
+                rough_ones: bool = False) -> list[PipFace]:
     """read_faces, read."""
     response = pip_response(gray, polarity, kernel_px)
     smallest = 0.0 if finer is None else SPANNED_BY_FINER * kernel_px / finer
@@ -1844,8 +1847,10 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
         if n <= 3:  # few pips are weak evidence of a die: the face around them must be plain
             roughness = face_roughness(g, gray, polarity)
             rough = roughness > (2 * PLAIN_FACE if n == 1 else NO_FACE)
-            if rough and (n != 3 or not _smeared_alike(g)):
+            rough_one = rough_ones and n == 1 and roughness <= NO_FACE and g[0].snr >= MIN_SNR
+            if rough and (n != 3 or not _smeared_alike(g)) and not rough_one:
                 continue  # no plain die face: a speck on a patterned die, a glyph's dots, keys, a spot on glass
+            before_rough = conf
             # 3 pips in a row smeared alike on a rough face: a die in motion, its blurred edges over its face;
             # kept, its confidence lost to the roughness below (flagged unsure, not dropped: a die is not lost).
             # Not 2: two strokes side by side are a numeral's "11" as often as a blurred 2
@@ -1855,6 +1860,8 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
                 conf *= math.exp(-((max(0.0, roughness - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
             if rough:
                 vouchable = None  # smeared by a motion blur: no die body answers that
+            if rough and rough_one:  # a weak 1, its die body's to vouch for as far as the cap
+                vouchable, lone_weak = min(before_rough, AMBIGUOUS_CAP), True
         marked_inside = _marked_inside(g, gray)
         marked = (n in (2, 4) and _centre_marked(g, response, thr)) or marked_inside \
             or (n == 1 and g[0].triangle_fill > TRIANGLE_FILL)

@@ -23,7 +23,7 @@ from .view import ViewEstimate, floor_outlines
 from .noise import smoothed
 from .detect import (BODY_ANALYSIS_SIDE, KERNEL_PX, DieBody, PipFace, analysis_scale, close_up_regions,
                      die_taken_whole, far_pip_faces, find_close_up, body_faces, find_die_bodies, find_pip_faces,
-                     large_pip_faces, pip_box)
+                     large_pip_faces, pip_box, rough_lone_pip)
 
 Classifier = Callable[..., Any]
 #: Frames are read on a copy whose long side is at most this many px (a 12 MP photo is downscaled once;
@@ -314,7 +314,11 @@ class DiceReader:
         frame, one of a colour found all over the frame (ground_share above GROUND_SHARE_MAX). First, a face one of
         whose "pips" is a whole small die (_die_as_pip) is no face when it has two "pips" or more that all are (their
         bodies are read), else flagged unsure when sure, and 2 or 3 pips on a mottled face are read sure when their
-        die's body vouches for them (_vouched_by_body)."""
+        die's body vouches for them (_vouched_by_body). A small body nothing is read in may hold a 1 whose face its
+        enlarged read measures rough (detect.rough_lone_pip): that 1 is its lone pip, an unsure 1 where the face
+        classifier reads no d6 value surely (renders of pip d6 in random colours right at 25-45 px 987 -> 996 of 1168,
+        crowds 4179 -> 4218, 18-36 px 723 -> 739, each from wrong to right and unsure; dice of any type at 25-45 px a
+        numbered d6's 4 read as an unsure 1, right and unsure before; nothing made sure)."""
         pip_px = _pip_size(faces)
         faces = [g for g in (_die_as_pip(image, f, bodies, pip_px) for f in faces) if g is not None]
         set_aside = [g for g in (_die_as_pip(image, f, bodies, pip_px) for f in set_aside or []) if g is not None]
@@ -394,6 +398,9 @@ class DiceReader:
                     held[id(b)] = face
                     continue
                 near = _lone_pip_held(aside, inside, b) or aside or inside
+                if not near:  # nothing read in it: a small die's 1 on a face its enlarged read measures rough?
+                    rough = rough_lone_pip(image, b.box)
+                    near = [rough] if rough is not None else []
             elif marks[id(b)] and self.die_set is None:  # unsure "pips" gave way: its own face read in it, if sure
                 face = _sure_face_read_in_body(image, b, beside is not None)
                 if face is not None:
