@@ -1850,7 +1850,6 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
             rough_one = rough_ones and n == 1 and roughness <= NO_FACE and g[0].snr >= MIN_SNR
             if rough and (n != 3 or not _smeared_alike(g)) and not rough_one:
                 continue  # no plain die face: a speck on a patterned die, a glyph's dots, keys, a spot on glass
-            before_rough = conf
             # 3 pips in a row smeared alike on a rough face: a die in motion, its blurred edges over its face;
             # kept, its confidence lost to the roughness below (flagged unsure, not dropped: a die is not lost).
             # Not 2: two strokes side by side are a numeral's "11" as often as a blurred 2
@@ -1858,10 +1857,10 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
                 if vouchable is None:  # 2 or 3 pips on a mottled die, or a 1 on a face not quite plain (renders of pip
                     vouchable = conf  # d6 at 60-90 px: 0.08..0.11): its body may vouch for them
                 conf *= math.exp(-((max(0.0, roughness - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
-            if rough:
-                vouchable = None  # smeared by a motion blur: no die body answers that
-            if rough and rough_one:  # a weak 1, its die body's to vouch for as far as the cap
-                vouchable, lone_weak = min(before_rough, AMBIGUOUS_CAP), True
+            if rough:  # smeared by a motion blur: no die body answers that; but a lone strong pip (rough_ones) is a
+                # weak 1, its die body's to vouch for as far as the cap (vouchable: its confidence before the roughness)
+                vouchable = min(vouchable, AMBIGUOUS_CAP) if rough_one and vouchable is not None else None
+                lone_weak = lone_weak or rough_one
         marked_inside = _marked_inside(g, gray)
         marked = (n in (2, 4) and _centre_marked(g, response, thr)) or marked_inside \
             or (n == 1 and g[0].triangle_fill > TRIANGLE_FILL)
