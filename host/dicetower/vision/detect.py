@@ -696,6 +696,13 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"], faces: list[PipF
       d10 read wrong and unsure lost, beside a d6 taken whole for a sure 1 that sized the frame's pip dice at 100
       px; every bench image as before). A face read in the
       reach of another whose pips are at most SIDE_FACE_PIPS of its pips across is a side face of that die.
+      A face read in a pattern with fewer pips than a face read sure at the analysis scale, each of them one of that
+      face's pips, is part of it: the pattern's region (its bodies' box grown by a pitch) cut off the face's other
+      pips, and the fuller face stands. A 6 close up, its pips 18-19 px (the filter's edge), two or three of them
+      wide enough to be found as bodies too, was read there as a 4 or a 3 in place of the sure 6: matteop65 photos close
+      up round every 9th labelled die at 0.2-0.5 (steps of 0.05), 0.6 and 0.7 of the frame (1077 dice), 5 more right
+      (4 from wrong and unsure, 1 from sure and wrong), one die lost that was read wrong and unsure (two 6s side by
+      side, a pattern's face across both); every bench image and render read as before.
     - A lone plain body wider than the pip bodies' bound, up to LONE_PIP_OF_FRAME of the frame's short side,
       whole in the frame, alone in its pattern among all the bodies (_patterns) and with no smaller pip in it (the
       pip of a 1 so near that its die runs off the frame, its white body the table's colour): a pattern of its
@@ -768,6 +775,10 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"], faces: list[PipF
         found += read
     found = [f for f in found  # side faces of a die read in its reach
              if not any(holds(grown(g.box, 1.0), f.centre) and _pip_side(f) < SIDE_FACE_PIPS * _pip_side(g) for g in found)]
+    # a face read in a pattern that is part of a fuller face read sure at the analysis scale (fewer pips, each one of
+    # that face's) is that face's part, its other pips outside the pattern's region: the face stands
+    found = [g for g in found if not any(f.confidence >= UNSURE_BELOW and len(f.pips) > len(g.pips)
+                                         and _holds_pips(f, g) and _part_of(f, g) for f in faces)]
     kept: list[PipFace] = []
     for f in faces:
         if any(_part_of(f, g) for g in found):
