@@ -172,6 +172,20 @@ def test_a_face_read_sure_is_not_cut_to_the_part_its_pip_bodies_frame(reader: Di
     assert at == [(value, False)], read
 
 
+@pytest.mark.parametrize("image, x, y, frac", [("images/Train/four_22.jpg", 229, 263, 0.35),
+                                               ("images/Train/five_31.jpg", 343, 184, 0.45),
+                                               ("images/Train/six_53.jpg", 223, 167, 0.2),
+                                               ("images/Train/two_47.jpg", 318, 238, 0.3)])
+def test_a_die_whose_pips_are_wider_than_the_filter_is_read_beside_faces_read(reader: DiceReader, image, x, y, frac):
+    """A die close up whose pips (25-37 px at 640 px) are wider than the pip filter at the analysis scale, its body
+    found whole, while the analysis scale read something else: a side face's narrower pips as an unsure face, or
+    another die cut by the frame's edge. The smaller scales were read only where the analysis scale found nothing, so
+    the body went to the numeral net (read as an unsure 1, d10 10 or d8 8). A body that may hold pips that wide and
+    holds no sure face is read at the smaller scales too (detect._close_ups_unread): a sure reading of its value."""
+    at, value, read = read_at(reader, image, x, y, frac)
+    assert at == [(value, False)], read
+
+
 def test_a_12_megapixel_close_up_reads_as_its_640_copy(reader: DiceReader):
     """The reader reads a 4000x3000 photo on a copy at most READ_LONG_SIDE px long: the same close-up at
     both sizes gives the same reading, the die's box in each frame's own px (c72f92d: 6 unsure "dice"
