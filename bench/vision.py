@@ -243,8 +243,9 @@ def turned_photos(folder: Path, out: Path, step: int = 8) -> Iterator[tuple[str,
                               for lab in labels]
 
 
-#: sizes of a close-up's die as fractions of the frame's height (scoring.close_up)
-CLOSE_UP_FRACS = (0.3, 0.5, 0.7)
+#: sizes of a close-up's die as fractions of the frame's height (scoring.close_up); at 0.4 its pips are about as wide
+#: as the pip filter at the analysis scale (17-25 px), where a die is read at either scale or between them
+CLOSE_UP_FRACS = (0.3, 0.4, 0.5, 0.7)
 
 
 def close_ups(folder: Path, out: Path, step: int = 20) -> Iterator[tuple[str, list[dict[str, str]]]]:
