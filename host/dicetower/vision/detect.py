@@ -119,12 +119,11 @@ def find_pip_faces(image: np.ndarray,
     again at twice that scale (_finer_faces). When nothing is found at the analysis scale, smaller
     scales are tried (close-up photos, where pips are larger than the pip filter): over the whole
     frame when close_ups is True, not at all when it is False, and when it is a callable, only for
-    pips in the boxes (x, y, w, h frame px) it returns, called once and only when the smaller scales
-    are needed: the boxes of the dice that may be that large (close_up_regions; the reader finds the
-    bodies meanwhile, on the other core);
-    elsewhere the analysis scale's filter already spans any pip, and no box means no smaller scale. Where the
-    analysis scale found faces, a callable close_ups is called too, and its boxes that hold no sure face are read at
-    the smaller scales (_close_ups_unread).
+    pips in the boxes (x, y, w, h frame px) it returns, called at most once, after the analysis scale: the boxes
+    of the dice that may be that large (close_up_regions; the reader finds the bodies meanwhile, on the other
+    core); elsewhere the analysis scale's filter already spans any pip, and no box means no smaller scale. Where
+    the analysis scale found faces, its boxes that hold no sure face are read at the smaller scales too
+    (_close_ups_unread).
     The pip search is most of a numbered scene's time. A frame no longer than a smaller scale is read
     once: scales it is not larger than read the same pixels and would find the same nothing (a 90 px
     tile: one scale, not three). elsewhere, when given, may make the analysis scale's light read and
