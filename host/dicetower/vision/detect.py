@@ -783,14 +783,13 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"], faces: list[PipF
     # a die taken whole for a pip is no face (its pip, filling its body, kept that body out of the patterns above)
     faces = [f for f in faces if not _die_taken_for_pip(gray_full, f, edge)]
 
-    def no_pip(b: DieBody) -> bool:
-        # a pip is one paint-filled dent, plain inside: a body marked inside is a die (a numbered die's numeral);
-        # and where no sure face tells the frame's scale, a body holding two pips is a small die whose pips went unread
-        return pip_marks(gray_full, _as_pip(b)) > MARKED_PIP or (
-            not sure and _twin_pips_polarity(gray_full, b.box) is not None)
-
-    def held_die(b: DieBody) -> bool:  # a body marked inside or holding two pips alike is a die, whatever the scale
+    def held_die(b: DieBody) -> bool:
+        # a pip is one paint-filled dent, plain inside: a body marked inside is a die (a numbered die's numeral), and
+        # so is one holding two pips alike (a small die whose pips went unread)
         return pip_marks(gray_full, _as_pip(b)) > MARKED_PIP or _twin_pips_polarity(gray_full, b.box) is not None
+
+    def no_pip(b: DieBody) -> bool:  # the second only where no sure face tells the frame's scale
+        return held_die(b) if not sure else pip_marks(gray_full, _as_pip(b)) > MARKED_PIP
 
     found: list[PipFace] = []
     for group in patterns:
@@ -1007,13 +1006,14 @@ def _of_pattern(pattern: list["DieBody"], group: list["DieBody"], is_die: Callab
     of dice of any type at 25-45 px lost a d6 of 22 px beside a d8 taken for the pip of a 1 (a "side pip" of it).
     None when it is no face of those pips."""
     own = [b for b in pattern if any(holds(b.box, (p.x, p.y)) for p in face.pips)]
-    alone = len(group) == 1
     if len(face.pips) == 1:
-        fills = len(own) == 1 and face.pips[0].diameter >= PIP_IS_BODY * max(own[0].box[2:])
-        lone = fills and (alone or all(_roundness(b.mask) <= _roundness(own[0].mask) - SIDE_PIPS_FLATTER
-                                       and holds(grown(face.box, 1.0), centre(b.box)) and not is_die(b)
-                                       for b in group if b is not own[0]))
-        return face if lone and face.confidence >= UNSURE_BELOW else None
+        if (face.confidence < UNSURE_BELOW or len(own) != 1
+                or face.pips[0].diameter < PIP_IS_BODY * max(own[0].box[2:])):
+            return None
+        flatter = _roundness(own[0].mask) - SIDE_PIPS_FLATTER  # the group's other bodies: its side faces' pips?
+        return face if len(group) == 1 or all(
+            _roundness(b.mask) <= flatter and holds(grown(face.box, 1.0), centre(b.box)) and not is_die(b)
+            for b in group if b is not own[0]) else None
     if len(own) < 2:
         return None
     others = [_as_pip(b) for b in pattern if b not in own]
