@@ -117,7 +117,7 @@ def test_a_1s_pip_and_its_side_faces_pips_are_no_one_pattern(reader: DiceReader)
                                                ("images/Train/dice_37.jpg", 321, 272, 0.25)])
 def test_a_1s_pip_grouped_with_its_side_faces_pips_is_a_1(reader: DiceReader, image, x, y, frac):
     """A 1 close up whose side faces' pips are foreshortened less than in the test above (bodies of roundness
-    0.53-0.62 beside its pip's 0.73-0.81): they join its pip's group of pip bodies, and a 1 was read from a group only
+    0.53-0.62 beside its pip's 0.75-0.81): they join its pip's group of pip bodies, and a 1 was read from a group only
     when it was the group's one body, so the sure 1 read there was refused and the pip read as a numbered die (d10
     10 or d6 6, unsure). A 1 whose group's other bodies lie in its reach and are foreshortened more than its pip
     (detect.SIDE_PIPS_FLATTER) stands: a sure 1."""
