@@ -11,7 +11,7 @@ from dicetower import paths
 from dicetower.readings import DieReading
 from dicetower.vision.boxes import holds
 from dicetower.vision.camera import load_image
-from dicetower.vision import scoring
+from dicetower.vision import scoring, synth
 from dicetower.vision.reader import DiceReader
 from dicetower.vision.scoring import load_labels
 
@@ -41,7 +41,8 @@ def read_one(reader: DiceReader, frame: np.ndarray, value: int, centre: tuple[fl
     return r
 
 
-def read_at(reader: DiceReader, image: str, x: int, y: int, frac: float) -> tuple[list[tuple[int, bool]], int, list]:
+def read_at(reader: DiceReader, image: str, x: int, y: int,
+            frac: float) -> tuple[list[tuple[int | None, bool]], int, list]:
     """The (value, unsure) of the readings whose box holds the centre of the matteop65 die labelled at (x, y) in
     image, read close up (close_up, frac of the frame's height), with that die's labelled value and every reading
     of the frame (value, confidence, box), for the messages."""
@@ -198,6 +199,22 @@ def test_a_die_whose_pips_are_wider_than_the_filter_is_read_beside_faces_read(re
     holds no sure face is read at the smaller scales too (detect._close_ups_unread): a sure reading of its value."""
     at, value, read = read_at(reader, image, x, y, frac)
     assert at == [(value, False)], read
+
+
+def test_a_body_read_at_a_close_up_scale_gives_only_faces_of_pips_wider_than_the_filter(reader: DiceReader):
+    """A render of pip d6 of 100-160 px (seed 48): a grey 3 with light pips of 13 px on blue felt, which the analysis
+    scale did not read, its body found in two parts. The upper part's box, read at a close-up scale beside the faces
+    read elsewhere (detect._close_ups_unread), held two of its pips: a sure 2. Pips the analysis scale's filter spans
+    (under PIP_OF_KERNEL of it) are that scale's to read, not a close-up's: the 3 is read as before, by its body
+    (right, unsure), never as a sure other value."""
+    rng = np.random.default_rng([9371, 48])
+    count = int(rng.integers(2, 7))
+    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
+    frame, truths = synth.render_scene(dice, rng, die_px=(100, 160))
+    x, y, w, h = truths[0]["box"]
+    on = [r for r in reader.read(frame) if holds((x, y, w, h), (r.box[0] + r.box[2] / 2, r.box[1] + r.box[3] / 2))]
+    assert on, "the 3 is read"
+    assert all(r.unsure or r.value == truths[0]["value"] for r in on), [(r.value, r.confidence) for r in on]
 
 
 def test_a_12_megapixel_close_up_reads_as_its_640_copy(reader: DiceReader):

@@ -193,11 +193,16 @@ def _close_ups_unread(image: np.ndarray, faces: list[PipFace],
     0002_0.3). matteop65 photos close up round every 9th labelled die at 0.2-0.5 (steps of 0.05), 0.6 and 0.7 of the
     frame (1077 dice): 10 more right and sure, 9 of them from wrong and unsure (1s read as d10 10 or d8 8, 4s and 5s as
     1s, 6s as 2s), none read worse; the bench's close-ups read that 1 sure and right, every other bench image and every
-    render as before. image: HxWx3 uint8 BGR."""
+    render as before. Only faces whose pips are at the analysis scale's filter's edge or wider (PIP_OF_KERNEL of it, as
+    large_pip_faces' at_edge) are taken: pips the filter spans are the analysis scale's, and a body's box may cut their
+    face (renders of pip d6 of 100-160 px: a grey 3 with pips of 13 px, its body found in two parts, read in the upper
+    part's box as a sure 2). image: HxWx3 uint8 BGR."""
     unread = [r for r in close_ups() if not any(f.confidence >= UNSURE_BELOW and holds(r, f.centre) for f in faces)]
     if not unread:
         return faces
-    closer = [g for g in find_pip_faces(image, lambda: unread, from_close_ups=True) if g.confidence >= UNSURE_BELOW]
+    edge = PIP_OF_KERNEL * KERNEL_PX / analysis_scale(image.shape)  # pips the analysis scale's filter spans were its
+    closer = [g for g in find_pip_faces(image, lambda: unread, from_close_ups=True)
+              if g.confidence >= UNSURE_BELOW and statistics.median(p.major for p in g.pips) >= edge]
 
     def met(f: PipFace, g: PipFace) -> bool:
         return overlap(f.box, g.box) >= 0.3 or overlap(g.box, f.box) >= 0.3
