@@ -185,8 +185,8 @@ def _close_ups_unread(image: np.ndarray, faces: list[PipFace],
                       close_ups: Callable[[], list[tuple[int, int, int, int]]]) -> list[PipFace]:
     """faces (read at the analysis scale, frame px) with the sure faces read at the smaller scales (find_pip_faces'
     from_close_ups) in the boxes close_ups returns (x, y, w, h frame px: die bodies that may hold pips wider than the
-    pip filter, close_up_regions) that hold no sure face's centre, each in place of the unsure faces it overlaps (by 0.3
-    either way) or holds in its reach (_part_of: its side faces' pips, all the analysis scale saw of its die). The
+    pip filter, close_up_regions) that hold no sure face's centre, each in place of the unsure faces it overlaps (0.3 or
+    more) or holds in its reach (_part_of: its side faces' pips, all the analysis scale saw of its die). The
     smaller scales were read only where the analysis scale found nothing, so a die whose pips are wider than the filter
     beside any face read was the numeral net's to read: a 1 close up (its pip 25 px at 640 px) beside its side face's
     narrower pips, read at the analysis scale as an unsure 4, was read as an unsure d10 10 (the bench's close-up
@@ -203,12 +203,9 @@ def _close_ups_unread(image: np.ndarray, faces: list[PipFace],
     edge = PIP_OF_KERNEL * KERNEL_PX / analysis_scale(image.shape)  # pips the analysis scale's filter spans were its
     closer = [g for g in find_pip_faces(image, lambda: unread, from_close_ups=True)
               if g.confidence >= UNSURE_BELOW and statistics.median(p.major for p in g.pips) >= edge]
-
-    def met(f: PipFace, g: PipFace) -> bool:
-        return overlap(f.box, g.box) >= 0.3 or overlap(g.box, f.box) >= 0.3
-
-    faces = [f for f in faces if f.confidence >= UNSURE_BELOW or not any(met(f, g) or _part_of(f, g) for g in closer)]
-    return faces + [g for g in closer if not any(met(f, g) for f in faces)]
+    faces = [f for f in faces if f.confidence >= UNSURE_BELOW
+             or not any(overlap(f.box, g.box) >= 0.3 or _part_of(f, g) for g in closer)]
+    return faces + [g for g in closer if not any(overlap(f.box, g.box) >= 0.3 for f in faces)]
 
 
 def analysis_light_faces(image: np.ndarray) -> list[PipFace]:

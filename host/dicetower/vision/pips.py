@@ -1758,7 +1758,7 @@ def read_faces(gray: np.ndarray, polarity: str, kernel_px: int,
 
 def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tuple[int, int, int, int]] | None,
                 finer: float | None, edges: tuple[bool, bool, bool, bool], weak_ones: bool,
-                rough_ones: bool = False) -> list[PipFace]:
+                rough_ones: bool) -> list[PipFace]:
     """read_faces, read."""
     response = pip_response(gray, polarity, kernel_px)
     smallest = 0.0 if finer is None else SPANNED_BY_FINER * kernel_px / finer
