@@ -567,7 +567,7 @@ def _face_up(solid: Polyhedron, die_type: str, fi: int, verts: np.ndarray) -> np
 
 def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size: int,
                       tilt_deg: float = 8.0, spin_deg: float | None = None, info: dict | None = None,
-                      elevation: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+                      elevation: float | None = None, glint: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """The die alone: (colour HxWx3 float BGR, alpha HxW float 0..1) on a size x size patch,
     the die spanning about 80% of it. spin_deg None: any rotation about the optical axis;
     a number s: the up face's marks read upright, give or take s degrees.
@@ -575,6 +575,8 @@ def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size:
     face read points up and the camera looks down on it from that elevation, its image "up" away
     from the camera (the face's centre appears cos(elevation) x its inradius above the die's centre,
     foreshortened vertically by sin(elevation)), after a random tilt of up to tilt_deg.
+    glint: the chance (0..1) that the lamp's reflection falls on the up face of a glossy die: a round glint
+    (sigma 3..10 % of size) white at its core, the camera's ceiling, over the face and its marks alike.
     info: a dict that, when given, receives how legible the mark that is read is (before camera
     effects): "mark_px", its area in px (the up face's mark; a d4's three marks of its top
     vertex), and "mark_contrast", the mean grey-level difference between its ink and the face
@@ -627,6 +629,8 @@ def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size:
     ink = np.array(spec.ink, np.float32)
     order = np.argsort(solid.centroids @ r.T[:, 2])  # far faces first
     up_fi, read_px, read_diff = fi, 0.0, 0.0
+    up_mask: np.ndarray | None = None  # the up face's coverage (0..1) and outline (px), where a glint may fall
+    up_poly = np.zeros((1, 2), np.float32)
     for fi in order:
         n = normals[fi]
         view = np.array([0, 0, dist]) - verts[list(solid.faces[fi])].mean(0)
@@ -688,8 +692,17 @@ def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size:
                           max(1, int(round(size / 45))), cv2.LINE_AA, shift=4)
             face_img = face_img * (1 - spec.edge_shade * ridge.astype(np.float32)[..., None] / 255)
         m = mask.astype(np.float32)[..., None] / 255
+        if fi == up_fi:
+            up_mask, up_poly = m[..., 0], poly
         img = img * (1 - m) + face_img * m
         alpha = np.maximum(alpha, m[..., 0])
+    if glint > 0 and up_mask is not None and rng.uniform() < glint:  # drawn only then: other renders as before
+        gx, gy = rng.uniform(up_poly.min(0), up_poly.max(0))
+        sigma = rng.uniform(0.03, 0.1) * size
+        yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+        spot = rng.uniform(0.7, 1.0) * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sigma * sigma)) * up_mask
+        spot = np.minimum(1.0, 1.6 * spot)[..., None]  # a flat core: the lamp's image, past the camera's ceiling
+        img = img * (1 - spot) + 510.0 * spot
     # a soft rim darkening so edges read like a rounded solid
     edge = cv2.GaussianBlur(alpha, (0, 0), size / 60)
     img *= (0.75 + 0.25 * edge)[..., None]
@@ -759,18 +772,19 @@ def render_crop(spec: DieSpec, value: int, rng: np.random.Generator, size: int =
 
 
 def render_scene(dice: list[tuple[DieSpec, int]], rng: np.random.Generator,
-                 size: tuple[int, int] = (640, 480), die_px: tuple[int, int] = (60, 90)
+                 size: tuple[int, int] = (640, 480), die_px: tuple[int, int] = (60, 90), glint: float = 0.0
                  ) -> tuple[np.ndarray, list[dict]]:
     """Several dice on one tray: dice = [(spec, value), ...]. Returns (frame: HxWx3 uint8 BGR with
     (W, H) = size, truths: one dict per die as truth_of plus "box": [x, y, w, h] in px, the
-    die's tight box). Dice do not overlap; raises ValueError when they cannot all be placed."""
+    die's tight box). glint: each die's chance of a glint on its up face (_render_die_patch; glossy dice under
+    a lamp). Dice do not overlap; raises ValueError when they cannot all be placed."""
     w, h = size
     bg = tray_background(rng, size).astype(np.float32)
     truths: list[dict] = []
     boxes: list[tuple[int, int, int, int]] = []
     for spec, value in dice:
         s = int(rng.integers(die_px[0], die_px[1] + 1))
-        patch, alpha = _render_die_patch(spec, value, rng, s)
+        patch, alpha = _render_die_patch(spec, value, rng, s, glint=glint)
         for _ in range(200):
             x, y = int(rng.integers(0, w - s)), int(rng.integers(0, h - s))
             if _free(x, y, s, boxes):
