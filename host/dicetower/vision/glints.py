@@ -1,0 +1,116 @@
+"""Glints: the lamp's reflection on a glossy die (the tower's light ring, a phone's flash, a desk lamp).
+
+A glint is white at the camera's ceiling, and where it falls on a pip it washes the pip out: a 3 shows its
+centre and one corner pip, a 2 read as sure as a face seen whole; a 5 shows a 4, a 2 a 1. A glint that could hide a
+pip puts the count of a face near it in doubt (pips.read_faces: unsure, at most pips.AMBIGUOUS_CAP). matteop65's
+photos with a glint drawn on each labelled die (bench.vision.glinted_photos, 359 dice): read sure and wrong 27 -> 2.
+Renders of pip d6 with a glint on every die's up face (synth.render_scene's glint; 150 scenes of 2-6 dice): 10 of 596
+read sure and wrong at 60-90 px (3 -> 2, 5 -> 4, 2 -> 1, 6 -> 2) -> 2, 4 -> 1 at 25-45 px. matteop65's own photos
+read as before (white dice's rounded edges lit in thin arcs hide no pip), and so do renders without glints but for a
+few 4s on or beside a white die the render lit to the ceiling (5 of 10718 dice in six probes, unsure now).
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+from scipy import ndimage
+
+#: a glint is at the camera's ceiling: a blob of grey levels GLINT_GREY or more and GLINT_OVER or more above the
+#: plain face round the pips, GLINT_CORE on average (it clips at 255; a white floor or face at the blob's level,
+#: 240-249, speckles above it and below). A face so light that the blob's level passes GLINT_CORE shows no glint.
+GLINT_GREY = 245.0
+GLINT_OVER = 25.0
+GLINT_CORE = 250.0
+#: how far from a face a glint may hide its die's pips. A lone pip: GLINT_LONE_REACH of its diameters (from a 2's
+#: corner pip its other pip lies ~4.5 diameters off, the die's far corner ~6). A 2: GLINT_TWO_REACH of its half
+#: lengths and a pip diameter from its middle (a 3 read as its centre and one corner pip has its other corner 3 half
+#: lengths off). 3 pips or more: the layout's square GLINT_FACE_REACH pitches from its centre (its face ends at
+#: about 1.6, its die's rounded edge a little beyond)
+GLINT_LONE_REACH = 6.0
+GLINT_TWO_REACH = 4.5
+GLINT_FACE_REACH = 2.2
+#: a glint ends within GLINT_RUN_ON times a face's reach of its centre (it may be larger than the die's face); a white
+#: floor round a die runs on past that
+GLINT_RUN_ON = 2.5
+#: a glint that can hide a pip: GLINT_PIP_AREAS pips' area or more with a disc GLINT_THIN pip diameters across
+#: inside (a pip washed out by a glint beside it), or a disc GLINT_WHOLE_PIP diameters across inside (a pip washed
+#: out whole). matteop65's white dice show glints along their rounded edges up to 1.2 pips' area, 0.64 across
+GLINT_PIP_AREAS = 1.5
+GLINT_THIN = 0.5
+GLINT_WHOLE_PIP = 0.9
+
+
+def hides_pip(centres: np.ndarray, diameters: np.ndarray, layout: np.ndarray | None, gray: np.ndarray) -> bool:
+    """Whether a glint that could hide a pip lies near a face of 1..n pips on its die, where its other pips would
+    be: a blob at least GLINT_GREY and GLINT_OVER above the plain face round the pips (grey levels), large enough
+    (GLINT_PIP_AREAS, GLINT_THIN, GLINT_WHOLE_PIP), its pips left out, within the face's reach (GLINT_LONE_REACH,
+    GLINT_TWO_REACH, GLINT_FACE_REACH) and not running on to the reach's edge: a white floor round a dark die is
+    as bright, and runs on.
+    centres: (N, 2) float px, the face's pip centres in gray's px; diameters: (N,) float px; layout: the face's
+    layout map (3x2, image point = [u v 1] @ layout, pips._layout_map) for 2 pips or more, None for a lone pip;
+    gray: HxW uint8. False when the face is too light to show a glint or its reach lies off the frame."""
+    n = len(centres)
+    dia = float(np.mean(diameters))
+    h, w = gray.shape
+    polygon = None
+    if layout is None:
+        (cx, cy), reach = centres[0], GLINT_LONE_REACH * dia
+    elif n == 2:
+        (cx, cy), reach = layout[2], GLINT_TWO_REACH * float(np.hypot(*(centres[1] - centres[0]))) / 2 + dia
+    else:
+        e = GLINT_FACE_REACH
+        polygon = np.array([[-e, -e, 1.0], [e, -e, 1.0], [e, e, 1.0], [-e, e, 1.0]]) @ layout
+        (cx, cy), reach = layout[2], float(np.hypot(polygon[:, 0] - layout[2, 0], polygon[:, 1] - layout[2, 1]).max())
+    x0, x1 = max(int(cx - reach), 0), min(int(cx + reach) + 1, w)
+    y0, y1 = max(int(cy - reach), 0), min(int(cy + reach) + 1, h)
+    if x1 - x0 < 3 or y1 - y0 < 3 or gray[y0:y1, x0:x1].max() < GLINT_GREY:
+        return False  # nothing so bright near the face: most faces end here
+    if layout is None:
+        rings = np.concatenate([np.full(24, 1.0), np.full(24, 1.4)]) * dia  # the face round a lone pip
+        turns = np.tile(np.linspace(0.0, 2 * np.pi, 24, endpoint=False), 2)
+        samples = centres[0] + np.column_stack([rings * np.cos(turns), rings * np.sin(turns)])
+    else:
+        grid = np.linspace(-1.2, 1.2, 9)  # the face between its layout's places, the pips left out
+        uu, vv = np.meshgrid(grid, grid)
+        samples = np.column_stack([uu.ravel(), vv.ravel(), np.ones(uu.size)]) @ layout
+        apart = np.hypot(samples[:, None, 0] - centres[None, :, 0], samples[:, None, 1] - centres[None, :, 1])
+        samples = samples[apart.min(axis=1) > 0.8 * dia]
+    on = (samples[:, 0] >= 0) & (samples[:, 0] <= w - 1) & (samples[:, 1] >= 0) & (samples[:, 1] <= h - 1)
+    if not on.any():
+        return False
+    plain = float(np.median(gray[np.round(samples[on, 1]).astype(int), np.round(samples[on, 0]).astype(int)]))
+    level = max(plain + GLINT_OVER, GLINT_GREY)
+    if level > GLINT_CORE or gray[y0:y1, x0:x1].max() < level:
+        return False  # a face too light to tell a glint on, or nothing brighter than it near it
+    far = GLINT_RUN_ON * reach
+    x0, x1 = max(int(cx - far), 0), min(int(cx + far) + 1, w)
+    y0, y1 = max(int(cy - far), 0), min(int(cy + far) + 1, h)
+    near, within = np.zeros((y1 - y0, x1 - x0), np.uint8), np.zeros((y1 - y0, x1 - x0), np.uint8)
+    centre = (int(round(cx - x0)), int(round(cy - y0)))
+    if polygon is None:
+        cv2.circle(near, centre, int(reach), 1, -1)
+        cv2.circle(within, centre, int(far), 1, -1)
+    else:
+        cv2.fillPoly(near, [np.round(polygon[:, :2] - [x0, y0]).astype(np.int32)], 1)
+        cv2.fillPoly(within, [np.round((polygon[:, :2] - [cx, cy]) * GLINT_RUN_ON + centre).astype(np.int32)], 1)
+    bright = (gray[y0:y1, x0:x1] >= level).astype(np.uint8)
+    for (x, y), d in zip(centres, diameters):  # light pips are as bright: the face's own are no glint
+        cv2.circle(bright, (int(round(x - x0)), int(round(y - y0))), int(math.ceil(0.75 * d)), 0, -1)
+    # all that lies beyond GLINT_RUN_ON reaches makes one blob with what is bright and runs on to it (a white floor)
+    blobs = cv2.copyMakeBorder((bright & within) | (1 - within), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=1)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
+    beyond = labels[0, 0]
+    reached = np.unique(labels[1:-1, 1:-1][near.astype(bool)])
+    kept = [int(i) for i in reached if i != 0 and i != beyond]
+    if not kept:
+        return False
+    grey = cv2.copyMakeBorder(gray[y0:y1, x0:x1], 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    inner = cv2.distanceTransform(blobs, cv2.DIST_L2, 3)  # the radius of the largest disc inside, per pixel
+    radii, means = ndimage.maximum(inner, labels, kept), ndimage.mean(grey, labels, kept)
+    areas = stats[kept, cv2.CC_STAT_AREA] / (math.pi / 4 * dia * dia)  # in pips
+    widths = 2 * np.asarray(radii) / dia  # the widest disc inside, in pip diameters
+    return any(m >= GLINT_CORE and ((a >= GLINT_PIP_AREAS and d >= GLINT_THIN) or d >= GLINT_WHOLE_PIP)
+               for a, d, m in zip(areas, widths, means))

@@ -1,0 +1,89 @@
+"""Glints, the lamp's reflection on glossy dice (vision.glints): one that washes a pip out leaves the face of the
+pips left unsure, never read sure as a smaller face; a glint along a white die's rounded edge, or a white floor round
+a dark die, hides no pip and the face stays sure."""
+
+import cv2
+import numpy as np
+import pytest
+
+from dicetower import paths
+from dicetower.readings import DieReading
+from dicetower.vision import glints
+from dicetower.vision.camera import load_image
+from dicetower.vision.reader import DiceReader
+from tests.vision.probe_scenes import pip_scene
+
+
+@pytest.fixture(scope="module")
+def reader() -> DiceReader:
+    return DiceReader()
+
+
+def read_in(reader: DiceReader, frame: np.ndarray, box: list[int]) -> list[DieReading]:
+    """The readings of frame whose box's centre lies in box (x, y, w, h px)."""
+    x, y, w, h = box
+    return [r for r in reader.read(frame)
+            if x <= r.box[0] + r.box[2] / 2 <= x + w and y <= r.box[1] + r.box[3] / 2 <= y + h]
+
+
+def drawn_face(pips: list[tuple[int, int]], spot: tuple[int, int] | None, face: int = 200, pip: int = 40,
+               floor: int = 120) -> np.ndarray:
+    """A 120x120 grey frame (floor: its grey level): a 60 px die face (grey `face`) in its middle, pips 8 px
+    across (grey `pip`) at pips (px), and a glint (grey 255, 11 px across) at spot."""
+    gray = np.full((120, 120), floor, np.uint8)
+    cv2.rectangle(gray, (30, 30), (89, 89), face, -1)
+    for x, y in pips:
+        cv2.circle(gray, (x, y), 4, pip, -1, cv2.LINE_AA)
+    if spot is not None:
+        cv2.circle(gray, spot, 5, 255, -1, cv2.LINE_AA)
+    return gray
+
+
+def hides(gray: np.ndarray, pips: list[tuple[int, int]]) -> bool:
+    centres = np.array(pips, np.float64)
+    half = (centres[1] - centres[0]) / 2  # the 2's layout map, as pips._layout_map makes it
+    layout = np.array([[(half[0] + half[1]) / 2, (half[1] - half[0]) / 2],
+                       [(half[0] - half[1]) / 2, (half[0] + half[1]) / 2], (centres[0] + centres[1]) / 2])
+    return glints.hides_pip(centres, np.full(len(pips), 8.0), layout, gray)
+
+
+def test_a_glint_where_a_3s_corner_pip_would_be_puts_the_2_left_in_doubt():
+    two = [(60, 60), (75, 75)]  # a 3's centre and corner pip: its other corner at (45, 45)
+    assert hides(drawn_face(two, spot=(45, 45)), two)
+    assert not hides(drawn_face(two, spot=None), two)
+
+
+def test_a_white_floor_round_a_dark_face_is_no_glint():
+    two = [(50, 50), (70, 70)]  # light pips on a dark die
+    assert not hides(drawn_face(two, spot=None, face=55, pip=215, floor=255), two)
+    assert hides(drawn_face(two, spot=(70, 50), face=55, pip=215, floor=255), two)
+
+
+@pytest.mark.parametrize("seed, die, why", [
+    (1, 0, "a blue 3 whose corner pip a glint washed out: read as a sure 2"),
+    (20, 1, "an orange 5 whose centre pip a glint washed out: read as a sure 4"),
+    (53, 3, "a 2 whose pip a glint washed out: read as a sure 1"),
+])
+def test_a_glint_that_washes_a_pip_out_leaves_the_face_unsure(reader: DiceReader, seed: int, die: int, why: str):
+    frame, truths = pip_scene(seed, (60, 90), glint=1.0)
+    truth = truths[die]
+    got = read_in(reader, frame, truth["box"])
+    assert got, why  # the die is read, unsure, not lost
+    wrong_sure = [(r.value, round(r.confidence, 3)) for r in got if r.value != truth["value"] and not r.unsure]
+    assert not wrong_sure, (why, truth["value"], wrong_sure)
+
+
+@pytest.mark.parametrize("x, y", [(567, 234), (470, 195)])
+def test_a_glint_along_a_white_dies_rounded_edge_hides_no_pip(reader: DiceReader, x: int, y: int):
+    """matteop65's dice_25: two white 1s seen from low, their rounded edges lit white in thin arcs."""
+    frame = load_image(paths.shared_dir() / "datasets" / "matteop65_table_d6" / "images" / "Train" / "dice_25.jpg")
+    got = read_in(reader, frame, [x - 2, y - 2, 4, 4])
+    assert [(r.value, r.unsure) for r in got] == [(1, False)]
+
+
+@pytest.mark.parametrize("die", [0, 1])
+def test_a_white_floor_round_dark_dice_hides_no_pip(reader: DiceReader, die: int):
+    """The pip render probe's seed 116 at 60-90 px: two dark 4s with light pips on a white floor, no glint."""
+    frame, truths = pip_scene(116, (60, 90))
+    got = read_in(reader, frame, truths[die]["box"])
+    assert [(r.value, r.unsure) for r in got] == [(4, False)]
