@@ -11,9 +11,10 @@ box mostly of floor is no detection. Such a source also gets a tight-box rate (t
 its photos whose die is found with a box of IoU >= 0.5 (the PASCAL VOC criterion) with the reference
 box, the bounding box of the largest region of the labelled colour (colour.colour_mask, gaps closed
 by a 7 px disc): the die is the only thing of its colour in those photos (realdice: the one blue d20).
-Five rows below matteop65 read its photos in ways a camera may show them that the set does not: turned
+Six rows below matteop65 read its photos in ways a camera may show them that the set does not: turned
 (turned_photos), close up (close_ups), small, four photos at half size to a frame (small_dice), shrunk, a
-camera farther away (shrunk_photos), and grainy, a cheap sensor in dim light (grainy_photos). Below a
+camera farther away (shrunk_photos), grainy, a cheap sensor in dim light (grainy_photos), and glossy dice
+under a lamp, a glint on each die (glinted_photos). Below a
 numbered source labelled with values, "given its die types" reads it again as a table that names the dice
 it throws would (`[roll] die_types`, `dicetower read --die-types`): each image told its labelled types; its
 unsure dice read wrong are then set right on the panel, and the row below gives the mean presses that takes
@@ -212,7 +213,8 @@ def main() -> int:
         if name == "matteop65_table_d6" and not only:
             for label, images in (("  turned 90/180/270", turned_photos), ("  close-ups 0.3-0.7", close_ups),
                                   ("  small dice, 4 a frame", small_dice), ("  shrunk 0.8/0.65/0.5", shrunk_photos),
-                                  ("  grainy, noise 6/12", grainy_photos)):
+                                  ("  grainy, noise 6/12", grainy_photos),
+                                  ("  a glint on each die", glinted_photos)):
                 with tempfile.TemporaryDirectory() as tmp:
                     f = _figures(reader, images(datasets / name, Path(tmp)), False)
                 print(f"{label:<25} {f['images']:>4} {f['labelled']:>5}  {f['recall']:.4f}  {f['precision']:.4f}  "
@@ -312,6 +314,8 @@ def shrunk_photos(folder: Path, out: Path, step: int = 3) -> Iterator[tuple[str,
 
 #: standard deviations (grey levels, each channel) of the white Gaussian noise grainy_photos adds
 GRAIN_SIGMAS = (6.0, 12.0)
+#: least and most sigma of the glint glinted_photos draws on each die, a fraction of its box's longer side
+GLINT_SIGMAS = (0.08, 0.25)
 
 
 def grainy_photos(folder: Path, out: Path, step: int = 3) -> Iterator[tuple[str, list[dict[str, str]]]]:
@@ -325,6 +329,27 @@ def grainy_photos(folder: Path, out: Path, step: int = 3) -> Iterator[tuple[str,
             path = out / f"{k:04d}_{sigma:g}.png"
             cv2.imwrite(str(path), np.clip(img + grain, 0, 255).astype(np.uint8))
             yield str(path), labels
+
+
+def glinted_photos(folder: Path, out: Path, step: int = 3) -> Iterator[tuple[str, list[dict[str, str]]]]:
+    """Every step-th photo of a boxed set with a lamp's glint on each labelled die, as glossy dice under a lamp
+    show one (vision.glints): a round spot, sigma GLINT_SIGMAS of the box's longer side, at a random place in the
+    box (matteop65's boxes hold a die's pips: the glint falls on them or beside them), white at its core past the
+    camera's ceiling (seeded by the photo's place, so every run draws the same glints), saved in out (PNG)."""
+    for k, (image, labels) in enumerate(sorted(load_labels(folder).items())[::step]):
+        img = load_image(folder / image).astype(np.float32)
+        rng = np.random.default_rng([k, 99])
+        yy, xx = np.mgrid[0:img.shape[0], 0:img.shape[1]].astype(np.float32)
+        for lab in labels:
+            x, y, w, h = (float(lab[c]) for c in "xywh")
+            gx, gy = x + rng.uniform(0, w), y + rng.uniform(0, h)
+            sigma = rng.uniform(*GLINT_SIGMAS) * max(w, h)
+            spot = rng.uniform(0.7, 1.0) * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sigma * sigma))
+            spot = np.minimum(1.0, 1.6 * spot)[..., None]  # a flat core: the lamp's image
+            img = img * (1 - spot) + 510.0 * spot
+        path = out / f"{k:04d}_glint.png"
+        cv2.imwrite(str(path), np.clip(img, 0, 255).astype(np.uint8))
+        yield str(path), labels
 
 
 def shrunk(image: np.ndarray, labels: list[dict[str, str]], scale: float
