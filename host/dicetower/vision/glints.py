@@ -1,8 +1,8 @@
 """Glints: the lamp's reflection on a glossy die (the tower's light ring, a phone's flash, a desk lamp).
 
 A glint is white at the camera's ceiling, and where it falls on a pip it washes the pip out: a 3 shows its
-centre and one corner pip, a 2 read as sure as a face seen whole; a 5 shows a 4, a 2 a 1. A glint that could hide a
-pip puts the count of a face near it in doubt (pips.read_faces: unsure, at most pips.AMBIGUOUS_CAP). matteop65's
+centre and one corner pip, read as a 2 as sure as a face seen whole; a 5 shows a 4, a 2 a 1. A glint that could hide
+a pip puts the count of a face near it in doubt (pips.read_faces: unsure, at most pips.AMBIGUOUS_CAP). matteop65's
 photos with a glint drawn on each labelled die (bench.vision.glinted_photos, 359 dice): read sure and wrong 27 -> 2.
 Renders of pip d6 with a glint on every die's up face (synth.render_scene's glint; 150 scenes of 2-6 dice): 10 of 596
 read sure and wrong at 60-90 px (3 -> 2, 5 -> 4, 2 -> 1, 6 -> 2) -> 2, 4 -> 1 at 25-45 px. matteop65's own photos
@@ -20,7 +20,8 @@ from scipy import ndimage
 
 #: a glint is at the camera's ceiling: a blob of grey levels GLINT_GREY or more and GLINT_OVER or more above the
 #: plain face round the pips, GLINT_CORE on average (it clips at 255; a white floor or face at the blob's level,
-#: 240-249, speckles above it and below). A face so light that the blob's level passes GLINT_CORE shows no glint.
+#: 240-249, speckles above it and below). On a face so light that GLINT_OVER above it passes GLINT_CORE no glint
+#: can be told.
 GLINT_GREY = 245.0
 GLINT_OVER = 25.0
 GLINT_CORE = 250.0
@@ -37,7 +38,8 @@ GLINT_FACE_REACH = 2.2
 GLINT_RUN_ON = 2.5
 #: a glint that can hide a pip: GLINT_PIP_AREAS pips' area or more with a disc GLINT_THIN pip diameters across
 #: inside (a pip washed out by a glint beside it), or a disc GLINT_WHOLE_PIP diameters across inside (a pip washed
-#: out whole). matteop65's white dice show glints along their rounded edges up to 1.2 pips' area, 0.64 across
+#: out whole). matteop65's white dice show glints along their rounded edges, at 225 grey or more up to 1.2 pips' area
+#: and 0.64 across
 GLINT_PIP_AREAS = 1.5
 GLINT_THIN = 0.5
 GLINT_WHOLE_PIP = 0.9
