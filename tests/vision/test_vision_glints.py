@@ -63,6 +63,8 @@ def test_a_white_floor_round_a_dark_face_is_no_glint():
     (1, 0, "a blue 3 whose corner pip a glint washed out: read as a sure 2"),
     (20, 1, "an orange 5 whose centre pip a glint washed out: read as a sure 4"),
     (53, 3, "a 2 whose pip a glint washed out: read as a sure 1"),
+    (142, 0, "a grey 3 whose corner pip a glint washed out, the 2 left on a face not quite plain and its die body "
+             "vouching for it: read as a sure 2"),
 ])
 def test_a_glint_that_washes_a_pip_out_leaves_the_face_unsure(reader: DiceReader, seed: int, die: int, why: str):
     frame, truths = pip_scene(seed, (60, 90), glint=1.0)

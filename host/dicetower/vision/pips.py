@@ -31,7 +31,7 @@ mark of pip contrast on its face, a numeral's stroke however ragged: _face_marke
 its 2's other pip would be, taken into an unsure face: _doubt_twin_taken); a pip is an ellipse
 (a triangle is a d4 seen from above: Pip.triangle_fill), one paint-filled dent plain inside (pip_marks). A glint
 on a glossy die (the lamp's reflection, white) may have washed out a pip of a fuller face: a face of 1-4 pips near
-one that could hide a pip is unsure (glints.hides_pip).
+one that could hide a pip is unsure, and no die body round it vouches for it (glints.hides_pip).
 A top face far more foreshortened than the other dice's is a die not lying flat: reported as cocked
 (GEN-D01). A face the frame's edge cuts may have lost pips there, so it is not read sure
 (layout_in_frame): its own layout's places reach past the edge, or its die's face runs on past its
@@ -1883,7 +1883,7 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
             or _fainter_than_face(g)  # a numeral's digits; a top face the frame cannot tell; another face's pips
         if n == 1 and not doubt and conf > AMBIGUOUS_CAP:
             doubt = _face_marked(g[0], gray, response, thr)
-        if n <= 4 and not doubt and conf >= UNSURE_BELOW:  # a glint on its die may hide a pip of a fuller face
+        if n <= 4 and not doubt and max(conf, vouchable or 0.0) >= UNSURE_BELOW:  # a glint may hide a pip
             centres = np.array([[p.x, p.y] for p in g])
             doubt = glints.hides_pip(centres, np.array([p.diameter for p in g]),
                                      _layout_map(centres)[1] if n > 1 else None, gray)
