@@ -45,6 +45,7 @@ from dicetower.vision.cli import read_image_file
 from dicetower.vision.reader import DiceReader
 from dicetower.vision.second_core import SECOND_PROCESS
 from dicetower.vision.scoring import DIE_OF_PIP_BOX, close_up, load_labels, match
+from dicetower.vision.synth import draw_glint
 
 #: Sources and whether they need the numbered-dice classifier (faces.py with `make models`).
 SOURCES = [("matteop65_table_d6", False), ("realdice_d20", True), ("lurig_dietype", True),
@@ -339,14 +340,11 @@ def glinted_photos(folder: Path, out: Path, step: int = 3) -> Iterator[tuple[str
     for k, (image, labels) in enumerate(sorted(load_labels(folder).items())[::step]):
         img = load_image(folder / image).astype(np.float32)
         rng = np.random.default_rng([k, 99])
-        yy, xx = np.mgrid[0:img.shape[0], 0:img.shape[1]].astype(np.float32)
         for lab in labels:
             x, y, w, h = (float(lab[c]) for c in "xywh")
             gx, gy = x + rng.uniform(0, w), y + rng.uniform(0, h)
             sigma = rng.uniform(*GLINT_SIGMAS) * max(w, h)
-            spot = rng.uniform(0.7, 1.0) * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sigma * sigma))
-            spot = np.minimum(1.0, 1.6 * spot)[..., None]  # a flat core: the lamp's image
-            img = img * (1 - spot) + 510.0 * spot
+            img = draw_glint(img, (gx, gy), sigma, rng.uniform(0.7, 1.0))
         path = out / f"{k:04d}_glint.png"
         cv2.imwrite(str(path), np.clip(img, 0, 255).astype(np.uint8))
         yield str(path), labels

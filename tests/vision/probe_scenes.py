@@ -21,5 +21,6 @@ def pip_scene(seed: int, die_px: tuple[int, int], glint: float = 0.0) -> tuple[n
     each die's chance of the lamp's glint on its up face, synth.render_scene's): the frame (HxWx3 uint8 BGR) and its
     truths."""
     rng = np.random.default_rng([9371, seed])
-    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(int(rng.integers(2, 7)))]
+    count = int(rng.integers(2, 7))
+    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
     return synth.render_scene(dice, rng, die_px=die_px, glint=glint)

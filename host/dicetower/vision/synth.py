@@ -699,10 +699,7 @@ def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size:
     if glint > 0 and up_mask is not None and rng.uniform() < glint:  # drawn only then: other renders as before
         gx, gy = rng.uniform(up_poly.min(0), up_poly.max(0))
         sigma = rng.uniform(0.03, 0.1) * size
-        yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
-        spot = rng.uniform(0.7, 1.0) * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sigma * sigma)) * up_mask
-        spot = np.minimum(1.0, 1.6 * spot)[..., None]  # a flat core: the lamp's image, past the camera's ceiling
-        img = img * (1 - spot) + 510.0 * spot
+        img = draw_glint(img, (gx, gy), sigma, rng.uniform(0.7, 1.0), up_mask)
     # a soft rim darkening so edges read like a rounded solid
     edge = cv2.GaussianBlur(alpha, (0, 0), size / 60)
     img *= (0.75 + 0.25 * edge)[..., None]
@@ -710,6 +707,20 @@ def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size:
         info["mark_px"] = read_px
         info["mark_contrast"] = read_diff / read_px if read_px > 0 else 0.0
     return img, alpha
+
+
+def draw_glint(img: np.ndarray, centre: tuple[float, float], sigma: float, strength: float,
+               within: np.ndarray | None = None) -> np.ndarray:
+    """img (HxWx3 float BGR, grey levels) with a lamp's glint on a glossy surface drawn on it: a round spot, a
+    Gaussian of sigma px at centre (x, y px) and peak strength (0..1), flat at its core (1.6 times it, at most 1) and
+    twice white there, so that the camera's ceiling clips it; within: HxW coverage (0..1) it is drawn on (a die's up
+    face), None: everywhere. A new array; img is left as it was."""
+    yy, xx = np.mgrid[0:img.shape[0], 0:img.shape[1]].astype(np.float32)
+    spot = strength * np.exp(-((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2) / (2 * sigma * sigma))
+    if within is not None:
+        spot = spot * within
+    spot = np.minimum(1.0, 1.6 * spot)[..., None]
+    return img * (1 - spot) + 510.0 * spot
 
 
 def _finish(img: np.ndarray, rng: np.random.Generator, blur_max: float = 1.3) -> np.ndarray:
