@@ -10,6 +10,7 @@ from dicetower import paths
 from dicetower.readings import DieReading
 from dicetower.vision import glints
 from dicetower.vision.camera import load_image
+from dicetower.vision.pips import _layout_map
 from dicetower.vision.reader import DiceReader
 from tests.vision.probe_scenes import pip_scene
 
@@ -40,11 +41,9 @@ def drawn_face(pips: list[tuple[int, int]], spot: tuple[int, int] | None, face: 
 
 
 def hides(gray: np.ndarray, pips: list[tuple[int, int]]) -> bool:
+    """glints.hides_pip of the face of pips (2 or more, 8 px across) in gray, as pips.read_faces asks it."""
     centres = np.array(pips, np.float64)
-    half = (centres[1] - centres[0]) / 2  # the 2's layout map, as pips._layout_map makes it
-    layout = np.array([[(half[0] + half[1]) / 2, (half[1] - half[0]) / 2],
-                       [(half[0] - half[1]) / 2, (half[0] + half[1]) / 2], (centres[0] + centres[1]) / 2])
-    return glints.hides_pip(centres, np.full(len(pips), 8.0), layout, gray)
+    return glints.hides_pip(centres, np.full(len(pips), 8.0), _layout_map(centres)[1], gray)
 
 
 def test_a_glint_where_a_3s_corner_pip_would_be_puts_the_2_left_in_doubt():
