@@ -68,8 +68,9 @@ def hides_pip(centres: np.ndarray, diameters: np.ndarray, layout: np.ndarray | N
         (cx, cy), reach = layout[2], float(np.hypot(polygon[:, 0] - layout[2, 0], polygon[:, 1] - layout[2, 1]).max())
     x0, x1 = max(int(cx - reach), 0), min(int(cx + reach) + 1, w)
     y0, y1 = max(int(cy - reach), 0), min(int(cy + reach) + 1, h)
-    if x1 - x0 < 3 or y1 - y0 < 3 or gray[y0:y1, x0:x1].max() < GLINT_GREY:
-        return False  # nothing so bright near the face: most faces end here
+    peak = int(gray[y0:y1, x0:x1].max()) if x1 - x0 >= 3 and y1 - y0 >= 3 else 0
+    if peak < GLINT_GREY:
+        return False  # nothing so bright near the face (or no room for it): most faces end here
     if layout is None:
         rings = np.concatenate([np.full(24, 1.0), np.full(24, 1.4)]) * dia  # the face round a lone pip
         turns = np.tile(np.linspace(0.0, 2 * np.pi, 24, endpoint=False), 2)
@@ -85,7 +86,7 @@ def hides_pip(centres: np.ndarray, diameters: np.ndarray, layout: np.ndarray | N
         return False
     plain = float(np.median(gray[np.round(samples[on, 1]).astype(int), np.round(samples[on, 0]).astype(int)]))
     level = max(plain + GLINT_OVER, GLINT_GREY)
-    if level > GLINT_CORE or gray[y0:y1, x0:x1].max() < level:
+    if level > GLINT_CORE or peak < level:
         return False  # a face too light to tell a glint on, or nothing brighter than it near it
     far = GLINT_RUN_ON * reach
     x0, x1 = max(int(cx - far), 0), min(int(cx + far) + 1, w)

@@ -629,8 +629,7 @@ def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size:
     ink = np.array(spec.ink, np.float32)
     order = np.argsort(solid.centroids @ r.T[:, 2])  # far faces first
     up_fi, read_px, read_diff = fi, 0.0, 0.0
-    up_mask: np.ndarray | None = None  # the up face's coverage (0..1) and outline (px), where a glint may fall
-    up_poly = np.zeros((1, 2), np.float32)
+    glint_place: tuple[np.ndarray, np.ndarray] | None = None  # the up face's coverage (0..1) and outline (px)
     for fi in order:
         n = normals[fi]
         view = np.array([0, 0, dist]) - verts[list(solid.faces[fi])].mean(0)
@@ -693,13 +692,14 @@ def _render_die_patch(spec: DieSpec, value: int, rng: np.random.Generator, size:
             face_img = face_img * (1 - spec.edge_shade * ridge.astype(np.float32)[..., None] / 255)
         m = mask.astype(np.float32)[..., None] / 255
         if fi == up_fi:
-            up_mask, up_poly = m[..., 0], poly
+            glint_place = m[..., 0], poly
         img = img * (1 - m) + face_img * m
         alpha = np.maximum(alpha, m[..., 0])
-    if glint > 0 and up_mask is not None and rng.uniform() < glint:  # drawn only then: other renders as before
-        gx, gy = rng.uniform(up_poly.min(0), up_poly.max(0))
+    if glint > 0 and glint_place is not None and rng.uniform() < glint:  # drawn only then: other renders as before
+        coverage, outline = glint_place
+        gx, gy = rng.uniform(outline.min(0), outline.max(0))
         sigma = rng.uniform(0.03, 0.1) * size
-        img = draw_glint(img, (gx, gy), sigma, rng.uniform(0.7, 1.0), up_mask)
+        img = draw_glint(img, (gx, gy), sigma, rng.uniform(0.7, 1.0), coverage)
     # a soft rim darkening so edges read like a rounded solid
     edge = cv2.GaussianBlur(alpha, (0, 0), size / 60)
     img *= (0.75 + 0.25 * edge)[..., None]
