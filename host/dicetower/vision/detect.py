@@ -32,9 +32,9 @@ from dicetower.readings import UNSURE_BELOW
 
 from .boxes import centre, grown, holds, iou, meets, overlap
 from .colour import channel_medians
-from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, FRAME_EDGES, LINK_DIAMETERS, MARKED_PIP, SIDE_FACE_SIDES,
-                   SIDE_REACH_DIAMETERS, WEAK_SNR, PipFace, Pip, PipTable, doubted, face_side, find_pips, pip_marks,
-                   pip_response, read_faces, stray_marks, twins)
+from .pips import (AMBIGUOUS_CAP, FACE_SIDE_DIAMETERS, FRAME_EDGES, LINK_DIAMETERS, MARKED_PIP, SAME_DIE_PIPS,
+                   SIDE_FACE_SIDES, SIDE_REACH_DIAMETERS, WEAK_SNR, PipFace, Pip, PipTable, doubted, face_side,
+                   find_pips, pip_marks, pip_response, read_faces, stray_marks, twins)
 
 #: Frames are analysed with their long side at most this many px (12 MP photos are downscaled).
 ANALYSIS_LONG_SIDE = 640
@@ -301,7 +301,12 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
     face the floor: it is read again as a small face of those pips' polarity (read sure or not: white dice ~20-26 px
     on a black floor, each read as an unsure 1 of a light pip, its box three times the die).
     A small face read sure in its region that the whole-frame read takes for the side face of a sure face beside it
-    is unsure (_side_face_of_whole).
+    is unsure (_taken_for_side_face). A small face its region does not read again, which the finer reads (its
+    region's and the whole frame's) take for the side face of a sure face beside it, is that die's side face and no
+    die: with a camera low over the table, the analysis scale read such a face and took its die's top face, a 1, for
+    the side face (a tiny pip's roundness is noise), where the finer reads see the 1 and hide the face below it.
+    Unsure before, each: bench's small-dice frames 0016 (dice_42's three side faces below their 1s) and 0144, and
+    one shrunk photo; small-dice frames 4.2 -> 3.5 % unsure, every other bench row and render probe as before.
     The whole-frame read may be made elsewhere meanwhile (ReadsElsewhere.whole_fine).
     Tried in session 48 and not kept: a small lone pip _plausible_polarity dropped (a cream 5 among dice with light
     pips, read as one dark pip, its others under the filter's limit) read finer in its region, a sure face of 2 pips
@@ -347,6 +352,8 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
         out += [f for f in as_dice if all(overlap(f.box, g.box) < 0.3 for g in added)]
     for f in small:
         same = [g for g in finer if g.polarity == f.polarity and overlap(f.box, g.box) >= 0.5]
+        if not same and _taken_for_side_face(f, finer + (whole_read or [])):
+            continue  # a side face whose die's top face the finer reads see beside it
         if not same:  # unsure, but still its die body's to vouch for, up to the cap (read_as_one: an unsure 1)
             out.append(replace(doubted(f), uncapped=None if f.uncapped is None else min(f.uncapped, AMBIGUOUS_CAP)))
             continue
@@ -361,34 +368,37 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
         # no more pips than read at s: the same pips seen again (interpolated), no second reading of them
         g = (g if len(g.pips) > len(f.pips) or g.confidence <= f.confidence
              else replace(g, confidence=f.confidence, uncapped=f.uncapped))
-        if whole_read is not None and _side_face_of_whole(g, whole_read):
+        if whole_read is not None and _taken_for_side_face(g, whole_read):
             g = doubted(g)
         out.append(g)
     return _one_per_die(out)
 
 
-def _side_face_of_whole(face: PipFace, whole: list[PipFace]) -> bool:
-    """Whether a small face read sure in its own region (_region_faces, in s's px) is one the whole frame's read at
-    the same finer scale (whole: its faces, in s's px) takes for a side face: the whole read found no face of its
-    polarity on it (none overlapping it by 0.3 either way) but a sure one beside it, within the reach a die's side
-    face lies from its top face (SIDE_FACE_SIDES face sides, pips.face_side, as pips._lies_toward). A region holds
-    few of the frame's faces, the whole frame all of them, and with them the frame's direction toward the camera
-    (pips._toward_camera); a side face may lie outside its top face's region, which is the small face's box grown
-    by its own size. Where the two reads disagree so, the face is unsure: bench's small-dice frame 0012 read a 2 on
-    the side face below a 1 as a sure die no one threw (its region: no pair to tell the direction, and the 1
-    outside it; the whole frame: 20 pairs, below, the 2 hidden as the 1's side face). Tried instead: every small
-    face's region grown by its box's longer side on each axis (so a side face's region holds its top face): that 2
-    was unsure too, but on the shrunk row 3 right dice went from sure to unsure and a side face no one threw from
-    unsure to a sure 4 (a die seen from low, its side face as round as its top face): not kept."""
+def _taken_for_side_face(face: PipFace, read: list[PipFace]) -> bool:
+    """Whether a small face read sure (at the analysis scale, or in its own region: _region_faces; in s's px) is one a
+    read at the finer scale (read: its faces, in s's px) takes for a side face: that read found no face of its
+    polarity on it (none overlapping it by 0.3 either way) but a sure one beside it, with pips like its own (face
+    sides, pips.face_side, within SAME_DIE_PIPS times: one die's faces have pips of one size), within the reach a
+    die's side face lies from its top face (SIDE_FACE_SIDES face sides, as pips._lies_toward). A region holds few of
+    the frame's faces, the whole frame all of them, and with them the frame's direction toward the camera
+    (pips._toward_camera); a side face may lie outside its top face's region, which is the small face's box grown by
+    its own size. Where its region reads it sure and the whole frame takes it for a side face, the face is unsure
+    (_finer_faces): bench's small-dice frame 0012 read a 2 on the side face below a 1 as a sure die no one threw (its
+    region: no pair to tell the direction, and the 1 outside it; the whole frame: 20 pairs, below, the 2 hidden as
+    the 1's side face). Tried instead: every small face's region grown by its box's longer side on each axis (so a
+    side face's region holds its top face): that 2 was unsure too, but on the shrunk row 3 right dice went from sure
+    to unsure and a side face no one threw from unsure to a sure 4 (a die seen from low, its side face as round as
+    its top face): not kept. Without the pips' likeness a 15 px die of six pips, read at s as a 1 whose pip is the
+    whole die (a face side of 4.6 dice), was a side face of a 4 three of its sizes off (a crowd render)."""
     if face.confidence < UNSURE_BELOW:
         return False
-    same = [h for h in whole if h.polarity == face.polarity]
+    same = [h for h in read if h.polarity == face.polarity]
     if any(overlap(face.box, h.box) >= 0.3 or overlap(h.box, face.box) >= 0.3 for h in same):
         return False
     (fx, fy), side = face.centre, face_side(face.pips)
-    return any(h.confidence >= UNSURE_BELOW
-               and math.hypot(fx - h.centre[0], fy - h.centre[1]) < SIDE_FACE_SIDES * max(side, face_side(h.pips))
-               for h in same)
+    sides = [(h, face_side(h.pips)) for h in same if h.confidence >= UNSURE_BELOW]
+    return any(max(side, hs) <= SAME_DIE_PIPS * min(side, hs)
+               and math.hypot(fx - h.centre[0], fy - h.centre[1]) < SIDE_FACE_SIDES * max(side, hs) for h, hs in sides)
 
 
 def _small_die_held(gray_full: np.ndarray, s: float, face: PipFace) -> PipFace | None:
