@@ -7,10 +7,10 @@ import cv2
 import numpy as np
 import pytest
 
-from dicetower.vision import synth
 from dicetower.vision.detect import KERNEL_PX
 from dicetower.vision.pips import find_pips, pip_response
 from dicetower.vision.reader import DiceReader
+from tests.vision.probe_scenes import pip_scene
 
 
 def _face_with_tail(tail_grey: int, pip_grey: int = 40) -> np.ndarray:
@@ -54,10 +54,7 @@ def test_pips_whose_halo_runs_into_their_die_s_edge_are_read(reader, seed, die_p
     # 1; at 25-45 px seed 148's black 1 (its pip ~4 px) was read sure from its body (test_vision_small_dice): its pip,
     # now found at the analysis scale, is read sure too (a core's outline tells no triangle); seed 19's 2 was read
     # finer in its body, unsure (0.54)
-    rng = np.random.default_rng([9371, seed])
-    count = int(rng.integers(2, 7))
-    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
-    frame, truths = synth.render_scene(dice, rng, die_px=die_px)
+    frame, truths = pip_scene(seed, die_px)
     truth = next(t for t in truths if t["box"][:2] == [x, y])
     bx, by, bw, bh = truth["box"]
     mine = [r for r in reader.read(frame)

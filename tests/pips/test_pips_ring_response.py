@@ -5,29 +5,20 @@ such dice as a smaller face and two twin pips, unsure."""
 import math
 
 import cv2
-import numpy as np
 import pytest
 
 from dicetower.readings import UNSURE_BELOW
-from dicetower.vision import synth
 from dicetower.vision.boxes import meets
 from dicetower.vision.detect import KERNEL_PX, find_pip_faces
 from dicetower.vision.pips import RING_PIP_ROUNDNESS, Pip, _ring_halves, find_pips, pip_response
 from dicetower.vision.reader import DiceReader
-
-
-def _probe_scene(seed: int, die_px: tuple[int, int]) -> tuple[np.ndarray, list[dict]]:
-    """A render of 2-6 pip d6 in random colours (the render probe's, die_px least and most px a die) and its truths."""
-    rng = np.random.default_rng([9371, seed])
-    count = int(rng.integers(2, 7))
-    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
-    return synth.render_scene(dice, rng, die_px=die_px)
+from tests.vision.probe_scenes import pip_scene
 
 
 def test_a_pip_whose_response_rings_its_middle_is_one_pip():
     # seed 12's dark red 3 on an orange die: its lower pip, near the die's edge, rose to 74-77 on its rim and 52 in
     # its middle over the frame's threshold of 40, and was split at 58 into pieces of 10 and 8 px^2 2.8 px apart
-    frame, truths = _probe_scene(12, (60, 90))
+    frame, truths = pip_scene(12, (60, 90))
     assert [t["value"] for t in truths if t["box"][:2] == [98, 137]] == [3]
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     response = pip_response(gray, "dark", KERNEL_PX)
@@ -39,7 +30,7 @@ def test_a_pip_whose_response_rings_its_middle_is_one_pip():
 def test_a_small_die_whose_pip_rings_its_middle_is_read_whole():
     # seed 10's 5 of light pips on a 31 px die: read as an unsure 2 of two of its pips (0.05), its die found only by
     # the reader's finer read of its body
-    frame, truths = _probe_scene(10, (25, 45))
+    frame, truths = pip_scene(10, (25, 45))
     assert truths[1]["value"] == 5
     on = [(f.value, f.confidence >= UNSURE_BELOW) for f in find_pip_faces(frame) if meets(f.box, truths[1]["box"])]
     assert on == [(5, True)]
@@ -51,7 +42,7 @@ def test_a_small_die_whose_pip_rings_its_middle_is_read_whole():
     (165, (18, 36), 2, 4),  # an unsure 4 (0.6)
 ])
 def test_dice_whose_pips_ring_their_middles_read_sure(seed, die_px, die, value):
-    frame, truths = _probe_scene(seed, die_px)
+    frame, truths = pip_scene(seed, die_px)
     assert truths[die]["value"] == value
     x, y, w, h = truths[die]["box"]
     mine = [(r.die_type, r.value, r.unsure) for r in DiceReader(second_process=False).read(frame)

@@ -24,3 +24,12 @@ def pip_scene(seed: int, die_px: tuple[int, int], glint: float = 0.0) -> tuple[n
     count = int(rng.integers(2, 7))
     dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
     return synth.render_scene(dice, rng, die_px=die_px, glint=glint)
+
+
+def crowd_scene(seed: int, die_px: tuple[int, int]) -> tuple[np.ndarray, list[dict]]:
+    """A render of 12-21 pip d6 in random colours (the render probe's crowds: its seed, die_px least and most px a die):
+    the frame (HxWx3 uint8 BGR) and its truths."""
+    rng = np.random.default_rng([9371, seed])
+    count = int(rng.integers(12, 22))
+    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
+    return synth.render_scene(dice, rng, die_px=die_px)

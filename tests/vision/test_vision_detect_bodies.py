@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from dicetower import paths
-from dicetower.vision import synth
 from dicetower.vision.boxes import centre, holds
 from dicetower.vision.camera import load_image
 from dicetower.vision.detect import find_die_bodies
 from dicetower.vision.faces_eval import remove_overlay
 from dicetower.vision.reader import DiceReader
 from dicetower.vision.scoring import close_up, load_labels
+from tests.vision.probe_scenes import pip_scene
 
 DEMO = paths.repo_root() / "demo" / "matteop65"
 LURIG = paths.shared_dir() / "datasets" / "lurig_dietype"
@@ -87,10 +87,7 @@ def test_a_speck_in_a_close_up_is_no_body_and_the_die_is_read_whole(montage, row
 def _purple_dice_on_wood() -> tuple[np.ndarray, list[dict]]:
     """A render of three pip d6 of 25-45 px in random colours on wood (the render probe's scene 183): a white 2 and two
     purple dice of 20 px, a 1 and a 5, whose colour the Lab pass's threshold, set by the grain, did not single out."""
-    rng = np.random.default_rng([9371, 183])
-    count = int(rng.integers(2, 7))
-    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
-    return synth.render_scene(dice, rng, die_px=(25, 45))
+    return pip_scene(183, (25, 45))
 
 
 def test_dice_of_one_colour_are_no_ground_to_each_other():

@@ -16,6 +16,7 @@ from dicetower.vision import synth
 from dicetower.vision.detect import DieBody, PipFace, _plausible_polarity
 from dicetower.vision.pips import AMBIGUOUS_CAP, Pip
 from dicetower.vision.reader import CUT_CONFIDENCE_MAX, DiceReader, read_as_one
+from tests.vision.probe_scenes import pip_scene
 
 WHITE = ((235, 235, 235), (20, 20, 20))  # BGR body, pips
 BLACK = ((25, 25, 25), (235, 235, 235))
@@ -70,10 +71,7 @@ def test_a_dark_die_showing_1_among_light_dice_reads_1(reader, dice, seed, sure)
 def test_a_random_coloured_die_showing_1_whose_pip_was_capped_for_what_its_body_answers_reads_a_sure_1(
         reader, seed, die):
     # renders of 2-6 pip d6 in random colours, 60-90 px: each was read as an unsure 1 (reader.read_as_one)
-    rng = np.random.default_rng([9371, seed])
-    count = int(rng.integers(2, 7))
-    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
-    frame, truths = synth.render_scene(dice, rng, die_px=(60, 90))
+    frame, truths = pip_scene(seed, (60, 90))
     x, y, w, h = truths[die]["box"]
     assert truths[die]["value"] == 1
     mine = [r for r in reader.read(frame)

@@ -13,23 +13,15 @@ import numpy as np
 import pytest
 
 from dicetower.readings import UNSURE_BELOW
-from dicetower.vision import synth
 from dicetower.vision.detect import KERNEL_PX, DieBody
 from dicetower.vision.pips import Pip, PipFace, _no_fuller_face, doubted, pip_response
 from dicetower.vision.reader import DiceReader, _vouched_by_body
+from tests.vision.probe_scenes import pip_scene
 
 
 @pytest.fixture(scope="module")
 def reader():
     return DiceReader(second_process=False)
-
-
-def _scene(seed: int, die_px: tuple[int, int] = (60, 90)) -> tuple[np.ndarray, list[dict]]:
-    """Renders of 2-6 pip d6 in random colours, die_px least and most px a die (the render probes' seeds)."""
-    rng = np.random.default_rng([9371, seed])
-    count = int(rng.integers(2, 7))
-    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
-    return synth.render_scene(dice, rng, die_px=die_px)
 
 
 @pytest.mark.parametrize("seed, x, y", [(3, 577, 404), (7, 493, 151), (12, 240, 316), (4, 224, 174), (2, 285, 148),
@@ -39,7 +31,7 @@ def test_a_mottled_die_s_2_or_3_is_read_sure(reader, seed, x, y):
     # plain; the 3s of seeds 2 and 41 at 0.6, one of their pips weak as well (too little layout to vouch for it: the
     # body does); the 2s of seeds 40, 124 and 215 at 0.6, two far pips on a face not plain that their body vouched
     # for only so far (a 4 whose other pips went unfound is two far pips as well: pips._no_fuller_face tells them)
-    frame, truths = _scene(seed)
+    frame, truths = pip_scene(seed, (60, 90))
     truth = next(t for t in truths if t["box"][:2] == [x, y])
     bx, by, bw, bh = truth["box"]
     mine = [r for r in reader.read(frame)
@@ -86,7 +78,7 @@ def test_a_mottled_die_s_2_or_3_with_weak_pips_is_read_sure(reader, seed, die, v
     # for them, too little layout to vouch for weak pips, and its body could restore no more: read right at 0.6 (the
     # 2s of seeds 110 and 180 at 60-90 px, 17 at 25-45 px, 3 at 18-36 px; the 3s of seeds 12 and 146 at 60-90 px, 9 at
     # 25-45 px). Where its face shows no fuller face's other pips, the body vouches for the face as read
-    frame, truths = _scene(seed, die_px)
+    frame, truths = pip_scene(seed, die_px)
     assert truths[die]["value"] == value
     bx, by, bw, bh = truths[die]["box"]
     mine = [r for r in reader.read(frame)
@@ -98,7 +90,7 @@ def test_two_weak_pips_of_a_six_are_no_sure_two(reader):
     # seed 192's dark 6 with yellow pips: two of its weak pips (one of each column) were found, on no diagonal of its
     # face, the face round them not plain; the places of a fuller face on that diagonal read plain, but the 6's
     # other pips peak in the pip response there (0.72 of the two's): no 2 of a body's vouching, the die read a 6
-    frame, truths = _scene(192)
+    frame, truths = pip_scene(192, (60, 90))
     bx, by, bw, bh = truths[1]["box"]
     assert truths[1]["value"] == 6
     mine = [r for r in reader.read(frame)

@@ -14,6 +14,7 @@ from dicetower.vision.camera import load_image
 from dicetower.vision import scoring, synth
 from dicetower.vision.reader import DiceReader
 from dicetower.vision.scoring import load_labels
+from tests.vision.probe_scenes import pip_scene
 
 def close_up(image: str, x: int, y: int, frac: float,
              size: tuple[int, int] = (640, 480)) -> tuple[np.ndarray, int, tuple[float, float]]:
@@ -207,10 +208,7 @@ def test_a_body_read_at_a_close_up_scale_gives_only_faces_of_pips_wider_than_the
     read elsewhere (detect._close_ups_unread), held two of its pips: a sure 2. Pips the analysis scale's filter spans
     (under PIP_OF_KERNEL of it) are that scale's to read, not a close-up's: the 3 is read as before, by its body
     (right, unsure), never as a sure other value."""
-    rng = np.random.default_rng([9371, 48])
-    count = int(rng.integers(2, 7))
-    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
-    frame, truths = synth.render_scene(dice, rng, die_px=(100, 160))
+    frame, truths = pip_scene(48, (100, 160))
     x, y, w, h = truths[0]["box"]
     on = [r for r in reader.read(frame) if holds((x, y, w, h), (r.box[0] + r.box[2] / 2, r.box[1] + r.box[3] / 2))]
     assert on, "the 3 is read"

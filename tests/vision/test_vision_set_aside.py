@@ -25,18 +25,10 @@ import numpy as np
 import pytest
 
 from dicetower.readings import UNSURE_BELOW
-from dicetower.vision import synth
 from dicetower.vision.detect import DieBody, PipFace, find_pip_faces
 from dicetower.vision.pips import AMBIGUOUS_CAP, Pip
 from dicetower.vision.reader import DiceReader, _lone_pip_held
-
-
-def _scene(seed: int) -> tuple[np.ndarray, list[dict]]:
-    """The render probe's scene of 2-6 pip d6 in random colours, 60-90 px, for seed, and its truths."""
-    rng = np.random.default_rng([9371, seed])
-    count = int(rng.integers(2, 7))
-    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
-    return synth.render_scene(dice, rng, die_px=(60, 90))
+from tests.vision.probe_scenes import pip_scene
 
 
 def _inside(box: tuple[int, int, int, int], truth: dict) -> bool:
@@ -61,7 +53,7 @@ def reader():
     (245, 5, 2),  # read as an unsure 5 (0.014)
 ])
 def test_a_die_whose_pips_were_set_aside_reads_right(reader, seed, die, value):
-    frame, truths = _scene(seed)
+    frame, truths = pip_scene(seed, (60, 90))  # the render probe's scene at 60-90 px
     assert truths[die]["value"] == value
     mine = [r for r in reader.read(frame) if _inside(r.box, truths[die])]
     assert [(r.die_type, r.value, r.unsure) for r in mine] == [("d6", value, value == 1)]
@@ -72,7 +64,7 @@ def test_a_die_whose_pips_were_set_aside_reads_right(reader, seed, die, value):
 # against under 8 where these tests were made); two far pips on a mottled face
 @pytest.mark.parametrize("seed, die, value", [(83, 5, 1), (40, 2, 2)])
 def test_weak_faces_are_set_aside_not_read_as_dice(seed, die, value):
-    frame, truths = _scene(seed)
+    frame, truths = pip_scene(seed, (60, 90))  # the render probe's scene at 60-90 px
     set_aside: list[PipFace] = []
     faces = find_pip_faces(frame, set_aside=set_aside)
     assert not [f for f in faces if _inside(f.box, truths[die])]
@@ -92,7 +84,7 @@ def test_a_one_of_the_other_pip_colour_on_a_face_not_quite_plain_is_read_sure_wh
     # a die showing 1 among dice of the other pip colour, the face round its pip not quite plain (camera noise, JPEG
     # ringing round the pip): set aside for its colour after the face cost it confidence, two doubts, and read as an
     # unsure 1 (0.03, 0.12, 0.12). Its body, read with its own threshold, holds that pip alone: the body vouches for it
-    frame, truths = _scene(seed)
+    frame, truths = pip_scene(seed, (60, 90))  # the render probe's scene at 60-90 px
     assert truths[die]["value"] == 1
     set_aside: list[PipFace] = []
     find_pip_faces(frame, set_aside=set_aside)

@@ -24,7 +24,7 @@ from dicetower.vision.pips import AMBIGUOUS_CAP, Pip, PipFace
 from dicetower.vision.reader import D6_BY_SHAPE, DiceReader, _d6_by_shape, is_die_like, reading_copy
 from dicetower.vision.scoring import load_labels, match
 
-from tests.vision.probe_scenes import any_type_scene
+from tests.vision.probe_scenes import any_type_scene, crowd_scene, pip_scene
 
 MATTEOP65 = paths.shared_dir() / "datasets" / "matteop65_table_d6"
 # before the finer read, at half size: five_44 a 5 read as a sure 1; four_43 a 4 as a sure 2; two_35 and
@@ -248,10 +248,7 @@ def test_a_small_die_taken_for_the_pip_of_a_one_is_read_again_finer(seed):
 def _sure_and_wrong(seed: int, die_px: tuple[int, int]) -> list[tuple[str, dict]]:
     """(labelled value, reading) of the dice read sure and wrong in a render of 2-6 pip d6 in random colours, die_px
     (least, most) px a die."""
-    rng = np.random.default_rng([9371, seed])
-    count = int(rng.integers(2, 7))
-    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
-    frame, truths = synth.render_scene(dice, rng, die_px=die_px)
+    frame, truths = pip_scene(seed, die_px)
     labels = [dict(image="", die_type="d6", value=str(t["value"]), x=str(t["box"][0]), y=str(t["box"][1]),
                    w=str(t["box"][2]), h=str(t["box"][3]), colour="") for t in truths]
     read = _matched(DiceReader(second_process=False), frame, labels)
@@ -280,7 +277,7 @@ def test_a_sure_face_its_body_reads_fuller_gives_way():
     # a crowd of 12-21 pip d6 of 25-45 px in random colours: a red 3 with light pips on teal felt was read as a sure 2
     # of two of its pips, its third by the die's edge unread at the frame's threshold; its body, read with a threshold
     # of its own, holds the 3 (reader._fuller_face_in_body)
-    frame, truths = _crowd_scene(153, (25, 45))
+    frame, truths = crowd_scene(153, (25, 45))
     assert truths[0]["value"] == 3
     assert _read_at(frame, truths[0]["box"]) == [("d6", 3, False)]
 
@@ -288,7 +285,7 @@ def test_a_sure_face_its_body_reads_fuller_gives_way():
 def test_a_one_on_a_die_of_the_floors_colour_stays_sure():
     # a navy die showing a yellow 1 on a near-black floor (a render of 2-6 pip d6 of 60-90 px): the ring round its pip
     # is of the ground's colour, but the pip is smaller than the frame's other dice's pips, so no die taken whole
-    frame, truths = _probe_scene(6, (60, 90))
+    frame, truths = pip_scene(6, (60, 90))
     assert truths[1]["value"] == 1
     assert _read_at(frame, truths[1]["box"]) == [("d6", 1, False)]
 
@@ -414,26 +411,9 @@ def test_merged_boxes_joins_chains_of_boxes_that_meet():
     assert sorted(detect._merged_boxes(boxes)) == [(0, 0, 26, 10), (50, 50, 5, 5)]
 
 
-def _probe_scene(seed: int, die_px: tuple[int, int]) -> tuple[np.ndarray, list[dict]]:
-    """A render of 2-6 pip d6 in random colours (the render probe's, die_px least and most px a die) and its truths."""
-    rng = np.random.default_rng([9371, seed])
-    count = int(rng.integers(2, 7))
-    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
-    return synth.render_scene(dice, rng, die_px=die_px)
-
-
-def _crowd_scene(seed: int, die_px: tuple[int, int]) -> tuple[np.ndarray, list[dict]]:
-    """A render of 12-21 pip d6 in random colours (the render probe's crowds, die_px least and most px a die) and its
-    truths."""
-    rng = np.random.default_rng([9371, seed])
-    count = int(rng.integers(12, 22))
-    dice = [(synth.standard_spec("d6", rng, pips=True), int(rng.integers(1, 7))) for _ in range(count)]
-    return synth.render_scene(dice, rng, die_px=die_px)
-
-
 def _probe_die(seed: int, die: int, die_px: tuple[int, int]) -> tuple[np.ndarray, dict]:
-    """A render of _probe_scene and the truth of its die `die`."""
-    frame, truths = _probe_scene(seed, die_px)
+    """A render of pip_scene and the truth of its die `die`."""
+    frame, truths = pip_scene(seed, die_px)
     return frame, truths[die]
 
 
@@ -677,9 +657,9 @@ def test_a_smaller_die_beside_sure_pip_dice_is_read_as_its_face_even_unsure(seed
 
 
 def _die_and_its_body(scene: str, seed: int, die: int, value: int) -> tuple[np.ndarray, dict, detect.DieBody]:
-    """A render of pip d6 in random colours at 25-45 px (scene "pip": _probe_scene, "crowd": _crowd_scene), the truth of
+    """A render of pip d6 in random colours at 25-45 px (scene "pip": pip_scene, "crowd": crowd_scene), the truth of
     its die `die` (asserted to show value) and the die body find_die_bodies finds there."""
-    frame, truths = _probe_scene(seed, (25, 45)) if scene == "pip" else _crowd_scene(seed, (25, 45))
+    frame, truths = pip_scene(seed, (25, 45)) if scene == "pip" else crowd_scene(seed, (25, 45))
     truth = truths[die]
     assert truth["value"] == value
     return frame, truth, _bodies_at(detect.find_die_bodies(frame), truth["box"])[0]
@@ -717,7 +697,7 @@ def test_a_pip_dies_face_read_in_its_body_beside_sure_pip_dice_may_span_more_tha
 def test_a_die_body_apart_from_a_pip_die_beside_it_is_read():
     # a render of a crowd of pip d6 at 25-45 px: a yellow 2's body (22x20 px) 11 px below a 3, meeting the 3's box grown
     # by half (where its sides and shadow lie) but holding none of it, was taken for part of the 3 and lost
-    frame, truths = _crowd_scene(9, (25, 45))
+    frame, truths = crowd_scene(9, (25, 45))
     truth = truths[9]
     assert truth["value"] == 2
     got = _read_at(frame, truth["box"])
@@ -831,7 +811,7 @@ def test_a_small_die_taken_whole_for_a_pip_is_no_face(kind, seed, taken, die):
     # analysis scale, at the pip filter's edge, with its own pip or numeral inside. Read again at a close-up scale
     # (detect.large_pip_faces), two such dice made a 2 whose reach took the bodies round it for its die's parts: four
     # dice lost. A lone pip marked inside is a die (detect._die_taken_for_pip): no face, its body is read
-    frame, truths = _probe_scene(seed, (25, 45)) if kind == "pip" else any_type_scene(seed, (25, 45))
+    frame, truths = pip_scene(seed, (25, 45)) if kind == "pip" else any_type_scene(seed, (25, 45))
     bodies = detect.find_die_bodies(frame)
     faces = detect.find_pip_faces(frame, lambda: detect.close_up_regions(frame.shape, bodies))
     box = tuple(truths[taken]["box"])
@@ -850,7 +830,7 @@ def test_a_face_read_again_whose_pips_are_small_dice_is_no_face():
     # the pip filter's edge was read again at a close-up scale (detect.large_pip_faces) as a sure 2 whose "pips" were
     # that die and a blue 2 beside it (its two light pips inside: detect.die_taken_whole), boxed over both; its reach
     # took the dice round it for its die's parts, and three dice were lost
-    frame, truths = _probe_scene(12, (25, 45))
+    frame, truths = pip_scene(12, (25, 45))
     bodies = detect.find_die_bodies(frame)
     faces = detect.find_pip_faces(frame, lambda: detect.close_up_regions(frame.shape, bodies))
     kept, _ = detect.large_pip_faces(frame, bodies, faces)
@@ -868,7 +848,7 @@ def test_an_unsure_one_whose_pip_is_a_whole_die_is_boxed_by_that_die():
     # the render of test_a_face_read_again_whose_pips_are_small_dice_is_no_face: the red 1 taken whole for a dark pip
     # stays an unsure 1, boxed as a 1's face round that pip (83 px), which took the blue 2 beside it for its die's side
     # and lost it; boxed by the die it is, the 2 is read
-    frame, truths = _probe_scene(12, (25, 45))
+    frame, truths = pip_scene(12, (25, 45))
     red, blue = truths[4], truths[0]
     assert (red["value"], blue["value"]) == (1, 2)
     ones = [r for r in DiceReader(second_process=False).read(frame) if r.value == 1]
@@ -880,7 +860,7 @@ def test_an_unsure_one_whose_pip_is_a_whole_die_is_boxed_by_that_die():
 def test_dice_round_a_face_of_small_dice_for_pips_are_read(die, value):
     # a render of a crowd of 20 pip d6 at 25-45 px: a face read again at a close-up scale of small dice for pips took
     # eight dice round it for its die's parts, all lost; each of these is read sure and right now
-    frame, truths = _crowd_scene(95, (25, 45))
+    frame, truths = crowd_scene(95, (25, 45))
     truth = truths[die]
     assert truth["value"] == value
     assert _read_at(frame, truth["box"]) == [("d6", value, False)]
@@ -925,9 +905,9 @@ def test_a_pip_die_beside_sure_pip_dice_is_read_though_a_lone_pip_was_set_aside_
 
 
 @pytest.mark.parametrize("scene, seed, die, value, die_px", [
-    (_crowd_scene, 200, 6, 3, (25, 45)),  # read as an unsure 5 (0.009)
-    (_crowd_scene, 218, 1, 5, (25, 45)),  # an unsure 1 (0.006)
-    (_probe_scene, 4, 1, 3, (18, 36)),  # an unsure 1 (0.012)
+    (crowd_scene, 200, 6, 3, (25, 45)),  # read as an unsure 5 (0.009)
+    (crowd_scene, 218, 1, 5, (25, 45)),  # an unsure 1 (0.006)
+    (pip_scene, 4, 1, 3, (18, 36)),  # an unsure 1 (0.012)
 ])
 def test_a_die_body_with_a_lone_pip_set_aside_in_its_middle_is_read_for_its_own_face(scene, seed, die, value, die_px):
     # renders of pip d6 in random colours: a small die's middle pip was set aside (no die by itself), its others unread
@@ -948,7 +928,7 @@ def test_a_face_whose_pips_are_whole_dice_is_no_face():
     # a crowd of pip d6 in random colours at 25-45 px: two dark dice of 23 px showing 1 on a white floor were read at
     # the analysis scale as a 2 of dark pips boxed over both, flagged unsure (reader._die_as_pip); that box hid both
     # dice. A face of two "pips" or more one of which is a whole die is no face: the dice's bodies are read
-    frame, truths = _crowd_scene(43, (25, 45))
+    frame, truths = crowd_scene(43, (25, 45))
     ones = [t for t in truths if t["box"][:2] in ([356, 212], [368, 271])]
     assert len(ones) == 2 and all(t["value"] == 1 for t in ones)
     boxes = [tuple(t["box"]) for t in ones]
@@ -967,7 +947,7 @@ def test_a_small_die_read_whole_as_a_close_up_pip_is_no_sure_one(kind, seed, die
     # renders of dice in random colours at 25-45 px: where the analysis scale reads no face, a smaller (close-up) scale
     # took a whole die for the pip of a sure 1 whose face was the floor, and its reach took the die's body for part of
     # that die. A pip is plain inside; this one is marked (its numeral) or holds two pips alike: a die, so unsure
-    frame, truths = _probe_scene(seed, (25, 45)) if kind == "pip" else any_type_scene(seed, (25, 45))
+    frame, truths = pip_scene(seed, (25, 45)) if kind == "pip" else any_type_scene(seed, (25, 45))
     truth = truths[die]
     box = tuple(truth["box"])
     bodies = detect.find_die_bodies(frame)
@@ -1052,7 +1032,7 @@ def test_a_small_face_its_region_reads_no_face_of_is_still_its_bodys_to_vouch_fo
     # body round it may vouch for 1.0). Read again finer in its region, where no face was read, it was doubted with
     # nothing left for its body to vouch for, and the body was read by the face classifier as an unsure 4. Its body
     # answers for it now, as far as the cap: an unsure 1
-    frame, truths = _probe_scene(16, (25, 45))
+    frame, truths = pip_scene(16, (25, 45))
     truth = truths[3]
     assert truth["value"] == 1
     x, y, w, h = truth["box"]
@@ -1070,7 +1050,7 @@ def test_a_small_face_its_region_reads_no_face_of_is_still_its_bodys_to_vouch_fo
 def test_a_small_body_no_face_is_read_in_is_read_finer_again(seed, die, value, die_px):
     # renders of pip d6 in random colours: read finer in its body (FINE_FACTOR x), a small die showed no face but weak
     # ones, in its grey and its colour channels. Read at FINE_FACTOR x that again, its face is found, and it is read
-    frame, truths = _probe_scene(seed, die_px)
+    frame, truths = pip_scene(seed, die_px)
     truth = truths[die]
     assert truth["value"] == value
     frame = reading_copy(frame)[0]  # as the reader reads it: its noise smoothed
@@ -1088,7 +1068,7 @@ def test_a_small_body_no_face_is_read_in_is_read_finer_again(seed, die, value, d
 def test_a_2_or_3_read_only_at_the_finest_body_scale_is_unsure():
     # renders of pip d6 at 18-36 px: a 3 of 18 px read finer again in its body showed two of its pips as a 2 at 0.82; a
     # pip lost there to the interpolation changes the count, so such a face is unsure
-    frame, truths = _probe_scene(237, (18, 36))
+    frame, truths = pip_scene(237, (18, 36))
     truth = truths[3]
     assert truth["value"] == 3
     frame = reading_copy(frame)[0]
@@ -1107,7 +1087,7 @@ def test_a_small_1_whose_face_reads_rough_finer_is_its_bodys_unsure_1(seed, die)
     # measures rougher than a 1's may be (its edges and shading), so no face was read there and the numeral net read the
     # body by chance. Read as a lone pip on a rough face (detect.rough_lone_pip), it is the body's weak 1, which the
     # body vouches for as far as the cap: an unsure 1
-    frame, truths = _probe_scene(seed, (25, 45))
+    frame, truths = pip_scene(seed, (25, 45))
     truth = truths[die]
     assert truth["value"] == 1
     frame = reading_copy(frame)[0]
