@@ -7,7 +7,7 @@ FWLIB  := build/fwlib
 ARGS   ?=
 PYTEST_ARGS ?=
 
-.PHONY: venv run test test-firmware typecheck bench models parts clean
+.PHONY: venv run test test-firmware typecheck bench probes models parts clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,10 @@ typecheck: venv
 ## Printed figures: vision accuracy and speed, audit scale.
 bench: venv
 	$(BIN)/python -m bench
+
+## The render probes' figures (bench/probes.py): ARGS="p60 crowds --scenes 50" for some of them.
+probes: venv
+	$(BIN)/python -m bench probes $(ARGS)
 
 ## Rebuild the shipped models from licensed data (installs the `train` extra: torch CPU, onnx).
 models: venv

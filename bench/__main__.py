@@ -1,4 +1,5 @@
-"""`make bench`: print the project's speed and accuracy figures. Each part is its own module."""
+"""`make bench`: print the project's speed and accuracy figures. Each part is its own module. `python -m bench probes`
+(`make probes`): the render probes' figures (bench.probes)."""
 
 import importlib
 import sys
@@ -10,6 +11,10 @@ set_up_process()  # before the parts import numpy, as the `dicetower` command do
 PARTS = ["bench.vision", "dicetower.vision.faces_eval", "bench.audit"]
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["probes"]:  # the render probes, on their own: minutes, not part of every bench
+        from bench import probes
+
+        sys.exit(probes.main(sys.argv[2:]))
     failed = 0
     for name in PARTS:
         try:

@@ -10,7 +10,7 @@ import pytest
 from dicetower.vision.detect import KERNEL_PX
 from dicetower.vision.pips import find_pips, pip_response
 from dicetower.vision.reader import DiceReader
-from tests.vision.probe_scenes import pip_scene
+from bench.probes import pip_scene
 
 
 def _face_with_tail(tail_grey: int, pip_grey: int = 40) -> np.ndarray:

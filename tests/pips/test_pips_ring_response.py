@@ -12,7 +12,7 @@ from dicetower.vision.boxes import meets
 from dicetower.vision.detect import KERNEL_PX, find_pip_faces
 from dicetower.vision.pips import RING_PIP_ROUNDNESS, Pip, _ring_halves, find_pips, pip_response
 from dicetower.vision.reader import DiceReader
-from tests.vision.probe_scenes import pip_scene
+from bench.probes import pip_scene
 
 
 def test_a_pip_whose_response_rings_its_middle_is_one_pip():

@@ -14,7 +14,7 @@ from dicetower.vision.detect import find_die_bodies
 from dicetower.vision.faces_eval import remove_overlay
 from dicetower.vision.reader import DiceReader
 from dicetower.vision.scoring import close_up, load_labels
-from tests.vision.probe_scenes import pip_scene
+from bench.probes import pip_scene
 
 DEMO = paths.repo_root() / "demo" / "matteop65"
 LURIG = paths.shared_dir() / "datasets" / "lurig_dietype"

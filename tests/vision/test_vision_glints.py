@@ -12,7 +12,7 @@ from dicetower.vision import glints
 from dicetower.vision.camera import load_image
 from dicetower.vision.pips import _layout_map
 from dicetower.vision.reader import DiceReader
-from tests.vision.probe_scenes import pip_scene
+from bench.probes import pip_scene
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from dicetower.vision import synth
 from dicetower.vision.detect import DieBody, PipFace, _plausible_polarity
 from dicetower.vision.pips import AMBIGUOUS_CAP, Pip
 from dicetower.vision.reader import CUT_CONFIDENCE_MAX, DiceReader, read_as_one
-from tests.vision.probe_scenes import pip_scene
+from bench.probes import pip_scene
 
 WHITE = ((235, 235, 235), (20, 20, 20))  # BGR body, pips
 BLACK = ((25, 25, 25), (235, 235, 235))

@@ -16,7 +16,7 @@ from dicetower.readings import UNSURE_BELOW
 from dicetower.vision.detect import KERNEL_PX, DieBody
 from dicetower.vision.pips import Pip, PipFace, _no_fuller_face, doubted, pip_response
 from dicetower.vision.reader import DiceReader, _vouched_by_body
-from tests.vision.probe_scenes import pip_scene
+from bench.probes import pip_scene
 
 
 @pytest.fixture(scope="module")

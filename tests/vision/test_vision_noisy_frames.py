@@ -15,7 +15,7 @@ from dicetower.vision.noise import SMOOTH_FROM, noise_sigma, smoothed, smoothing
 from dicetower.vision.reader import DiceReader
 from dicetower.vision.scoring import load_labels
 
-from tests.vision.probe_scenes import any_type_scene
+from bench.probes import any_type_scene
 
 MATTEOP65 = paths.shared_dir() / "datasets" / "matteop65_table_d6"
 needs_photos = pytest.mark.skipif(not MATTEOP65.is_dir(), reason=f"shared datasets not found at {MATTEOP65}")

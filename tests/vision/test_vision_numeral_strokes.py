@@ -17,7 +17,7 @@ from dicetower.vision.detect import find_pip_faces
 from dicetower.vision.pips import Pip, crosswise_pips
 from dicetower.vision.reader import DiceReader
 
-from tests.vision.probe_scenes import any_type_scene
+from bench.probes import any_type_scene
 
 DATASETS = paths.shared_dir() / "datasets"
 

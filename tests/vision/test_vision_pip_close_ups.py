@@ -14,7 +14,7 @@ from dicetower.vision.camera import load_image
 from dicetower.vision import scoring, synth
 from dicetower.vision.reader import DiceReader
 from dicetower.vision.scoring import load_labels
-from tests.vision.probe_scenes import pip_scene
+from bench.probes import pip_scene
 
 def close_up(image: str, x: int, y: int, frac: float,
              size: tuple[int, int] = (640, 480)) -> tuple[np.ndarray, int, tuple[float, float]]:

@@ -28,7 +28,7 @@ from dicetower.readings import UNSURE_BELOW
 from dicetower.vision.detect import DieBody, PipFace, find_pip_faces
 from dicetower.vision.pips import AMBIGUOUS_CAP, Pip
 from dicetower.vision.reader import DiceReader, _lone_pip_held
-from tests.vision.probe_scenes import pip_scene
+from bench.probes import pip_scene
 
 
 def _inside(box: tuple[int, int, int, int], truth: dict) -> bool:
