@@ -1,6 +1,7 @@
 """The render probes: scenes drawn by the synthetic renderer (dicetower.vision.synth), read through the reader and
 scored against their truths. The README and the code's notes give "render probe" figures from these, so anyone can
-run them again: a change to the reader that moves a die on them says how many, and which.
+run them again: a change to the reader that moves a die on them says how many, and which. g60 and g25 are p60's
+and p25's scenes with a glint on every die's up face (most wash a pip out: their dice are mostly unsure by design).
 
     make probes                                        # every probe's figures (300 scenes each; minutes on 2 cores)
     python -m bench probes p60 crowds --scenes 50      # two probes, fewer scenes
@@ -42,6 +43,12 @@ def pip_scene(seed: int, die_px: tuple[int, int], glint: float = 0.0) -> tuple[n
     return synth.render_scene(dice, rng, die_px=die_px, glint=glint)
 
 
+def glint_scene(seed: int, die_px: tuple[int, int]) -> tuple[np.ndarray, list[dict]]:
+    """pip_scene with the lamp's glint on every die's up face (glossy dice under the tower's light ring: session 58's
+    glint probes). Raises ValueError when the dice cannot all be placed."""
+    return pip_scene(seed, die_px, glint=1.0)
+
+
 def crowd_scene(seed: int, die_px: tuple[int, int]) -> tuple[np.ndarray, list[dict]]:
     """A render of 12-21 pip d6 in random colours (the crowds probe's scene `seed`, die_px least and most px a die):
     the frame (HxWx3 uint8 BGR) and its truths. Raises ValueError when the dice cannot all be placed."""
@@ -68,6 +75,7 @@ Scene = Callable[[int, tuple[int, int]], tuple[np.ndarray, list[dict]]]
 PROBES: dict[str, tuple[Scene, tuple[int, int]]] = {
     "p60": (pip_scene, (60, 90)), "p25": (pip_scene, (25, 45)), "p18": (pip_scene, (18, 36)),
     "crowds": (crowd_scene, (25, 45)), "a25": (any_type_scene, (25, 45)), "a60": (any_type_scene, (60, 90)),
+    "g60": (glint_scene, (60, 90)), "g25": (glint_scene, (25, 45)),
 }
 
 

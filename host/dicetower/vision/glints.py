@@ -5,7 +5,10 @@ centre and one corner pip, read as a 2 as sure as a face seen whole; a 5 shows a
 a pip puts the count of a face near it in doubt (pips.read_faces: unsure, at most pips.AMBIGUOUS_CAP). matteop65's
 photos with a glint drawn on each labelled die (bench.vision.glinted_photos, 359 dice): read sure and wrong 27 -> 2.
 Renders of pip d6 with a glint on every die's up face (synth.render_scene's glint; 150 scenes of 2-6 dice): 10 of 596
-read sure and wrong at 60-90 px (3 -> 2, 5 -> 4, 2 -> 1, 6 -> 2) -> 1, 4 -> 1 at 25-45 px. matteop65's own photos
+read sure and wrong at 60-90 px (3 -> 2, 5 -> 4, 2 -> 1, 6 -> 2) -> 1, 4 -> 1 at 25-45 px. Over 300 scenes (`make
+probes ARGS="g60 g25"`, 1168 dice each) 7 and 9, most in the scenes that work did not look at (150-299), and not yet
+caught: a glint smaller than a pip beside a light pip joins it, so neither is found (a 3 read as a 2 of its other
+pips); a glint at the corner of a light die on a white floor runs on into the floor. matteop65's own photos
 read as before (white dice's rounded edges lit in thin arcs hide no pip), and so do renders without glints but for a
 few 4s on or beside a white die the render lit to the ceiling (9 of 10718 dice in six probes, unsure now).
 """
