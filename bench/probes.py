@@ -11,7 +11,7 @@ Each probe draws scene `seed` (0 .. scenes-1) from the random seed [9371, seed],
 run and every machine numpy draws alike on; a scene whose dice cannot be placed is skipped. Figures per probe (a
 die matched to a reading by scoring.match, as the bench matches labelled photos):
 - right: dice read with their type and value, sure or unsure; unsure: dice read unsure; found: dice matched to a
-  reading; sure_wrong: dice read sure and wrong (what must stay 0);
+  reading; sure_wrong: dice read sure and wrong (what a change must not raise);
 - extras: readings matched to no die (sure_extras: those read sure, dice no one threw)."""
 
 from __future__ import annotations

@@ -306,7 +306,8 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
     die: with a camera low over the table, the analysis scale read such a face and took its die's top face, a 1, for
     the side face (a tiny pip's roundness is noise), where the finer reads see the 1 and hide the face below it.
     Unsure before, each: bench's small-dice frames 0016 (dice_42's three side faces below their 1s) and 0144, and
-    one shrunk photo; small-dice frames 4.2 -> 3.5 % unsure, every other bench row and render probe as before.
+    one shrunk photo, and one in the glint row; small-dice frames 4.2 -> 3.5 % unsure, every labelled die of every
+    bench row and every render probe read as before.
     The whole-frame read may be made elsewhere meanwhile (ReadsElsewhere.whole_fine).
     Tried in session 48 and not kept: a small lone pip _plausible_polarity dropped (a cream 5 among dice with light
     pips, read as one dark pip, its others under the filter's limit) read finer in its region, a sure face of 2 pips
@@ -376,20 +377,20 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
 
 def _taken_for_side_face(face: PipFace, read: list[PipFace]) -> bool:
     """Whether a small face read sure (at the analysis scale, or in its own region: _region_faces; in s's px) is one a
-    read at the finer scale (read: its faces, in s's px) takes for a side face: that read found no face of its
-    polarity on it (none overlapping it by 0.3 either way) but a sure one beside it, with pips like its own (face
-    sides, pips.face_side, within SAME_DIE_PIPS times: one die's faces have pips of one size), within the reach a
-    die's side face lies from its top face (SIDE_FACE_SIDES face sides, as pips._lies_toward). A region holds few of
-    the frame's faces, the whole frame all of them, and with them the frame's direction toward the camera
-    (pips._toward_camera); a side face may lie outside its top face's region, which is the small face's box grown by
-    its own size. Where its region reads it sure and the whole frame takes it for a side face, the face is unsure
-    (_finer_faces): bench's small-dice frame 0012 read a 2 on the side face below a 1 as a sure die no one threw (its
-    region: no pair to tell the direction, and the 1 outside it; the whole frame: 20 pairs, below, the 2 hidden as
-    the 1's side face). Tried instead: every small face's region grown by its box's longer side on each axis (so a
-    side face's region holds its top face): that 2 was unsure too, but on the shrunk row 3 right dice went from sure
-    to unsure and a side face no one threw from unsure to a sure 4 (a die seen from low, its side face as round as
-    its top face): not kept. Without the pips' likeness a 15 px die of six pips, read at s as a 1 whose pip is the
-    whole die (a face side of 4.6 dice), was a side face of a 4 three of its sizes off (a crowd render)."""
+    read at the finer scale (read: its faces, in s's px) takes for a side face: that read found no face of its polarity
+    on it (none overlapping it by 0.3 either way) but a sure one beside it, with pips like its own (face sides,
+    pips.face_side, within SAME_DIE_PIPS times: one die's faces have pips of one size), within the reach a die's side
+    face lies from its top face (SIDE_FACE_SIDES face sides, as pips._lies_toward). A region holds few of the frame's
+    faces, the whole frame all of them, and with them the frame's direction toward the camera (pips._toward_camera); a
+    side face may lie outside its top face's region, which is the small face's box grown by its own size. A face its
+    region does not read again is no die where the finer reads take it so, and one its region reads sure but the whole
+    frame takes so is unsure (_finer_faces): bench's small-dice frame 0012 read a 2 on the side face below a 1 as a sure
+    die no one threw (its region: no pair to tell the direction, and the 1 outside it; the whole frame: 20 pairs, below,
+    the 2 hidden as the 1's side face). Tried instead: every small face's region grown by its box's longer side on each
+    axis (so a side face's region holds its top face): that 2 was unsure too, but on the shrunk row 3 right dice went
+    from sure to unsure and a side face no one threw from unsure to a sure 4 (a die seen from low, its side face as
+    round as its top face): not kept. Without the pips' likeness a 15 px die of six pips, read at s as a 1 whose pip is
+    the whole die (a face side of 4.6 dice), was a side face of a 4 three of its sizes off (a crowd render)."""
     if face.confidence < UNSURE_BELOW:
         return False
     same = [h for h in read if h.polarity == face.polarity]
