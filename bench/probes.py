@@ -70,6 +70,13 @@ def any_type_scene(seed: int, die_px: tuple[int, int]) -> tuple[np.ndarray, list
     return synth.render_scene(dice, rng, die_px=die_px)
 
 
+def truth_labels(truths: list[dict]) -> list[dict[str, str]]:
+    """A render's truths (synth.render_scene's) as labels.csv rows (image, die_type, value, x, y, w, h, colour: all
+    text, image and colour empty), to match readings against (scoring.match) as a labelled photo's."""
+    return [{"image": "", "die_type": t["die_type"], "value": str(t["value"]), "x": str(t["box"][0]),
+             "y": str(t["box"][1]), "w": str(t["box"][2]), "h": str(t["box"][3]), "colour": ""} for t in truths]
+
+
 Scene = Callable[[int, tuple[int, int]], tuple[np.ndarray, list[dict]]]
 #: probe name -> (its scenes, least and most px a die)
 PROBES: dict[str, tuple[Scene, tuple[int, int]]] = {
@@ -107,8 +114,7 @@ def run_probe(name: str, scenes: int = SCENES, reader: DiceReader | None = None,
         except ValueError:
             continue  # its dice could not all be placed
         dice = [r.to_json() for r in reader.read(frame)]
-        labels = [{"x": str(t["box"][0]), "y": str(t["box"][1]), "w": str(t["box"][2]), "h": str(t["box"][3]),
-                   "colour": "", "die_type": t["die_type"], "value": str(t["value"])} for t in truths]
+        labels = truth_labels(truths)
         matched = set()
         for k, (label, die) in enumerate(match(labels, dice)):
             figures.dice += 1

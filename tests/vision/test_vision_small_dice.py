@@ -24,7 +24,7 @@ from dicetower.vision.pips import AMBIGUOUS_CAP, Pip, PipFace
 from dicetower.vision.reader import D6_BY_SHAPE, DiceReader, _d6_by_shape, is_die_like, reading_copy
 from dicetower.vision.scoring import load_labels, match
 
-from bench.probes import any_type_scene, crowd_scene, pip_scene
+from bench.probes import any_type_scene, crowd_scene, pip_scene, truth_labels
 
 MATTEOP65 = paths.shared_dir() / "datasets" / "matteop65_table_d6"
 # before the finer read, at half size: five_44 a 5 read as a sure 1; four_43 a 4 as a sure 2; two_35 and
@@ -249,9 +249,7 @@ def _sure_and_wrong(seed: int, die_px: tuple[int, int]) -> list[tuple[str, dict]
     """(labelled value, reading) of the dice read sure and wrong in a render of 2-6 pip d6 in random colours, die_px
     (least, most) px a die."""
     frame, truths = pip_scene(seed, die_px)
-    labels = [dict(image="", die_type="d6", value=str(t["value"]), x=str(t["box"][0]), y=str(t["box"][1]),
-                   w=str(t["box"][2]), h=str(t["box"][3]), colour="") for t in truths]
-    read = _matched(DiceReader(second_process=False), frame, labels)
+    read = _matched(DiceReader(second_process=False), frame, truth_labels(truths))
     return [(value, die) for value, die in read if not die["unsure"] and str(die["value"]) != value]
 
 
@@ -301,8 +299,7 @@ def _white_dice(seed: int, ink: tuple[int, int, int] = BLACK) -> tuple[np.ndarra
     dice = [(synth.DieSpec("d6", (245, 245, 245), ink, pips=True, marble=float(rng.uniform(0, 0.05))),
              int(rng.integers(1, 7))) for _ in range(int(rng.integers(2, 7)))]
     frame, truths = synth.render_scene(dice, rng, die_px=(30, 45))
-    return frame, [dict(image="", die_type="d6", value=str(t["value"]), x=str(t["box"][0]), y=str(t["box"][1]),
-                        w=str(t["box"][2]), h=str(t["box"][3]), colour="") for t in truths]
+    return frame, truth_labels(truths)
 
 
 @pytest.mark.parametrize("seed, ink", [
