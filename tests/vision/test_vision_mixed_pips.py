@@ -121,3 +121,15 @@ def test_lone_pips_of_the_frame_s_second_kind_are_set_aside_not_kept():
     assert kept == [dark_four]
     assert [(f.value, f.confidence, f.uncapped) for f in set_aside] == [(1, AMBIGUOUS_CAP, 1.0)]
     assert _plausible_polarity([dark_four], [_lone(1.0)]) == [dark_four]  # the same faces without the list
+
+
+def test_a_face_a_glint_put_in_doubt_counts_for_the_frame_s_pip_polarity():
+    """A glint beside a light 2 puts its count in doubt, not its pips (PipFace.before_glint, as_face): the frame's
+    dice still show light pips, so the light 1 beside it is kept and two dark specks read as lone pips go."""
+    light_two = PipFace([Pip(10.0 * k, 50.0, 80.0, 1.0, 0.0, 40.0) for k in range(2)], 2, AMBIGUOUS_CAP,
+                        (0, 45, 20, 10), False, "light", (5.0, 50.0), before_glint=0.98)
+    specks = [PipFace([Pip(x, 90.0, 30.0, 1.0, 0.0, 40.0)], 1, 0.99, (int(x) - 5, 85, 10, 10), False, "dark",
+                      (x, 90.0)) for x in (70.0, 110.0)]
+    kept = _plausible_polarity(specks, [light_two, _lone(0.99)])
+    assert [(f.polarity, f.value) for f in kept] == [("light", 2), ("light", 1)]
+    assert light_two.as_face == 0.98 and _lone(0.99).as_face == 0.99

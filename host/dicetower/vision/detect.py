@@ -65,8 +65,9 @@ def _plausible_polarity(dark: list[PipFace], light: list[PipFace],
                         set_aside: list[PipFace] | None = None) -> list[PipFace]:
     """Lone pips (faces showing 1) are weak evidence: a key on a keyboard or a glint looks like one.
     The frame's pip polarity is the one with more sure multi-pip faces (then more sure faces, then
-    more faces); the other polarity's multi-pip faces are kept, and its lone pips dropped, unless that
-    polarity has sure multi-pip faces too: then the frame holds dice of both kinds (dark dice with light
+    more faces; a face a glint put in doubt counts as sure as its pips are, PipFace.as_face: its count is in
+    doubt, not its pips' polarity); the other polarity's multi-pip faces are kept, and its lone pips dropped,
+    unless that polarity has sure multi-pip faces too: then the frame holds dice of both kinds (dark dice with light
     pips among light dice with dark pips), and its lone pips are kept unsure (confidence at most
     pips.AMBIGUOUS_CAP): a 1 of those dice, or the one pip found of a face whose other pips were lost.
     set_aside: when given, the dropped lone pips are appended to it, at that cap: no die by themselves,
@@ -78,7 +79,7 @@ def _plausible_polarity(dark: list[PipFace], light: list[PipFace],
     sure 1s: not kept."""
 
     def evidence(faces: list[PipFace]) -> tuple[int, int, int]:
-        sure = [f for f in faces if f.confidence >= UNSURE_BELOW]
+        sure = [f for f in faces if f.as_face >= UNSURE_BELOW]
         return sum(len(f.pips) > 1 for f in sure), len(sure), len(faces)
 
     main = "dark" if evidence(dark) >= evidence(light) else "light"
@@ -332,7 +333,7 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
     # (marks on a die lighter than its floor are darker than the die), are under the filter's limit here; and so may
     # a frame whose every face is small
     only_small = all(any(f is g for g in small) for f in faces)  # (a small die held is a small face too)
-    whole_polarities = sorted({f.polarity for f in small if f.confidence >= UNSURE_BELOW or only_small}
+    whole_polarities = sorted({f.polarity for f in small if f.as_face >= UNSURE_BELOW or only_small}
                               | {OTHER_POLARITY[f.polarity] for f in as_dice})
     whole = elsewhere.whole_fine(whole_polarities) if whole_polarities and elsewhere is not None else None
     finer = _region_faces(gray_full, s, small)
@@ -366,9 +367,10 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
             wider = [k for k in _region_faces(gray_full, s, [g])
                      if k.polarity == g.polarity and overlap(g.box, k.box) >= 0.5]
             g = max(wider, key=lambda g: (len(g.pips), g.confidence)) if wider else g
-        # no more pips than read at s: the same pips seen again (interpolated), no second reading of them
+        # no more pips than read at s: the same pips seen again (interpolated), no second reading of them; a glint
+        # the finer read sees near them puts their count in doubt, and no die body answers that (PipFace.before_glint)
         g = (g if len(g.pips) > len(f.pips) or g.confidence <= f.confidence
-             else replace(g, confidence=f.confidence, uncapped=f.uncapped))
+             else replace(g, confidence=f.confidence, uncapped=None if g.before_glint is not None else f.uncapped))
         if whole_read is not None and _taken_for_side_face(g, whole_read):
             g = doubted(g)
         out.append(g)

@@ -236,6 +236,10 @@ class PipFace:
                 far pips on a face not plain (_pair_far_pips' declined pair: a marbled die's 2, or two dice), at
                 0.0, uncapped at its own confidence where the face shows no fuller face's other pips (_no_fuller_face),
                 else at most AMBIGUOUS_CAP (reader._vouched_by_body)
+    before_glint: the confidence read before a glint near it put its count in doubt (glints.hides_pip; 2 pips or
+                more, no other doubt), or None: its pips are as sure a face of its polarity as that says (as_face),
+                for the frame's pip polarity (detect._plausible_polarity) and for telling it from a glint
+                (reader._glint); no die body answers the doubt on its count
     """
 
     pips: list[Pip]
@@ -249,11 +253,18 @@ class PipFace:
     dice_as_pips: bool = False
     uncapped: float | None = None
     weak: bool = False
+    before_glint: float | None = None
+
+    @property
+    def as_face(self) -> float:
+        """How sure its pips make a die's face of its polarity, its count aside (0..1): before_glint where a glint
+        put only its count in doubt, else its confidence."""
+        return self.confidence if self.before_glint is None else self.before_glint
 
 
 def doubted(face: PipFace, cap: float = AMBIGUOUS_CAP) -> PipFace:
     """face at most cap confident (a copy), for a doubt no die body answers: no uncapped confidence kept."""
-    return replace(face, confidence=min(face.confidence, cap), uncapped=None)
+    return replace(face, confidence=min(face.confidence, cap), uncapped=None, before_glint=None)
 
 
 def pip_response(gray: np.ndarray, polarity: str, kernel_px: int) -> np.ndarray:
@@ -1883,10 +1894,14 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
             or _fainter_than_face(g)  # a numeral's digits; a top face the frame cannot tell; another face's pips
         if n == 1 and not doubt and conf > AMBIGUOUS_CAP:
             doubt = _face_marked(g[0], gray, response, thr)
+        glint = False
         if n <= 4 and not doubt and max(conf, vouchable or 0.0) >= UNSURE_BELOW:  # a glint may hide a pip
             centres = np.array([[p.x, p.y] for p in g])
-            doubt = glints.hides_pip(centres, np.array([p.diameter for p in g]),
-                                     _layout_map(centres)[1] if n > 1 else None, gray)
+            glint = doubt = glints.hides_pip(centres, np.array([p.diameter for p in g]),
+                                             _layout_map(centres)[1] if n > 1 else None, gray)
+        # its pips are a face of its polarity as sure as read: its count alone is in doubt (not for a lone pip: a
+        # glint may throw specks beside it)
+        before_glint = conf if glint and n > 1 and not (ambiguous or marked) else None
         if ambiguous or marked or doubt:  # a faint pip where a fuller face has one; marks inside a lone "pip" (a small die)
             conf = min(conf, AMBIGUOUS_CAP)
             vouchable = None
@@ -1895,7 +1910,8 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
         cut = value is not None and (finer is None or n > 1) and conf >= UNSURE_BELOW and runs_off(
             g, gray, polarity, edges, lopsided=finer is None)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g), runs_off=cut,
-                             dice_as_pips=marked_inside and n >= 3, uncapped=vouchable, weak=lone_weak))
+                             dice_as_pips=marked_inside and n >= 3, uncapped=vouchable, weak=lone_weak,
+                             before_glint=before_glint))
     _doubt_twin_taken(faces, pips, response, thr)
     _doubt_faces_too_near(faces)
     _flag_cocked(faces)

@@ -1047,13 +1047,15 @@ def pip_die_body(image: np.ndarray, face: PipFace) -> DieBody:
 
 def _glint(face: PipFace, bodies: list[DieBody]) -> bool:
     """True when a pip face is light pips the pip reader is unsure of with no die body (bodies)
-    around its centre: specular highlights (bright, tiny, on no die).
+    around its centre: specular highlights (bright, tiny, on no die). Light pips unsure only for a glint beside them
+    that may hide a pip of theirs (PipFace.as_face) are a die's face, no glint: a dark red 3 on a dark floor, its
+    body unfound, read as a 2 a glint put in doubt, was lost so (the glint render probe's scene 153 at 60-90 px).
     Tried in session 47: a face of 3 or more light pips is no glint (highlights make one or two spots). Renders of
     pip d6 in random colours (dark dice on a dark floor, whose bodies go unfound) found 76 more dice, 72 of them
     right, all unsure (crowds 33, 18-36 px 25, 25-45 px 10), the numbered sets read as before, but a laptop key's
     "fn" in matteop65's dice_31, light strokes read as an unsure 3, became a die no one threw: not kept. Asking for
     3 pips at the analysis scale as well kept out the key (2 strokes there) but found 5 of the 76."""
-    return (face.polarity == "light" and face.confidence < UNSURE_BELOW
+    return (face.polarity == "light" and face.as_face < UNSURE_BELOW
             and not any(holds(b.box, face.centre) for b in bodies))
 
 
@@ -1063,5 +1065,5 @@ def _light_dice_unseen(faces: list[PipFace], bodies: list[DieBody]) -> bool:
     of a die there, and light pips the pip reader is unsure of are no glints but faces of such dice, kept unsure
     (_glint is not asked). A black d6 showing 1 beside a black 3 and white dice on a dark tray (synth renders) was
     lost as a glint before. faces: the frame's pip faces; bodies: its die bodies (find_die_bodies), frame px."""
-    return any(f.polarity == "light" and len(f.pips) > 1 and f.confidence >= UNSURE_BELOW
+    return any(f.polarity == "light" and len(f.pips) > 1 and f.as_face >= UNSURE_BELOW
                and not any(holds(b.box, f.centre) for b in bodies) for f in faces)
