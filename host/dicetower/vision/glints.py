@@ -17,6 +17,11 @@ glint beside it) and the die goes on round that corner (_third_pip_under_glint):
 unsure reading of no die more), the six probes without glints identical die by die. Not yet caught: a 2 read as a 1
 so (no layout to tell where its other pip would be), a glint covering the corner's sides too, and a face too light to
 show a glint (a white or pale die).
+A die seen from low shows a side face below its top face. Where a glint washed out (or crowded) a 1's pip, no top
+face was read, and the side face was read as a sure die no one threw: a face seen obliquely (GLINT_OBLIQUE) is in
+doubt for a glint as far off as its die's top face (GLINT_SIDE_REACH), faces of 5 and 6 pips too. The bench's glint
+row (359 dice, session 60): readings of no die read sure 10 -> 3, sure and wrong 2 -> 1, one die right and sure now
+unsure, 6 more dice found; every other bench row, the numbered sets and all eight render probes as before, die by die.
 """
 
 from __future__ import annotations
@@ -42,6 +47,13 @@ GLINT_CORE = 250.0
 GLINT_LONE_REACH = 6.0
 GLINT_TWO_REACH = 4.5
 GLINT_FACE_REACH = 2.2
+#: a face of 3 pips or more whose layout is foreshortened (one axis's pitch under GLINT_OBLIQUE of the other's) is
+#: seen obliquely, and may be a side face: the die's top face, whose pip a glint may wash out (a 1: then no top face
+#: is read, and the side face was read as a sure die), lies beyond its edge along the short axis, GLINT_SIDE_REACH
+#: pitches of the top face on, which the side face's foreshortening shrinks. The reach goes on so far along that axis,
+#: for faces of 5 and 6 pips too (the side 4 below a 1 in the bench's glint row, photo 0001: pitches 7.5 and 12 px)
+GLINT_OBLIQUE = 0.8
+GLINT_SIDE_REACH = 3.2
 #: a glint ends within GLINT_RUN_ON times a face's reach of its centre (it may be larger than the die's face); a white
 #: floor round a die runs on past that
 GLINT_RUN_ON = 2.5
@@ -65,10 +77,11 @@ GLINT_BESIDE = 1.2
 
 def hides_pip(centres: np.ndarray, diameters: np.ndarray, layout: np.ndarray | None, gray: np.ndarray) -> bool:
     """Whether a glint that could hide a pip lies near a face of 1..n pips on its die, where its other pips would
-    be: a blob at least GLINT_GREY and GLINT_OVER above the plain face round the pips (grey levels), large enough
-    (GLINT_PIP_AREAS, GLINT_THIN, GLINT_WHOLE_PIP), its pips left out, within the face's reach (GLINT_LONE_REACH,
-    GLINT_TWO_REACH, GLINT_FACE_REACH) and not running on to the reach's edge: a white floor round a dark die is
-    as bright, and runs on.
+    be, or (a face of 3 to 6 pips seen obliquely, GLINT_OBLIQUE) where its die's top face would be: a blob at least
+    GLINT_GREY and GLINT_OVER above the plain face round the pips (grey levels), large enough (GLINT_PIP_AREAS,
+    GLINT_THIN, GLINT_WHOLE_PIP), its pips left out, within the face's reach (GLINT_LONE_REACH, GLINT_TWO_REACH,
+    GLINT_FACE_REACH, GLINT_SIDE_REACH) and not running on to the reach's edge: a white floor round a dark die is
+    as bright, and runs on. A 2 may be a 3 whose glint makes no blob of its own (_third_pip_under_glint).
     centres: (N, 2) float px, the face's pip centres in gray's px; diameters: (N,) float px; layout: the face's
     layout map (3x2, image point = [u v 1] @ layout, pips._layout_map) for 2 pips or more, None for a lone pip;
     gray: HxW uint8. False when the face is too light to show a glint or its reach lies off the frame."""
@@ -81,8 +94,14 @@ def hides_pip(centres: np.ndarray, diameters: np.ndarray, layout: np.ndarray | N
     elif n == 2:
         (cx, cy), reach = layout[2], GLINT_TWO_REACH * float(np.hypot(*(centres[1] - centres[0]))) / 2 + dia
     else:
-        e = GLINT_FACE_REACH
-        polygon = np.array([[-e, -e, 1.0], [e, -e, 1.0], [e, e, 1.0], [-e, e, 1.0]]) @ layout
+        eu = ev = GLINT_FACE_REACH
+        pu, pv = float(np.hypot(*layout[0])), float(np.hypot(*layout[1]))  # px per pitch along the layout's axes
+        oblique = min(pu, pv) / max(pu, pv, 1e-6)
+        if oblique < GLINT_OBLIQUE:  # a side face, maybe: its die's top face lies beside it along the short axis
+            eu, ev = (eu + GLINT_SIDE_REACH / oblique, ev) if pu < pv else (eu, ev + GLINT_SIDE_REACH / oblique)
+        elif n > 4:
+            return False  # no face of more pips it could be
+        polygon = np.array([[-eu, -ev, 1.0], [eu, -ev, 1.0], [eu, ev, 1.0], [-eu, ev, 1.0]]) @ layout
         (cx, cy), reach = layout[2], float(np.hypot(polygon[:, 0] - layout[2, 0], polygon[:, 1] - layout[2, 1]).max())
     x0, x1 = max(int(cx - reach), 0), min(int(cx + reach) + 1, w)
     y0, y1 = max(int(cy - reach), 0), min(int(cy + reach) + 1, h)

@@ -1895,7 +1895,8 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
         if n == 1 and not doubt and conf > AMBIGUOUS_CAP:
             doubt = _face_marked(g[0], gray, response, thr)
         glint = False
-        if n <= 4 and not doubt and max(conf, vouchable or 0.0) >= UNSURE_BELOW:  # a glint may hide a pip
+        # a glint may hide a pip (of a face of 1-4 pips, or of the top face beside a side face)
+        if not doubt and max(conf, vouchable or 0.0) >= UNSURE_BELOW:
             centres = np.array([[p.x, p.y] for p in g])
             glint = doubt = glints.hides_pip(centres, np.array([p.diameter for p in g]),
                                              _layout_map(centres)[1] if n > 1 else None, gray)
