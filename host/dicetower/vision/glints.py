@@ -12,8 +12,8 @@ but for a few 4s on or beside a white die the render lit to the ceiling (9 of 10
 Two glints make no blob of their own: one at the corner of a die on a white floor runs on into the floor, and one
 smaller than a pip beside a light pip joins it, so neither is found; a 3 was read as a sure 2 of its other pips. A 2
 is in doubt too where a 3's other corner pip would be is a glint's grey (or, light pips, as light as they are with a
-glint beside it) and the die goes on round that corner (_third_pip_under_glint): session 60, with this venv's OpenCV
-5.0, the glint probes' sure and wrong readings 7 -> 3 at 60-90 px, 7 -> 5 at 25-45 px (6 now unsure, none lost; one
+glint beside it) and the die goes on round that corner (_third_pip_under_glint): session 60, on its machine, the
+glint probes' sure and wrong readings 7 -> 3 at 60-90 px, 7 -> 5 at 25-45 px (6 now unsure, none lost; one
 unsure reading of no die more), the six probes without glints identical die by die. Not yet caught: a 2 read as a 1
 so (no layout to tell where its other pip would be), a glint covering the corner's sides too, and a face too light to
 show a glint (a white or pale die).
@@ -22,6 +22,8 @@ face was read, and the side face was read as a sure die no one threw: a face see
 doubt for a glint as far off as its die's top face (GLINT_SIDE_REACH), faces of 5 and 6 pips too. The bench's glint
 row (359 dice, session 60): readings of no die read sure 10 -> 3, sure and wrong 2 -> 1, one die right and sure now
 unsure, 6 more dice found; every other bench row, the numbered sets and all eight render probes as before, die by die.
+Not caught: a side 3 (its pips on one line leave its layout square, so it shows no foreshortening), two of the
+three such readings left.
 """
 
 from __future__ import annotations
@@ -156,7 +158,6 @@ def hides_pip(centres: np.ndarray, diameters: np.ndarray, layout: np.ndarray | N
     widths = 2 * np.asarray(radii) / dia  # the widest disc inside, in pip diameters
     return any(m >= GLINT_CORE and ((a >= GLINT_PIP_AREAS and d >= GLINT_THIN) or d >= GLINT_WHOLE_PIP)
                for a, d, m in zip(areas, widths, means))
-
 
 
 def _grey_at(gray: np.ndarray, point: np.ndarray, dia: float) -> float | None:
