@@ -61,12 +61,15 @@ def test_a_dark_die_showing_1_among_light_dice_reads_1(reader, dice, seed, sure)
     # a black die with a white pip among dice with dark pips (seed 0), a purple one with a white pip (seed 1, the
     # classifier's own unsure 1) and a black one (seed 1): the lone pip capped for its polarity
     (0, 2), (1, 2), (1, 4),
-    # a 1 whose face measured roughness 0.08-0.11 round its pip (camera noise, the die's shading; a plain face 0.05),
+    # a 1 whose face measured roughness 0.08-0.09 round its pip (camera noise, the die's shading; a plain face 0.05),
     # which cost it its confidence (17: 0.049): the confidence before that cost is the pip's PipFace.uncapped too.
+    # (Seed 106's pink 1, once here, measures 0.102 on session 60's machine, past the lone pip's cutoff of 0.10, and
+    # its pip is dropped there as on no plain face: a scene on the threshold reads otherwise from machine to machine;
+    # seed 29's 1, at 0.081, replaces it.)
     # (Seed 59's white 1 on a face of roughness 0.09 read so too, until the pips of its frame's 4, ringed by their
     # die's outline, were found, pips.find_pips: the 4 sure, the frame's dice have dark pips, and a lone light pip on a
     # face not plain is doubted twice, for its colour and its face, one more than its body answers: unsure, right.)
-    (17, 2), (106, 3), (179, 0),
+    (17, 2), (29, 3), (179, 0),
 ])
 def test_a_random_coloured_die_showing_1_whose_pip_was_capped_for_what_its_body_answers_reads_a_sure_1(
         reader, seed, die):
