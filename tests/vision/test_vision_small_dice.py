@@ -30,7 +30,7 @@ from dicetower.vision.pips import AMBIGUOUS_CAP, Pip, PipFace
 from dicetower.vision.reader import D6_BY_SHAPE, DiceReader, _d6_by_shape, is_die_like, reading_copy
 from dicetower.vision.scoring import load_labels, match
 
-from bench.probes import crowd_scene, pip_scene, truth_labels
+from bench.probes import any_type_scene, crowd_scene, pip_scene, truth_labels
 
 MATTEOP65 = paths.shared_dir() / "datasets" / "matteop65_table_d6"
 # before the finer read, at half size: five_44 a 5 read as a sure 1; four_43 a 4 as a sure 2; two_35 and
