@@ -7,7 +7,7 @@ photo, whose dice are as small at the 640 px analysis scale and are read again i
 A die body no face was read on is read with a threshold of its own (detect.body_faces): finer for a small die, at
 the analysis scale for a larger one whose pips are fainter than the frame's other dice's, and in its colour channels
 where its grey holds no face.
-Renders of dice ~20 px read otherwise from machine to machine where a scene sits on a threshold (a pip's roughness, a
+Renders of small dice read otherwise from machine to machine where a scene sits on a threshold (a pip's roughness, a
 body's d6-by-shape score): session 60's machine (AMD EPYC without AVX-512) read ten scenes here otherwise than the
 machines they were chosen on, and they were dropped from their tests, whose other scenes read alike on both: seeds
 121 and 237 (read finer in its body), 288 (too small for the pip search), crowd 131 (no d6 shape), 162 (spans more
@@ -447,7 +447,7 @@ def test_an_enlarged_read_keeps_a_small_face_whole_despite_the_grid_spread_of_it
     assert truth["value"] == 4
     x, y, w, h = truth["box"]
     # the region the reader reads it in, enlarged twice: the die taken for a dark pip, that pip's face's box (3 x the
-    # pip) grown by its side each way (detect._finer_faces), cut by the frame's right edge
+    # pip) grown by its side each way (detect._finer_faces), cut by the frame's edges where they come first
     cx, cy = x + w // 2, y + h // 2
     x0, y0 = max(0, cx - 100), max(0, cy - 100)
     gray = cv2.cvtColor(frame[y0:cy + 101, x0:cx + 101], cv2.COLOR_BGR2GRAY)
