@@ -368,9 +368,15 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
                      if k.polarity == g.polarity and overlap(g.box, k.box) >= 0.5]
             g = max(wider, key=lambda g: (len(g.pips), g.confidence)) if wider else g
         # no more pips than read at s: the same pips seen again (interpolated), no second reading of them; a glint
-        # the finer read sees near them puts their count in doubt, and no die body answers that (PipFace.before_glint)
-        g = (g if len(g.pips) > len(f.pips) or g.confidence <= f.confidence
-             else replace(g, confidence=f.confidence, uncapped=None if g.before_glint is not None else f.uncapped))
+        # the finer read sees near them puts their count in doubt, and no die body answers that (PipFace.before_glint).
+        # But a 1 in doubt for a side face beside it alone (PipFace.before_side), read with no such doubt finer, is read
+        # as sure as it was before that doubt: its region sees that side face whole (a side 2 of which the analysis
+        # scale found one pip, taken for the 1's twin: bench's small-dice frames 0000 and 0004)
+        if (f.before_side is not None and f.uncapped is None and len(g.pips) == len(f.pips) == 1
+                and g.before_side is None):
+            g = replace(g, confidence=min(g.confidence, f.before_side))
+        elif len(g.pips) <= len(f.pips) and g.confidence > f.confidence:
+            g = replace(g, confidence=f.confidence, uncapped=None if g.before_glint is not None else f.uncapped)
         if whole_read is not None and _taken_for_side_face(g, whole_read):
             g = doubted(g)
         out.append(g)

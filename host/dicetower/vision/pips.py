@@ -240,6 +240,10 @@ class PipFace:
                 more, no other doubt), or None: its pips are as sure a face of its polarity as that says (as_face),
                 for the frame's pip polarity (detect._plausible_polarity) and for telling it from a glint
                 (reader._glint); no die body answers the doubt on its count
+    before_side: the confidence a 1 was read with before a side face beside it put it in doubt, and nothing else did
+                (its pip's twin taken for a side face, which may be the other pip of a 2; a top face the frame's
+                direction cannot tell from the side face beside it), or None: a finer read of its region that sees
+                no such doubt reads it again (detect._finer_faces)
     """
 
     pips: list[Pip]
@@ -254,6 +258,7 @@ class PipFace:
     uncapped: float | None = None
     weak: bool = False
     before_glint: float | None = None
+    before_side: float | None = None
 
     @property
     def as_face(self) -> float:
@@ -264,7 +269,7 @@ class PipFace:
 
 def doubted(face: PipFace, cap: float = AMBIGUOUS_CAP) -> PipFace:
     """face at most cap confident (a copy), for a doubt no die body answers: no uncapped confidence kept."""
-    return replace(face, confidence=min(face.confidence, cap), uncapped=None, before_glint=None)
+    return replace(face, confidence=min(face.confidence, cap), uncapped=None, before_glint=None, before_side=None)
 
 
 def pip_response(gray: np.ndarray, polarity: str, kernel_px: int) -> np.ndarray:
@@ -1819,13 +1824,17 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
     # a lone pip taken for the side face of a lone pip just like it (same size and shape, not flatter)
     # may be the other pip of that one's 2: the 1 read there is in doubt; and so is a lone top pip it
     # is the twin of with clear die body between them (a 2's pip taken for the side face of a touching
-    # die's pip leaves the 2 read as a 1)
+    # die's pip leaves the 2 read as a 1). Not for a side pip a region's side cuts (_cut_by_region): what it shows of
+    # the pip is a part, no twin of anything (a 1's region cut through the 3 on its die's side face below it, and the
+    # part of a pip left was taken for the 1's twin: bench's small-dice frame 0000)
     lone_tops = [h[0] for h, side in zip(groups, sides) if len(h) == 1 and not side]
-    twin_side = {id(h[0]) for g, side, of in zip(groups, sides, side_of) if side and len(g) == 1
+    lone_sides = {id(g[0]): g[0] for g, side in zip(groups, sides) if side and len(g) == 1
+                  and not _cut_by_region(g[0], gray.shape, edges)}
+    twin_side = {id(h[0]) for g, of in zip(groups, side_of) if len(g) == 1 and id(g[0]) in lone_sides
                  for h in of if len(h) == 1 and twins(g[0], h[0])}
     discs = _pip_discs(pips)
-    twin_side |= {id(k) for g, side in zip(groups, sides) if side and len(g) == 1 for k in lone_tops
-                  if twins(g[0], k) and _segment_clear(g[0], k, response, thr, discs)}
+    twin_side |= {id(k) for p in lone_sides.values() for k in lone_tops
+                  if twins(p, k) and _segment_clear(p, k, response, thr, discs)}
     mottled: list[list[Pip]] = []  # pairs _pair_far_pips would have joined as a 2 but for the face round them
     parts = _pair_far_pips([part for part, side in zip(parts, sides) if not side], pips, gray, polarity, response, thr,
                            mottled)
@@ -1886,14 +1895,18 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
         # a 1 whose twin lies where its 2's other pip would, the face round the two not plain (_pair_far_pips'
         # declined): one 2 on a mottled face as likely as two dice (a marbled blue 2 read as a sure 1 and an unsure 1)
         doubt = doubt or any(p.frayed for p in g) or bool(strays[id(g)]) \
-            or (n == 1 and (id(g[0]) in twin_side or id(g[0]) in on_a_face or id(g[0]) in declined)) \
+            or (n == 1 and (id(g[0]) in on_a_face or id(g[0]) in declined)) \
             or crosswise_pips(g) \
             or (n == 2 and _third_pip_beyond(g, [q for p in g for q in left_faint.get(id(p), [])], loose, found,
                                               response, thr)) \
-            or any(id(p) in top_unknown for p in g) \
-            or _fainter_than_face(g)  # a numeral's digits; a top face the frame cannot tell; another face's pips
+            or _fainter_than_face(g)  # a numeral's digits; another face's pips
         if n == 1 and not doubt and conf > AMBIGUOUS_CAP:
             doubt = _face_marked(g[0], gray, response, thr)
+        # a doubt a side face beside it puts on it: a 1 whose twin a side face took, a top face the frame cannot tell
+        beside = (n == 1 and id(g[0]) in twin_side) or any(id(p) in top_unknown for p in g)
+        # a 1 in doubt for that alone: its region, read finer, may see that side face whole (_finer_faces)
+        before_side = conf if beside and n == 1 and not (doubt or ambiguous or marked) else None
+        doubt = doubt or beside
         glint = False
         # a glint may hide a pip (of a face of 1-4 pips, or of the top face beside a side face)
         if not doubt and max(conf, vouchable or 0.0) >= UNSURE_BELOW:
@@ -1912,7 +1925,7 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
             g, gray, polarity, edges, lopsided=finer is None)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g), runs_off=cut,
                              dice_as_pips=marked_inside and n >= 3, uncapped=vouchable, weak=lone_weak,
-                             before_glint=before_glint))
+                             before_glint=before_glint, before_side=before_side))
     _doubt_twin_taken(faces, pips, response, thr)
     _doubt_faces_too_near(faces)
     _flag_cocked(faces)
@@ -2003,6 +2016,16 @@ def _layout_face(group: list[Pip], gray: np.ndarray, polarity: str, thr: float) 
     four to six blobs in a d6 lattice, alike in size and shape, are no accident of grain or glyphs."""
     return (4 <= len(group) <= 6 and face_confidence(group, thr, one_face=True) >= UNSURE_BELOW
             and face_roughness(group, gray, polarity) < math.inf)
+
+
+def _cut_by_region(pip: Pip, shape: tuple[int, ...], edges: tuple[bool, bool, bool, bool]) -> bool:
+    """Whether pip (a blob found in a grey image of shape (H, W)) reaches within a px of a side of that image that is
+    not the frame's edge (edges: left, right, top, bottom, True for the frame's, as read_faces'): the image is a region
+    of the frame (detect._region_faces) whose side cut the blob, and the pip seen is a part of one. Its reach is half
+    its ellipse's major axis (Pip.major, px)."""
+    h, w = shape[:2]
+    reach = pip.major / 2 + 1.0
+    return any(not frame and gap <= reach for frame, gap in zip(edges, (pip.x, w - 1 - pip.x, pip.y, h - 1 - pip.y)))
 
 
 def twins(a: Pip, b: Pip) -> bool:
