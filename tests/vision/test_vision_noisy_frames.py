@@ -100,12 +100,11 @@ def test_a_plain_faces_grain_is_taken_off_its_roughness_for_its_confidence():
     face = np.full((80, 80), 200, np.uint8)
     cv2.circle(face, (40, 40), 5, 60, -1)  # a 1's pip, 11 px across, on a plain face
     pip = Pip(x=40.0, y=40.0, area=float(np.pi * 25), roundness=1.0, angle=0.0, contrast=140.0)
-    assert pips.face_roughnesses([pip], face, "dark", pips._grain(face)) == (0.0, 0.0)
+    assert pips.face_roughness([pip], face, "dark") == 0.0
     assert pips._grain(face) == 0.0 and pips._grain(grainy(face, SMOOTH_FROM / 2, seed=1)) == 0.0  # read as it is
     noisy = grainy(face, 6.0, seed=1)
-    rough, plain = pips.face_roughnesses([pip], noisy, "dark", pips._grain(noisy))
+    rough, plain = (pips.face_roughness([pip], noisy, "dark", noise) for noise in (0.0, pips._grain(noisy)))
     assert rough > PLAIN_FACE and plain < PLAIN_FACE / 2, (rough, plain)  # as rough as a speckled face, yet plain
-    assert rough == pips.face_roughness([pip], noisy, "dark")
 
 
 @needs_photos
@@ -113,7 +112,7 @@ def test_a_plain_faces_grain_is_taken_off_its_roughness_for_its_confidence():
 def test_ones_on_plain_faces_in_a_grainy_photo_are_sure(level):
     """bench.vision.grainy_photos' frame 0006 (dice_26 with noise of 6 and 12 grey levels a channel): one of its three
     1s was read unsure, its face's roughness (0.06-0.07, a plain face 0.05) the grain's; the grain taken off it
-    (pips.face_roughnesses, NOISE_DEVIATION), all three are sure. The grainy row: 8 dice from unsure to sure."""
+    (pips.face_roughness's noise, NOISE_DEVIATION), all three are sure. The grainy row: 8 dice from unsure to sure."""
     from bench.vision import GRAIN_SIGMAS
 
     image = "images/Train/dice_26.jpg"

@@ -100,8 +100,8 @@ PLAIN_FACE = 0.05
 #: more; a motion-blurred die's soft edges and pip halos up to 0.25, kept and flagged unsure)
 NO_FACE = 0.3
 #: a plain face's deviations (face_roughness: their 90th percentile) hold this many sigmas of a camera's white noise
-#: (a Gaussian's 90th percentile of absolute deviations), taken off them for a face's confidence (face_roughnesses,
-#: _grain): matteop65's photos with noise of 6 and 12 grey levels a channel (the bench's grainy row) read 1s on faces
+#: (a Gaussian's 90th percentile of absolute deviations), taken off them for a face's confidence (face_roughness's
+#: noise, _grain): matteop65's photos with noise of 6 and 12 grey levels a channel (the bench's grainy row) read 1s on faces
 #: plain but for the grain unsure (roughness 0.06-0.09). Not for whether there is a face at all (NO_FACE, 2 x
 #: PLAIN_FACE): taken off there too, a glyph on a dark key in a grainy frame was read as an unsure 1
 NOISE_DEVIATION = 1.645
@@ -1668,20 +1668,15 @@ def _grain(gray: np.ndarray) -> float:
     return sigma if sigma >= SMOOTH_FROM else 0.0
 
 
-def face_roughness(group: list[Pip], gray: np.ndarray, polarity: str) -> float:
+def face_roughness(group: list[Pip], gray: np.ndarray, polarity: str, noise: float = 0.0) -> float:
     """How far the face around a few pips (1..3; any 2..6 in a d6 layout) is from plain: the 90th percentile of the grey-level
     deviations from the median over the face around them (out to the face's edge, on the face, i.e.
     foreshortened like the pips; the pips themselves left out), as a fraction of the pips' contrast. A die face measures ~0.02; the dots of glyphs, specks on a mottled
     die or spots on a dome measure 0.05 and more. polarity: "dark" or "light" pips; a face that is not
     lighter than dark pips (darker than light pips) is no face of theirs: inf (the hole in a light
-    glyph on a black key)."""
-    return face_roughnesses(group, gray, polarity, 0.0)[0]
-
-
-def face_roughnesses(group: list[Pip], gray: np.ndarray, polarity: str, noise: float) -> tuple[float, float]:
-    """face_roughness, and the same with a grainy camera's noise taken off: noise (grey levels, the white noise left
-    in gray, noise.noise_sigma) puts NOISE_DEVIATION of its sigmas into the 90th percentile of the deviations of a
-    plain face, taken off them in quadrature (grain is no mark on the face). Both inf where there is no face."""
+    glyph on a black key). noise: the grey levels of white noise left in gray (noise.noise_sigma, _grain), whose
+    share of the deviations (NOISE_DEVIATION of its sigmas) is taken off them in quadrature: grain is no mark on the
+    face (0.0: none taken off)."""
     ref = max(group, key=lambda p: p.area)
     major = _mean([p.major for p in group])
     roundness = max(_roundness(group), 0.1)
@@ -1726,18 +1721,17 @@ def face_roughnesses(group: list[Pip], gray: np.ndarray, polarity: str, noise: f
     win = gray[y0:y1, x0:x1].astype(np.float32)
     ring, pips = win[region], win[inner]
     if ring.size < 8 or pips.size == 0:
-        return math.inf, math.inf
+        return math.inf
     med = float(np.median(ring))
     contrast = (med - float(np.median(pips))) * (1.0 if polarity == "dark" else -1.0)
     if contrast <= 0.0:
-        return math.inf, math.inf
+        return math.inf
     # the light falling across the face (a plane of grey levels) is no mark on it
     design = np.column_stack([xx[region] - cx, yy[region] - cy, np.ones(ring.size)])
     plane, *_ = np.linalg.lstsq(design, ring, rcond=None)
     resid = ring - design @ plane
     deviation = _quantile(np.abs(resid - np.median(resid)), 0.9)
-    grain = math.sqrt(max(deviation * deviation - (NOISE_DEVIATION * noise) ** 2, 0.0))
-    return deviation / max(contrast, 1.0), grain / max(contrast, 1.0)
+    return math.sqrt(max(deviation * deviation - (NOISE_DEVIATION * noise) ** 2, 0.0)) / max(contrast, 1.0)
 
 
 def merge_halves(groups: list[list[Pip]], thr: float) -> list[list[Pip]]:
@@ -1893,10 +1887,7 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
                     vouchable = conf
                 conf = min(conf, AMBIGUOUS_CAP)  # too little layout to vouch for a weak pip
         if n <= 3:  # few pips are weak evidence of a die: the face around them must be plain
-            if grain is None:
-                grain = _grain(gray)
-            # how plain: as measured for a face or none; with the camera's grain taken off for its confidence
-            roughness, plain = face_roughnesses(g, gray, polarity, grain)
+            roughness = face_roughness(g, gray, polarity)
             rough = roughness > (2 * PLAIN_FACE if n == 1 else NO_FACE)
             rough_one = rough_ones and n == 1 and roughness <= NO_FACE and g[0].snr >= MIN_SNR
             if rough and (n != 3 or not _smeared_alike(g)) and not rough_one:
@@ -1907,7 +1898,10 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
             if rough or not _blurred_two(g, gray, response, thr):
                 if vouchable is None:  # 2 or 3 pips on a mottled die, or a 1 on a face not quite plain (renders of pip
                     vouchable = conf  # d6 at 60-90 px: 0.08..0.11): its body may vouch for them
-                conf *= math.exp(-((max(0.0, plain - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
+                if roughness > PLAIN_FACE:  # for its confidence, the camera's grain taken off (not for whether
+                    grain = _grain(gray) if grain is None else grain  # it is a face at all, above)
+                    plain = face_roughness(g, gray, polarity, grain) if grain > 0.0 else roughness
+                    conf *= math.exp(-((max(0.0, plain - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
             if rough:  # smeared by a motion blur: no die body answers that; but a lone strong pip (rough_ones) is a
                 # weak 1, its die body's to vouch for as far as the cap (vouchable: its confidence before the roughness)
                 vouchable = min(vouchable, AMBIGUOUS_CAP) if rough_one and vouchable is not None else None
