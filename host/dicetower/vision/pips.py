@@ -56,8 +56,8 @@ from scipy import ndimage
 from dicetower.readings import UNSURE_BELOW
 
 from . import glints
-from .noise import SMOOTH_FROM, noise_sigma
 from .boxes import meets
+from .noise import SMOOTH_FROM, noise_sigma
 
 #: Canonical pip layouts of a d6 face, in units of the pip pitch, centred on the face.
 D6_LAYOUTS: dict[int, np.ndarray] = {
@@ -101,9 +101,9 @@ PLAIN_FACE = 0.05
 NO_FACE = 0.3
 #: a plain face's deviations (face_roughness: their 90th percentile) hold this many sigmas of a camera's white noise
 #: (a Gaussian's 90th percentile of absolute deviations), taken off them for a face's confidence (face_roughness's
-#: noise, _grain): matteop65's photos with noise of 6 and 12 grey levels a channel (the bench's grainy row) read 1s on faces
-#: plain but for the grain unsure (roughness 0.06-0.09). Not for whether there is a face at all (NO_FACE, 2 x
-#: PLAIN_FACE): taken off there too, a glyph on a dark key in a grainy frame was read as an unsure 1
+#: noise, _grain): matteop65's photos with noise of 6 and 12 grey levels a channel (the bench's grainy row) read 1s
+#: on faces plain but for the grain unsure (roughness 0.06-0.09). Not for whether there is a face at all (NO_FACE,
+#: 2 x PLAIN_FACE): taken off there too, a glyph on a dark key in a grainy frame was read as an unsure 1
 NOISE_DEVIATION = 1.645
 #: pip_marks of a lone pip above this: marks inside the "pip" (a small die's numerals and facets, the
 #: hole of a numeral), so its reading as a 1 is unsure. One paint-filled dent is plain inside: matteop65's
@@ -1898,8 +1898,10 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
             if rough or not _blurred_two(g, gray, response, thr):
                 if vouchable is None:  # 2 or 3 pips on a mottled die, or a 1 on a face not quite plain (renders of pip
                     vouchable = conf  # d6 at 60-90 px: 0.08..0.11): its body may vouch for them
-                if roughness > PLAIN_FACE:  # for its confidence, the camera's grain taken off (not for whether
-                    grain = _grain(gray) if grain is None else grain  # it is a face at all, above)
+                # its confidence: how rough with the camera's grain taken off (whether it is a face at all is
+                # told above as measured: grain is no face either)
+                if roughness > PLAIN_FACE:
+                    grain = _grain(gray) if grain is None else grain
                     plain = face_roughness(g, gray, polarity, grain) if grain > 0.0 else roughness
                     conf *= math.exp(-((max(0.0, plain - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
             if rough:  # smeared by a motion blur: no die body answers that; but a lone strong pip (rough_ones) is a
