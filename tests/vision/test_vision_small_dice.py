@@ -178,6 +178,23 @@ def test_a_one_over_its_side_face_is_sure_where_its_region_tells_that_face(names
     assert inside and all(die["value"] == 1 and not die["unsure"] for die in inside), inside
 
 
+@needs_photos
+def test_a_one_over_a_side_face_its_region_cuts_is_sure_where_the_whole_frame_read_finer_tells_that_face():
+    """bench.vision.small_dice's frame 0020: dice_46's 1 at the top, over a side 5. The 1's region (its box grown by
+    its own size) holds only the side 5's upper pips, one taken for the 1's twin, so the region read too was in doubt;
+    the whole frame read finer sees the side face whole and the 1 with no such doubt (detect._side_seen_whole)."""
+    from bench.vision import four_to_a_frame
+
+    labels = load_labels(MATTEOP65)
+    names = ("dice_46", "dice_48", "dice_5", "dice_6")
+    frame, rows = four_to_a_frame(MATTEOP65, [(f"images/Train/{n}.jpg", labels[f"images/Train/{n}.jpg"])
+                                              for n in names], 0.5)
+    read = _matched(DiceReader(), frame, rows)
+    assert [(v, d) for v, d in read if str(d["value"]) != v] == []
+    top = [d for _, d in read if holds(tuple(d["box"]), (187.0, 48.0))]
+    assert [(d["value"], d["unsure"]) for d in top] == [(1, False)], top
+
+
 def test_a_pip_a_regions_side_cuts_is_told_from_one_the_frames_edge_cuts():
     pip = Pip(x=2.0, y=50.0, area=20.0, roundness=1.0, angle=0.0, contrast=80.0)  # ~5 px across, at the left side
     assert pips._cut_by_region(pip, (100, 100), (False, True, True, True))

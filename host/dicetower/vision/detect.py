@@ -371,16 +371,26 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
         # the finer read sees near them puts their count in doubt, and no die body answers that (PipFace.before_glint).
         # But a 1 in doubt for a side face beside it alone (PipFace.before_side), read with no such doubt finer, is read
         # as sure as it was before that doubt: its region sees that side face whole (a side 2 of which the analysis
-        # scale found one pip, taken for the 1's twin: bench's small-dice frames 0000 and 0004)
+        # scale found one pip, taken for the 1's twin: bench's small-dice frames 0000 and 0004), or, where the region
+        # is too small to hold it, the whole frame read finer does (_side_seen_whole: a side 5, frame 0020)
         if (f.before_side is not None and f.uncapped is None and len(g.pips) == len(f.pips) == 1
-                and g.before_side is None):
-            g = replace(g, confidence=min(g.confidence, f.before_side))
+                and (g.before_side is None or _side_seen_whole(f, whole_read))):
+            g = replace(g, confidence=min(g.confidence if g.before_side is None else g.before_side, f.before_side),
+                        before_side=None)
         elif len(g.pips) <= len(f.pips) and g.confidence > f.confidence:
             g = replace(g, confidence=f.confidence, uncapped=None if g.before_glint is not None else f.uncapped)
         if whole_read is not None and _taken_for_side_face(g, whole_read):
             g = doubted(g)
         out.append(g)
     return _one_per_die(out)
+
+
+def _side_seen_whole(face: PipFace, read: list[PipFace] | None) -> bool:
+    """Whether the whole frame read finer (read: its faces, in s's px; None: not read) reads face, a 1 in doubt for a
+    side face beside it (PipFace.before_side), sure and with no such doubt (a face of one pip overlapping it by half or
+    more): that read holds the side face whole, where the 1's region, its box grown by its own size, may cut it."""
+    return read is not None and any(k.polarity == face.polarity and len(k.pips) == 1 and k.before_side is None
+                                    and k.confidence >= UNSURE_BELOW and overlap(face.box, k.box) >= 0.5 for k in read)
 
 
 def _taken_for_side_face(face: PipFace, read: list[PipFace]) -> bool:
