@@ -3,15 +3,21 @@ size must stay inside the frame (detect._in_frame; a 376 px wide frame is 251 px
 scale, and a body ending at its right edge scaled back ended at 377: reading it raised IndexError
 before). A pip face the edge cuts is not read sure (pips.layout_in_frame, pips.runs_off), nor a side face
 whose top face the edge cut off (pips.top_face_past_edge), and a whole face by the edge, its die's face ending
-inside the frame or cut only past its pips, stays sure."""
+inside the frame or cut only past its pips, stays sure, as does a 1 whose die the edge cuts where a 3's or 5's
+corner pip would show whatever the turn (pips.lone_pip_in_frame)."""
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
 import cv2
+import numpy as np
 import pytest
 
 from dicetower.paths import shared_dir
 from dicetower.vision.detect import find_die_bodies
+from dicetower.vision.pips import Pip, PipFace, lone_pip_in_frame
 from dicetower.vision.reader import DiceReader
 from dicetower.vision.scoring import load_labels, match
 
@@ -129,6 +135,64 @@ def test_a_whole_face_by_the_edge_stays_sure(image, at):
     label, die = next((lab, die) for lab, die in match(labels[image], dice) if (int(lab["x"]), int(lab["y"])) == at)
     assert die is not None, "the die is found"
     assert not die["unsure"] and str(die["value"]) == label["value"], die
+
+
+def test_a_1_whose_face_one_edge_cuts_is_read_sure():
+    """dice_37's 1 lies at the bottom edge, its pip (12.5 px across) 1.34 diameters from it: its die runs off the
+    frame. However its face is turned, a 3 or 5 would show a corner pip on the side the frame keeps
+    (pips.lone_pip_in_frame), where the face is plain: it is read a sure 1. Before, unsure (0.5: a circle of corner
+    places round the pip had to lie in the frame), and so in the bench's shrunk, grainy and small-dice frames."""
+    folder, labels = _matteo()
+    image = "images/Train/dice_37.jpg"
+    dice = [r.to_json() for r in DiceReader().read(cv2.imread(str(folder / image)))]
+    die = next(die for lab, die in match(labels[image], dice) if (int(lab["x"]), int(lab["y"])) == (311, 448))
+    assert die is not None, "the die is found"
+    assert die["value"] == 1 and not die["unsure"], die
+
+
+def _lone_pip_frame(x: float, y: float, face_at: tuple[float, float],
+                    light: bool = False) -> tuple[PipFace, np.ndarray]:
+    """A 640x480 grey frame: a floor (150), a die face 60 px square centred at face_at (210) and on it a pip 10 px
+    across at (x, y) (40); light: the face dark (60) and the pip light (230). Returns the pip's face and the frame."""
+    floor, face, pip = (150, 60, 230) if light else (150, 210, 40)
+    gray = np.full((480, 640), floor, np.uint8)
+    fx, fy = face_at
+    cv2.rectangle(gray, (int(fx) - 30, int(fy) - 30), (int(fx) + 30, int(fy) + 30), face, -1)
+    cv2.circle(gray, (round(x), round(y)), 5, pip, -1, cv2.LINE_AA)
+    lone = Pip(x, y, math.pi * 25.0, 1.0, 0.0, 120.0)
+    return PipFace([lone], 1, 0.99, (int(x) - 20, int(y) - 20, 40, 40), False, "light" if light else "dark",
+                   (x, y), runs_off_asked=True), gray
+
+
+@pytest.mark.parametrize("x, y, face_at, whole", [
+    (320.0, 240.0, (320.0, 240.0), True),  # a 1 in the middle of the frame
+    (320.0, 467.0, (320.0, 467.0), True),  # 1.3 diameters from the bottom edge: its corner places above it are seen
+    (13.0, 240.0, (13.0, 240.0), True),  # so from the left edge
+    (627.0, 467.0, (627.0, 467.0), False),  # 1.3 diameters from two edges: a 3 turned along the corner's diagonal
+    #                                         shows neither corner pip
+    (320.0, 472.0, (320.0, 472.0), False),  # 0.8 diameters from it: too little face toward the edge to tell a 2's pip
+    (300.0, 467.0, (318.0, 467.0), False),  # a corner pip of a face the bottom edge cut to it: the floor 13 px off
+])
+def test_a_lone_pip_by_the_edge_is_a_whole_1_where_a_3_or_5_would_show_a_corner_pip(x, y, face_at, whole):
+    """A dark lone pip's layout lies in the frame when one of each two opposite corner places (a 3's; a 5's two
+    pairs) does, however the face is turned, and the face is plain there (a corner pip of a larger face, the rest
+    cut off, has its die's edge that close); a light lone pip's is not asked so (a glyph or highlight's die, if
+    any, the edge may cut off)."""
+    face, gray = _lone_pip_frame(x, y, face_at)
+    assert lone_pip_in_frame(face, gray) is whole
+    # not where the edge was not looked along for pips cut off (a lone pip at a close-up scale: pips.runs_off)
+    assert not lone_pip_in_frame(replace(face, runs_off_asked=False), gray)
+    face, gray = _lone_pip_frame(x, y, face_at, light=True)
+    assert not lone_pip_in_frame(face, gray)
+
+
+def test_a_lone_pip_by_a_pip_the_edge_cuts_is_no_whole_1():
+    """A line of 3 cut to its end pip by the edge, a sliver of its middle pip left at the edge: the face round the
+    end pip is plain, but a pip the edge cuts lies within a 3's reach of it."""
+    face, gray = _lone_pip_frame(320.0, 467.0, (320.0, 467.0))
+    assert lone_pip_in_frame(face, gray)
+    cv2.circle(gray, (335, 482), 5, 40, -1, cv2.LINE_AA)  # the middle pip, its centre 2 px past the bottom edge
+    assert not lone_pip_in_frame(face, gray)
 
 
 @pytest.mark.parametrize("image, box, side, kept", [

@@ -229,6 +229,8 @@ class PipFace:
     centre:     (x, y) px of the face centre
     runs_off:   True when the die's face runs on past its pips to the frame's edge as a face cut to
                 some of its pips does (runs_off): pips of it may lie past the edge (see layout_in_frame)
+    runs_off_asked: True when read_faces asked runs_off of it (a face read sure, not a lone pip at a close-up
+                scale): runs_off False then says the edge cuts no pips of it off (lone_pip_in_frame)
     dice_as_pips: True when its 3 or more "pips" are marked inside (_marked_inside): small dice taken for pips,
                 each showing its own (read unsure; detect._finer_faces reads their own pips at a finer scale)
     uncapped:   the confidence read before a doubt a die body round the face may answer (None: no such doubt):
@@ -261,6 +263,7 @@ class PipFace:
     polarity: str
     centre: tuple[float, float] = field(default=(0.0, 0.0))
     runs_off: bool = False
+    runs_off_asked: bool = False
     dice_as_pips: bool = False
     uncapped: float | None = None
     weak: bool = False
@@ -962,6 +965,91 @@ def _fit_layout_map(pts: np.ndarray) -> tuple[float, np.ndarray]:
 
 #: a lone pip's layout pitch in pip diameters (the centre pip of a 1 to the corners' rows and columns)
 LONE_PITCH_DIAMETERS = 1.5
+
+
+#: directions (over half a turn, 1 degree apart) in which lone_pip_in_frame looks at a lone pip's corner places
+_PAIR_DIRECTIONS = np.linspace(0.0, math.pi, 180, endpoint=False)
+
+
+def lone_pip_in_frame(face: PipFace, gray: np.ndarray) -> bool:
+    """Whether a face of one dark pip is a 1 whose layout lies in the frame gray (HxW uint8, the face's px) however
+    its face is turned, where layout_in_frame asks every corner place of every turn to lie in it:
+    - the pip lies a diameter or more inside the frame: with less of its face seen toward the edge, runs_off's lines
+      cannot tell a 2 cut to one pip, its twin past the edge (matteop65 photos cut so, 0.6 and 0.8 diameters in,
+      read as sure 1s);
+    - in every direction (_PAIR_DIRECTIONS), one of the two corner places opposite each other
+      LONE_PITCH_DIAMETERS x sqrt 2 diameters from it (a 3's pair; a 5's are two such pairs) lie in the frame, each
+      with half a diameter round it: a 3 or 5 centred on the pip would show a corner pip there;
+    - the face there is plain: the 90th percentile of the grey levels' deviations, over the annulus where corner pips
+      of any turn would lie (their places, a pip's radius either side) within the frame, from the face's level round
+      the pip (the median 0.8 to 1.2 major axes from it, as runs_off's), is at most twice PLAIN_FACE of the pip's
+      contrast (grain, _grain, taken off in quadrature as face_roughness does). A pip is a 1's only at its face's
+      middle: a corner pip of a larger face that the edge cut to it has the die's edge, and the floor, that close;
+    - the edge cuts no pip near it (_pip_cut_by_edge: a line of 3 cut to its end pip and a sliver of its middle);
+    - read_faces looked along the edge for a face cut to it (PipFace.runs_off_asked; not for a lone pip at a
+      close-up scale: there the twin of a 2 cut to one pip, past the edge, is told by nothing) and found none.
+    So a 1 whose die one edge cuts is whole: matteop65's dice_37, its pip 1.34 diameters from the bottom edge, and
+    the same die in the bench's shrunk, grainy and small-dice frames were unsure. Their annuli measured 0.03-0.065
+    (grainy 0.084 -> 0.056 without its grain); matteop65 photos and close-ups cut through a 4's or 5's pip box (0.4
+    of it kept: a lone corner pip at the edge, read as a sure 1 without the annulus) 0.13-0.53, most over 0.18.
+    Not for a light pip (False): a light mark with no die seen round it is what a glyph or highlight makes
+    (reader._glint), and the edge may cut off its die (a laptop key's light glyph 1.2 diameters from the top edge in
+    the bench's glint row read so as a sure 1); nor for a face of other pips."""
+    if len(face.pips) != 1 or face.polarity != "dark" or face.runs_off or not face.runs_off_asked:
+        return False
+    pip, (height, width) = face.pips[0], gray.shape[:2]
+    dia, half = pip.diameter, pip.diameter / 2
+    if not (dia <= pip.x <= width - dia and dia <= pip.y <= height - dia):
+        return False
+
+    def seen(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return (x >= half) & (x <= width - half) & (y >= half) & (y <= height - half)
+
+    reach = LONE_PITCH_DIAMETERS * math.sqrt(2) * dia
+    dx, dy = reach * np.cos(_PAIR_DIRECTIONS), reach * np.sin(_PAIR_DIRECTIONS)
+    if not (seen(pip.x + dx, pip.y + dy) | seen(pip.x - dx, pip.y - dy)).all():
+        return False
+    r_out = reach + half
+    x0, x1 = max(int(pip.x - r_out) - 1, 0), min(int(pip.x + r_out) + 2, width)
+    y0, y1 = max(int(pip.y - r_out) - 1, 0), min(int(pip.y + r_out) + 2, height)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    d = np.hypot(xx - pip.x, yy - pip.y)
+    win = gray[y0:y1, x0:x1].astype(np.float32)
+    ring, inside = win[(d > 0.8 * pip.major) & (d < 1.2 * pip.major)], win[d < 0.3 * dia + 0.5]
+    annulus = win[np.abs(d - reach) <= half]
+    if ring.size < 8 or inside.size == 0 or annulus.size < 8:
+        return False
+    level = _median(ring)
+    contrast = level - _median(inside)
+    if contrast <= 0.0 or _pip_cut_by_edge(gray, pip, level, contrast, 2 * reach + half):
+        return False
+    deviation = _quantile(np.abs(annulus - level), 0.9)
+    if deviation > 2 * PLAIN_FACE * contrast:
+        deviation = math.sqrt(max(deviation ** 2 - (NOISE_DEVIATION * _grain(gray)) ** 2, 0.0))
+    return deviation <= 2 * PLAIN_FACE * contrast
+
+
+def _pip_cut_by_edge(gray: np.ndarray, pip: Pip, level: float, contrast: float, reach: float) -> bool:
+    """Whether the frame's edge cuts a dark pip within reach px of a lone dark pip (gray: HxW uint8, the frame, the
+    pip in its px; level: its face's grey level, contrast: the pip's below it): along the frame's border within
+    reach, a run of pixels darker than half-way to the pip, no longer than 1.5 of the pip's diameters, with lighter
+    pixels either side, and at its darkest three quarters of the way (a pip's sliver; a shadow or the floor runs on
+    further, or is not as dark: matteop65's wood in shade, half-way to a 1's pip, a run of 3 px along the border
+    by dice_37's 1). A line of 3 cut to its end pip and a sliver of its middle, a 2 cut to one pip and a sliver of
+    the other (its place on the diagonal, twice a 3's corner's reach)."""
+    height, width = gray.shape[:2]
+    for across, along, border in ((pip.y, pip.x, gray[0]), (height - 1 - pip.y, pip.x, gray[-1]),
+                                  (pip.x, pip.y, gray[:, 0]), (width - 1 - pip.x, pip.y, gray[:, -1])):
+        if across > reach:
+            continue
+        span = math.sqrt(reach * reach - across * across)
+        levels = border[max(int(along - span), 0):int(along + span) + 1].astype(np.float32)
+        runs = np.flatnonzero(np.diff(np.concatenate(([0], (levels < level - contrast / 2).astype(np.int8), [0]))))
+        for start, end in zip(runs[::2], runs[1::2]):
+            if (0 < start and end < levels.size and end - start <= 1.5 * pip.diameter
+                    and levels[start:end].min() < level - 0.75 * contrast):
+                return True
+    return False
 
 
 def layout_in_frame(face: PipFace, shape: tuple[int, ...]) -> bool:
@@ -1945,11 +2033,11 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
             vouchable = None
         # at every scale, close-ups' too, where only a larger face's place past the edge tells, and not of a lone
         # pip (runs_off); a face already unsure is not looked at again
-        cut = value is not None and (finer is None or n > 1) and conf >= UNSURE_BELOW and runs_off(
-            g, gray, polarity, edges, lopsided=finer is None)
+        asked = value is not None and (finer is None or n > 1) and conf >= UNSURE_BELOW
+        cut = asked and runs_off(g, gray, polarity, edges, lopsided=finer is None)
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g), runs_off=cut,
-                             dice_as_pips=marked_inside and n >= 3, uncapped=vouchable, weak=lone_weak,
-                             before_glint=before_glint, before_side=before_side))
+                             runs_off_asked=asked, dice_as_pips=marked_inside and n >= 3, uncapped=vouchable,
+                             weak=lone_weak, before_glint=before_glint, before_side=before_side))
     _doubt_twin_taken(faces, pips, response, thr)
     _doubt_faces_too_near(faces)
     _flag_cocked(faces)

@@ -16,7 +16,7 @@ import numpy as np
 from dicetower.readings import UNSURE_BELOW, DieReading
 
 from .boxes import grown, holds, meets, overlap
-from .pips import AMBIGUOUS_CAP, Pip, crosswise_pips, layout_in_frame, top_face_past_edge
+from .pips import AMBIGUOUS_CAP, Pip, crosswise_pips, layout_in_frame, lone_pip_in_frame, top_face_past_edge
 from .colour import channel_medians, colour_name
 from .second_core import SECOND_PROCESS, WorkAhead
 from .view import ViewEstimate, floor_outlines
@@ -202,7 +202,7 @@ class DiceReader:
                 # waited for even when no body is to be read: nothing of this frame runs on after read()
                 # returns or raises, and the worker is free for the next frame
                 outlines, first = ahead.finish() if ahead is not None else (None, {})
-        whole = {id(face) for face in faces if whole_in_frame(face, image.shape)}
+        whole = {id(face) for face in faces if whole_in_frame(face, image)}
         readings = [DieReading("d6", face.value, clip_box(face.box, image.shape),
                                face.confidence if id(face) in whole else min(face.confidence, CUT_CONFIDENCE_MAX),
                                colour=colour_name(body_pixels(image, face)), cocked=face.cocked)
@@ -335,8 +335,11 @@ class DiceReader:
         unseen = _light_dice_unseen(faces, bodies)
         faces = [f for f in faces if unseen or not _glint(f, bodies)]
         pip_dice = [f for f in faces if id(f) not in marked]
-        # a glint is no die to size others by, nor is a face the frame's edge cuts (its box a guess at its die's)
-        sure = [f for f in pip_dice if f.confidence >= UNSURE_BELOW and whole_in_frame(f, image.shape)]
+        # a glint is no die to size others by, nor is a face the frame's edge cuts (its box a guess at its die's), nor
+        # a 1 whole only however its face is turned (whole_in_frame, pips.lone_pip_in_frame): its "pip" may be a die
+        # on a plain floor (a grey die at a render's top edge, its box 100 px, lost three numbered dice of ~25 px by it)
+        sure = [f for f in pip_dice if f.confidence >= UNSURE_BELOW and layout_in_frame(f, image.shape)
+                and not top_face_past_edge(f, image.shape)]
         beside = None
         if sure:
             ground = np.median([ground_colour(image, grown(f.box, 0.3)) for f in sure], axis=0)
@@ -1012,11 +1015,15 @@ def is_die_like(image: np.ndarray, body: DieBody, beside: tuple[float, np.ndarra
             and float(np.abs(ground_colour(image, body.box) - ground).sum()) <= SAME_GROUND_LAB)
 
 
-def whole_in_frame(face: PipFace, shape: tuple[int, ...]) -> bool:
-    """Whether a pip face (frame px) is whole in a frame of shape (H, W, ...): its layout lies in it
-    (pips.layout_in_frame) and it is no side face whose top face the frame's edge cut (pips.top_face_past_edge).
-    A face that is not is read at most CUT_CONFIDENCE_MAX."""
-    return layout_in_frame(face, shape) and not top_face_past_edge(face, shape)
+def whole_in_frame(face: PipFace, image: np.ndarray) -> bool:
+    """Whether a pip face (frame px) is whole in the frame image (HxWx3 uint8 BGR): its layout lies in it
+    (pips.layout_in_frame; a 1's, however its face is turned, and its face plain where a 3's or 5's corner pips
+    would lie: pips.lone_pip_in_frame) and it is no side face whose top face the frame's edge cut
+    (pips.top_face_past_edge). A face that is not is read at most CUT_CONFIDENCE_MAX."""
+    if top_face_past_edge(face, image.shape):
+        return False
+    return layout_in_frame(face, image.shape) or (
+        len(face.pips) == 1 and lone_pip_in_frame(face, cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)))
 
 
 def in_reading_order(readings: list[DieReading]) -> list[DieReading]:
