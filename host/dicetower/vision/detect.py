@@ -308,7 +308,9 @@ def _finer_faces(gray_full: np.ndarray, s: float, faces: list[PipFace],
     the side face (a tiny pip's roundness is noise), where the finer reads see the 1 and hide the face below it.
     Unsure before, each: bench's small-dice frames 0016 (dice_42's three side faces below their 1s) and 0144, and
     one shrunk photo, and one in the glint row; small-dice frames 4.2 -> 3.5 % unsure, every labelled die of every
-    bench row and every render probe read as before.
+    bench row and every render probe read as before. So is such a face read unsure, where its pips are flatter than
+    that sure face's as a side face's are (_taken_for_side_face, SIDE_FLATTER): a side 2's one pip below a 1, read as
+    an unsure 1 no one threw (small-dice frames 0000, 0004 and 0008, two shrunk photos).
     The whole-frame read may be made elsewhere meanwhile (ReadsElsewhere.whole_fine).
     Tried in session 48 and not kept: a small lone pip _plausible_polarity dropped (a cream 5 among dice with light
     pips, read as one dark pip, its others under the filter's limit) read finer in its region, a sure face of 2 pips
@@ -394,7 +396,7 @@ def _side_seen_whole(face: PipFace, read: list[PipFace] | None) -> bool:
 
 
 def _taken_for_side_face(face: PipFace, read: list[PipFace]) -> bool:
-    """Whether a small face read sure (at the analysis scale, or in its own region: _region_faces; in s's px) is one a
+    """Whether a small face (at the analysis scale, or in its own region: _region_faces; in s's px) is one a
     read at the finer scale (read: its faces, in s's px) takes for a side face: that read found no face of its polarity
     on it (none overlapping it by 0.3 either way) but a sure one beside it, with pips like its own (face sides,
     pips.face_side, within SAME_DIE_PIPS times: one die's faces have pips of one size), within the reach a die's side
@@ -408,16 +410,29 @@ def _taken_for_side_face(face: PipFace, read: list[PipFace]) -> bool:
     axis (so a side face's region holds its top face): that 2 was unsure too, but on the shrunk row 3 right dice went
     from sure to unsure and a side face no one threw from unsure to a sure 4 (a die seen from low, its side face as
     round as its top face): not kept. Without the pips' likeness a 15 px die of six pips, read at s as a 1 whose pip is
-    the whole die (a face side of 4.6 dice), was a side face of a 4 three of its sizes off (a crowd render)."""
-    if face.confidence < UNSURE_BELOW:
-        return False
+    the whole die (a face side of 4.6 dice), was a side face of a 4 three of its sizes off (a crowd render).
+    An unsure small face is taken so too where its pips are also flatter than the sure face's (their mean roundness
+    under SIDE_FLATTER of its): seen from above 45 degrees a side face is more foreshortened than its top face, a die
+    beside it as round. One pip of a side 2 below a 1 was read as an unsure 1 no one threw so (bench's small-dice
+    frames 0000 and 0008, roundness 0.72 and 0.50 of the 1's), a side 4 (frame 0004, 0.66) and shrunk photos' side
+    faces (0.68, 0.76); a tiny 1 beside another die's 1 (dice_20 at 0.65 of its size, 0.83) stays."""
     same = [h for h in read if h.polarity == face.polarity]
     if any(overlap(face.box, h.box) >= 0.3 or overlap(h.box, face.box) >= 0.3 for h in same):
         return False
     (fx, fy), side = face.centre, face_side(face.pips)
     sides = [(h, face_side(h.pips)) for h in same if h.confidence >= UNSURE_BELOW]
+    sure, roundness = face.confidence >= UNSURE_BELOW, statistics.mean(p.roundness for p in face.pips)
     return any(max(side, hs) <= SAME_DIE_PIPS * min(side, hs)
-               and math.hypot(fx - h.centre[0], fy - h.centre[1]) < SIDE_FACE_SIDES * max(side, hs) for h, hs in sides)
+               and math.hypot(fx - h.centre[0], fy - h.centre[1]) < SIDE_FACE_SIDES * max(side, hs)
+               and (sure or roundness < SIDE_FLATTER * statistics.mean(p.roundness for p in h.pips))
+               for h, hs in sides)
+
+
+#: An unsure small face is a side face of a sure face beside it (_taken_for_side_face) only where its pips' mean
+#: roundness is under this fraction of that face's: a side face seen from above 45 degrees is more foreshortened
+#: than its top face (the cosine of the elevation against its sine; 0.58 at 60 degrees, 0.84 at 50), another die's
+#: face as round as its neighbour's.
+SIDE_FLATTER = 0.8
 
 
 def _small_die_held(gray_full: np.ndarray, s: float, face: PipFace) -> PipFace | None:
