@@ -1025,7 +1025,7 @@ def lone_pip_in_frame(face: PipFace, gray: np.ndarray) -> bool:
         return False
     deviation = _quantile(np.abs(annulus - level), 0.9)
     if deviation > 2 * PLAIN_FACE * contrast:
-        deviation = math.sqrt(max(deviation ** 2 - (NOISE_DEVIATION * _grain(gray)) ** 2, 0.0))
+        deviation = _without_grain(deviation, _grain(gray))
     return deviation <= 2 * PLAIN_FACE * contrast
 
 
@@ -1756,6 +1756,12 @@ def _grain(gray: np.ndarray) -> float:
     return sigma if sigma >= SMOOTH_FROM else 0.0
 
 
+def _without_grain(deviation: float, grain: float) -> float:
+    """A plain face's 90th-percentile grey-level deviation (grey levels) with a camera's white noise of grain grey
+    levels (_grain) taken off in quadrature: NOISE_DEVIATION of its sigmas are the noise's share of it."""
+    return math.sqrt(max(deviation * deviation - (NOISE_DEVIATION * grain) ** 2, 0.0))
+
+
 def face_roughness(group: list[Pip], gray: np.ndarray, polarity: str, noise: float = 0.0) -> float:
     """How far the face around a few pips (1..3; any 2..6 in a d6 layout) is from plain: the 90th percentile of the grey-level
     deviations from the median over the face around them (out to the face's edge, on the face, i.e.
@@ -1819,7 +1825,7 @@ def face_roughness(group: list[Pip], gray: np.ndarray, polarity: str, noise: flo
     plane, *_ = np.linalg.lstsq(design, ring, rcond=None)
     resid = ring - design @ plane
     deviation = _quantile(np.abs(resid - np.median(resid)), 0.9)
-    return math.sqrt(max(deviation * deviation - (NOISE_DEVIATION * noise) ** 2, 0.0)) / max(contrast, 1.0)
+    return _without_grain(deviation, noise) / max(contrast, 1.0)
 
 
 def merge_halves(groups: list[list[Pip]], thr: float) -> list[list[Pip]]:
