@@ -1762,7 +1762,8 @@ def _without_grain(deviation: float, grain: float) -> float:
     return math.sqrt(max(deviation * deviation - (NOISE_DEVIATION * grain) ** 2, 0.0))
 
 
-def face_roughness(group: list[Pip], gray: np.ndarray, polarity: str, noise: float = 0.0) -> float:
+def face_roughness(group: list[Pip], gray: np.ndarray, polarity: str, noise: float = 0.0,
+                   glints_out: bool = False) -> float:
     """How far the face around a few pips (1..3; any 2..6 in a d6 layout) is from plain: the 90th percentile of the grey-level
     deviations from the median over the face around them (out to the face's edge, on the face, i.e.
     foreshortened like the pips; the pips themselves left out), as a fraction of the pips' contrast. A die face measures ~0.02; the dots of glyphs, specks on a mottled
@@ -1770,7 +1771,9 @@ def face_roughness(group: list[Pip], gray: np.ndarray, polarity: str, noise: flo
     lighter than dark pips (darker than light pips) is no face of theirs: inf (the hole in a light
     glyph on a black key). noise: the grey levels of white noise left in gray (noise.noise_sigma, _grain), whose
     share of the deviations (NOISE_DEVIATION of its sigmas) is taken off them in quadrature: grain is no mark on the
-    face (0.0: none taken off)."""
+    face (0.0: none taken off). glints_out: a glint on the face round dark pips is no mark on it either
+    (_glint_on_face): its pixels are left out, and the deviations are measured toward the pips' side only, a glint's
+    halo fading out lighter than the face (their 95th percentile: a plain face's 90th of both sides)."""
     ref = max(group, key=lambda p: p.area)
     major = _mean([p.major for p in group])
     roundness = max(_roundness(group), 0.1)
@@ -1820,12 +1823,50 @@ def face_roughness(group: list[Pip], gray: np.ndarray, polarity: str, noise: flo
     contrast = (med - float(np.median(pips))) * (1.0 if polarity == "dark" else -1.0)
     if contrast <= 0.0:
         return math.inf
+    lit = _glint_on_face(gray, (x0, y0), region, med, (cx, cy, reach)) if glints_out and polarity == "dark" else None
+    if lit is not None:
+        region &= ~lit
+        ring = win[region]
     # the light falling across the face (a plane of grey levels) is no mark on it
     design = np.column_stack([xx[region] - cx, yy[region] - cy, np.ones(ring.size)])
     plane, *_ = np.linalg.lstsq(design, ring, rcond=None)
     resid = ring - design @ plane
-    deviation = _quantile(np.abs(resid - np.median(resid)), 0.9)
+    if lit is None:
+        deviation = _quantile(np.abs(resid - np.median(resid)), 0.9)
+    else:
+        deviation = _quantile(np.maximum(np.median(resid) - resid, 0.0), 0.95)
     return _without_grain(deviation, noise) / max(contrast, 1.0)
+
+
+def _glint_on_face(gray: np.ndarray, corner: tuple[int, int], region: np.ndarray, face: float,
+                   reach: tuple[float, float, float]) -> np.ndarray | None:
+    """The pixels of a glint on a face round dark pips (HxW bool over region): a glint's core is a blob of gray (the
+    frame, HxW uint8) at a glint's grey (glints.GLINT_GREY, and GLINT_OVER above the face's grey level face) holding
+    some of region and ending within glints.GLINT_RUN_ON times the face's reach of its centre (reach: x, y, radius
+    px; a white floor round a die runs on past that: no glint), and its halo is what is brighter than the face by
+    half GLINT_OVER or more round it. region: hxw bool, the face's pixels in the window of gray whose top left corner
+    is corner (x, y px). None when there is no such blob, the face is too light to tell a glint on
+    (glints.GLINT_CORE), or leaving the glint out would leave under 8 pixels of region."""
+    level = max(face + glints.GLINT_OVER, glints.GLINT_GREY)
+    (x0, y0), (h, w) = corner, region.shape
+    if level > glints.GLINT_CORE or not ((gray[y0:y0 + h, x0:x0 + w] >= level) & region).any():
+        return None
+    cx, cy, r = reach
+    far = glints.GLINT_RUN_ON * r
+    fx0, fy0 = max(int(cx - far), 0), max(int(cy - far), 0)
+    fx1, fy1 = min(int(cx + far) + 1, gray.shape[1]), min(int(cy + far) + 1, gray.shape[0])
+    near = gray[fy0:fy1, fx0:fx1]
+    _, cores = cv2.connectedComponents((near >= level).astype(np.uint8), connectivity=8)
+    edge = np.concatenate([cores[0], cores[-1], cores[:, 0], cores[:, -1]])
+    on_face = cores[y0 - fy0:y0 - fy0 + h, x0 - fx0:x0 - fx0 + w]
+    glint = np.isin(cores, np.setdiff1d(np.unique(on_face[region & (on_face > 0)]), edge))
+    if not glint.any():
+        return None
+    _, halos = cv2.connectedComponents((near > face + glints.GLINT_OVER / 2).astype(np.uint8), connectivity=8)
+    edge = np.concatenate([halos[0], halos[-1], halos[:, 0], halos[:, -1]])
+    ids = np.setdiff1d(np.unique(halos[glint]), edge)  # a halo running on is a white floor round a dark face
+    lit = np.isin(halos, ids)[y0 - fy0:y0 - fy0 + h, x0 - fx0:x0 - fx0 + w]
+    return lit if lit.any() and np.count_nonzero(region & ~lit) >= 8 else None
 
 
 def merge_halves(groups: list[list[Pip]], thr: float) -> list[list[Pip]]:
@@ -1959,6 +2000,7 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
     loose = [p for p in found if id(p) not in in_faces]
     on_a_face = {id(q) for qs in strays.values() for q in qs}
     faces: list[PipFace] = []
+    glint_lit: set[int] = set()  # id() of the groups read as faces only with a glint on the face left out
     grain: float | None = None  # the noise left in gray (_grain), measured when a face first needs it
     for g, ambiguous in parts:
         n = len(g)
@@ -1983,6 +2025,14 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
         if n <= 3:  # few pips are weak evidence of a die: the face around them must be plain
             roughness = face_roughness(g, gray, polarity)
             rough = roughness > (2 * PLAIN_FACE if n == 1 else NO_FACE)
+            # a glint on the face round dark pips is no mark on it (whether it hides a pip is hides_pip's, below); not
+            # at a close-up scale, where a "pip" may be a cluster of a die's pips, or a die, and its "glints" white dice
+            lit = rough and polarity == "dark" and finer is None
+            if lit:
+                roughness = min(roughness, face_roughness(g, gray, polarity, glints_out=True))
+                rough = roughness > (2 * PLAIN_FACE if n == 1 else NO_FACE)
+                if not rough:
+                    glint_lit.add(id(g))
             rough_one = rough_ones and n == 1 and roughness <= NO_FACE and g[0].snr >= MIN_SNR
             if rough and (n != 3 or not _smeared_alike(g)) and not rough_one:
                 continue  # no plain die face: a speck on a patterned die, a glyph's dots, keys, a spot on glass
@@ -1996,7 +2046,7 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
                 # told above as measured: grain is no face either)
                 if roughness > PLAIN_FACE:
                     grain = _grain(gray) if grain is None else grain
-                    plain = face_roughness(g, gray, polarity, grain) if grain > 0.0 else roughness
+                    plain = face_roughness(g, gray, polarity, grain, glints_out=lit) if grain > 0.0 else roughness
                     conf *= math.exp(-((max(0.0, plain - PLAIN_FACE) / (0.4 * PLAIN_FACE)) ** 2))
             if rough:  # smeared by a motion blur: no die body answers that; but a lone strong pip (rough_ones) is a
                 # weak 1, its die body's to vouch for as far as the cap (vouchable: its confidence before the roughness)
@@ -2044,6 +2094,7 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
         faces.append(PipFace(g, value, conf, _face_box(g), False, polarity, _centre(g), runs_off=cut,
                              runs_off_asked=asked, dice_as_pips=marked_inside and n >= 3, uncapped=vouchable,
                              weak=lone_weak, before_glint=before_glint, before_side=before_side))
+    faces = _glint_split_parts(faces, glint_lit)
     _doubt_twin_taken(faces, pips, response, thr)
     _doubt_faces_too_near(faces)
     _flag_cocked(faces)
@@ -2170,6 +2221,17 @@ def _doubt_twin_taken(faces: list[PipFace], pips: list[Pip], response: np.ndarra
         a = f.pips[0]
         if any(id(q) in taken and twins(a, q) and _segment_clear(a, q, response, thr, discs) for q in pips):
             f.confidence = AMBIGUOUS_CAP
+
+
+def _glint_split_parts(faces: list[PipFace], glint_lit: set[int]) -> list[PipFace]:
+    """faces without those read only with a glint on the face left out (glint_lit: id() of their pips' lists) that lie
+    nearer another face read than two dice's top faces can (SIDE_FACE_ROUNDNESS face sides, face_side, the larger of
+    the two): a glint that washed out a pip between them split one face, whose die the other reads (the bench's glint
+    row: a 4 read as a 2 and, beside it, a 1)."""
+    def near(f: PipFace, g: PipFace) -> bool:
+        return math.dist(f.centre, g.centre) < SIDE_FACE_ROUNDNESS * max(face_side(f.pips), face_side(g.pips))
+    return [f for f in faces if id(f.pips) not in glint_lit
+            or not any(g is not f and g.value is not None and near(f, g) for g in faces)]
 
 
 def _doubt_faces_too_near(faces: list[PipFace]) -> None:
