@@ -12,9 +12,9 @@ from dicetower import paths
 from dicetower.readings import UNSURE_BELOW, DieReading
 from dicetower.vision import glints
 from dicetower.vision.camera import load_image
-from dicetower.vision.detect import KERNEL_PX
+from dicetower.vision.detect import KERNEL_PX, find_die_bodies
 from dicetower.vision.pips import _layout_map, read_faces
-from dicetower.vision.reader import DiceReader
+from dicetower.vision.reader import DiceReader, _pip_die_face
 from bench.probes import pip_scene
 from bench.vision import glinted_photos
 
@@ -225,3 +225,41 @@ def test_a_face_a_glint_split_is_one_die(reader: DiceReader, photo: int, tmp_pat
     assert all(len(rs) <= 1 for rs in on), [[(r.value, r.box) for r in rs] for rs in on]
     assert sum(len(rs) for rs in on) == len(read)
 
+
+def test_a_glint_in_a_pip_dies_middle_is_no_sure_1():
+    """The glint render probe's scene 198 at 60-90 px: a green 2 with orange pips, a glint in its middle. Read finer in
+    its body (a pip die beside the frame's sure ones, reader._pip_die_face), the glint was a sure 1 of a light pip;
+    a light pip at the camera's ceiling is as likely a glint, so the 1 is unsure."""
+    frame, truths = pip_scene(198, (60, 90), glint=1.0)
+    x, y, w, h = truths[2]["box"]
+    body = next(b for b in find_die_bodies(frame, None)
+                if b.box[0] <= x + w / 2 <= b.box[0] + b.box[2] and b.box[1] <= y + h / 2 <= b.box[1] + b.box[3])
+    face = _pip_die_face(frame, body)
+    assert face is not None and (face.value, face.polarity) == (1, "light")
+    assert face.confidence < UNSURE_BELOW
+    # read whole, beside the 3 at the bottom left read sure, the body is a numbered die's to the face classifier and
+    # that light 1 its lone pip, which no body vouches for either
+    got = read_in(DiceReader(), frame, truths[2]["box"])
+    assert got and all(r.unsure or r.value == 2 for r in got), [(r.value, r.unsure) for r in got]
+
+
+def test_a_die_whose_pips_a_glint_washed_out_is_read_unsure_not_lost(reader: DiceReader, tmp_path):
+    """The bench's glint row, photo 13: a 1 whose pip the glint all but covers, beside dice read sure. Its body is no
+    numbered die beside them and read finer it shows no pip; a glint lights it, so it is a pip die whose pips the glint
+    washed out, read by the face classifier, unsure, not lost."""
+    frame, _ = glint_row_photo(13, tmp_path)
+    got = read_in(reader, frame, [400, 362, 21, 17])
+    assert got and all(r.unsure for r in got)
+
+
+def test_a_glint_lights_a_body_a_white_die_does_not():
+    """glints.lights_body: a grey die body with a glint on it is lit; the same body without one is not, nor is a white
+    body at the glint's grey all over."""
+    frame = np.full((60, 60, 3), 120, np.uint8)
+    cv2.rectangle(frame, (10, 10), (49, 49), (200, 200, 200), -1)
+    mask = np.full((40, 40), 255, np.uint8)
+    assert not glints.lights_body(frame, (10, 10, 40, 40), mask)
+    cv2.circle(frame, (25, 25), 5, (255, 255, 255), -1)
+    assert glints.lights_body(frame, (10, 10, 40, 40), mask)
+    cv2.rectangle(frame, (10, 10), (49, 49), (253, 253, 253), -1)
+    assert not glints.lights_body(frame, (10, 10, 40, 40), mask)

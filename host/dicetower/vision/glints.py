@@ -160,6 +160,36 @@ def hides_pip(centres: np.ndarray, diameters: np.ndarray, layout: np.ndarray | N
                for a, d, m in zip(areas, widths, means))
 
 
+#: a die body beside pip dice whose face shows no pip when read finer, GLINT_LIT_SHARE of its pixels or more at the
+#: glint's grey (GLINT_CORE, and at most GLINT_LIT_MOST: a white die on a white floor is not lit, it is white), is a pip
+#: die whose pips a glint washed out (lights_body)
+GLINT_LIT_SHARE = 0.02
+GLINT_LIT_MOST = 0.5
+#: the middle of a light pip, GLINT_PIP_MIDDLE of its diameter either way, at a glint's grey (at_ceiling)
+GLINT_PIP_MIDDLE = 0.3
+
+
+def lights_body(image: np.ndarray, box: tuple[int, int, int, int], mask: np.ndarray) -> bool:
+    """Whether a glint lights a die body: GLINT_LIT_SHARE..GLINT_LIT_MOST of its pixels are at the glint's grey
+    (GLINT_CORE or more). image: HxWx3 uint8 BGR, the frame; box: the body's (x, y, w, h px); mask: hxw uint8 over
+    box, 255 where the die is (detect.DieBody's)."""
+    x, y, w, h = box
+    gray = cv2.cvtColor(image[y:y + h, x:x + w], cv2.COLOR_BGR2GRAY)
+    on = mask[:gray.shape[0], :gray.shape[1]] > 0
+    share = int(np.count_nonzero((gray >= GLINT_CORE) & on)) / max(int(np.count_nonzero(on)), 1)
+    return GLINT_LIT_SHARE <= share <= GLINT_LIT_MOST
+
+
+def at_ceiling(image: np.ndarray, x: float, y: float, diameter: float) -> bool:
+    """Whether a light pip's middle (the square GLINT_PIP_MIDDLE of its diameter either way of its centre x, y; px)
+    is at a glint's grey (its median GLINT_CORE or more): a glint, as likely as a pip. image: HxWx3 uint8 BGR, the
+    frame."""
+    r = max(1, int(round(GLINT_PIP_MIDDLE * diameter)))
+    cx, cy = int(round(x)), int(round(y))
+    middle = image[max(0, cy - r):cy + r + 1, max(0, cx - r):cx + r + 1]
+    return middle.size > 0 and float(np.median(cv2.cvtColor(middle, cv2.COLOR_BGR2GRAY))) >= GLINT_CORE
+
+
 def _grey_at(gray: np.ndarray, point: np.ndarray, dia: float) -> float | None:
     """The median grey level (0..255) of gray (HxW uint8) over the square GLINT_SPOT pip diameters (dia px) across
     round point ((x, y) px); None where the square runs off gray."""

@@ -15,8 +15,9 @@ import numpy as np
 
 from dicetower.readings import UNSURE_BELOW, DieReading
 
+from . import glints
 from .boxes import grown, holds, meets, overlap
-from .pips import AMBIGUOUS_CAP, Pip, crosswise_pips, layout_in_frame, lone_pip_in_frame, top_face_past_edge
+from .pips import AMBIGUOUS_CAP, Pip, crosswise_pips, doubted, layout_in_frame, lone_pip_in_frame, top_face_past_edge
 from .colour import channel_medians, colour_name
 from .second_core import SECOND_PROCESS, WorkAhead
 from .view import ViewEstimate, floor_outlines
@@ -177,6 +178,7 @@ class DiceReader:
         are read where their size tells (detect.large_pip_faces): the bodies that are their pips,
         and the faces that are parts of their die, go."""
         lone_pips: dict[int, PipFace] = {}
+        washed: set[int] = set()
         if self.classify is None:
             faces = find_pip_faces(image)
             bodies: list[DieBody] = []
@@ -197,7 +199,7 @@ class DiceReader:
                                        set_aside=set_aside)
                 if ahead is not None:
                     ahead.pips_found()
-                faces, bodies, lone_pips = self._bodies_to_read(image, faces, found(), reference, set_aside)
+                faces, bodies, lone_pips, washed = self._bodies_to_read(image, faces, found(), reference, set_aside)
             finally:
                 # waited for even when no body is to be read: nothing of this frame runs on after read()
                 # returns or raises, and the worker is free for the next frame
@@ -214,7 +216,10 @@ class DiceReader:
         for body in bodies:
             guess = read_ahead.get(id(body))
             reading = guess[1] if guess is not None and guess[0] == view else self._classified(image, body, view)
-            readings.append(read_as_one(reading, lone_pips.get(id(body)), body))
+            reading = read_as_one(reading, lone_pips.get(id(body)), body)
+            if id(body) in washed:  # a pip die whose pips a glint washed out: the classifier's guess, unsure
+                reading = replace(reading, confidence=min(reading.confidence, AMBIGUOUS_CAP))
+            readings.append(reading)
         return readings
 
     def _work_ahead(self, image: np.ndarray, reference: np.ndarray | None) -> WorkAhead | None:
@@ -231,18 +236,19 @@ class DiceReader:
 
     def _bodies_to_read(self, image: np.ndarray, faces: list[PipFace], found: list[DieBody],
                         reference: np.ndarray | None, set_aside: list[PipFace] | None = None
-                        ) -> tuple[list[PipFace], list[DieBody], dict[int, PipFace]]:
-        """The pip faces to report, the bodies to read with the face classifier, and the lone pips in their
-        middles (_numbered_bodies), once both searches are done (faces, set_aside: find_pip_faces'; found:
-        find_die_bodies'). Where neither found anything and no close-up fills the frame, the dice may be too small
-        for both (a photo taken from far): the frame is read finer (detect.far_pip_faces)."""
+                        ) -> tuple[list[PipFace], list[DieBody], dict[int, PipFace], set[int]]:
+        """The pip faces to report, the bodies to read with the face classifier, the lone pips in their middles and
+        the bodies whose reading is unsure for a glint on them (_numbered_bodies), once both searches are done (faces,
+        set_aside: find_pip_faces'; found: find_die_bodies'). Where neither found anything and no close-up fills the
+        frame, the dice may be too small for both (a photo taken from far): the frame is read finer
+        (detect.far_pip_faces)."""
         pip_px = _pip_size(faces)  # a close-up's pips, found as bodies; a small die on the floor is no 1's pip
         faces, found = large_pip_faces(image, found, faces, lambda f: _die_on_ground(image, f, found, pip_px))
         if self.die_set is not None:
             # the set reads every die: a sure pip face is a die the body search may miss (white
             # dice on a light table), read by the set; an unsure one (a glint, a speck) is no die to it
             faces = [f for f in faces if f.confidence >= UNSURE_BELOW]
-        faces, bodies, lone_pips = self._numbered_bodies(image, faces, found, set_aside)
+        faces, bodies, lone_pips, washed = self._numbered_bodies(image, faces, found, set_aside)
         if self.die_set is not None:
             bodies += [pip_die_body(image, f) for f in faces]
             faces = []
@@ -255,11 +261,11 @@ class DiceReader:
             bodies = [] if close_up is None or faces else [close_up]
             if close_up is None and self.die_set is None:
                 faces = far_pip_faces(image)  # dice too small for both searches: read finer, if the frame has it
-        return faces, bodies, lone_pips
+        return faces, bodies, lone_pips, washed
 
     def _numbered_bodies(self, image: np.ndarray, faces: list[PipFace], bodies: list[DieBody],
                          set_aside: list[PipFace] | None = None
-                         ) -> tuple[list[PipFace], list[DieBody], dict[int, PipFace]]:
+                         ) -> tuple[list[PipFace], list[DieBody], dict[int, PipFace], set[int]]:
         """The pip faces that are pip dice, the die bodies (of detect.find_die_bodies) to read with the
         face classifier, and by id(body) the lone pip in the middle of a body to read (_lone_pip_of), which that
         body's reading weighs (read_as_one): the one face that gave way to it, or when none did, the one lone pip
@@ -318,7 +324,11 @@ class DiceReader:
         enlarged read measures rough (detect.rough_lone_pip): that 1 is its lone pip, an unsure 1 where the face
         classifier reads no d6 value surely (renders of pip d6 in random colours right at 25-45 px 987 -> 996 of 1168,
         crowds 4179 -> 4218, 18-36 px 723 -> 739, each from wrong to right and unsure; dice of any type at 25-45 px a
-        numbered d6's 4 read as an unsure 1, right and unsure before; nothing made sure)."""
+        numbered d6's 4 read as an unsure 1, right and unsure before; nothing made sure).
+        A body that is no numbered die beside the pip dice, that may be a pip die there but whose face read finer shows
+        none, is read by the face classifier all the same where a glint lights it (glints.lights_body): a pip die whose
+        pips the glint washed out, its reading unsure (the ids of such bodies are returned last). Dropped, a white 1 in
+        the bench's glint row whose pip the glint all but covered was lost once the dice beside it were read sure."""
         pip_px = _pip_size(faces)
         faces = [g for g in (_die_as_pip(image, f, bodies, pip_px) for f in faces) if g is not None]
         set_aside = [g for g in (_die_as_pip(image, f, bodies, pip_px) for f in set_aside or []) if g is not None]
@@ -345,6 +355,7 @@ class DiceReader:
             ground = np.median([ground_colour(image, grown(f.box, 0.3)) for f in sure], axis=0)
             beside = (float(np.median([max(f.box[2:]) for f in sure])), ground)
         kept: list[DieBody] = []
+        washed: set[int] = set()  # id() of the kept bodies whose pips a glint washed out
         # the faces bodies hold, read in them: sure ones in place of the unsure ones read on them, and those of pip dice
         # that are no numbered dice beside the others (_pip_die_beside), in place of the marks on them
         in_bodies: list[PipFace] = []
@@ -378,6 +389,9 @@ class DiceReader:
                         if face is not None:
                             in_bodies.append(face)
                             replaced |= {id(f) for f in marks[id(body)]}
+                        elif glints.lights_body(image, body.box, body.mask):
+                            kept.append(body)  # its pips washed out: the classifier's reading, unsure (washed)
+                            washed.add(id(body))
                     continue
             elif min(body.box[2:]) < MIN_BODY_SIDE or (self.reference is None and body.ground_share > GROUND_SHARE_MAX):
                 continue  # too small to read (MIN_BODY_SIDE), or, with no reference frame, of a colour found all
@@ -410,9 +424,9 @@ class DiceReader:
                     held[id(b)] = face
                     continue
             if len(near) == 1 and _lone_pip_of(near[0], b):
-                lone_pips[id(b)] = near[0]
+                lone_pips[id(b)] = _glint_doubted(image, near[0])
         return ([f for f in faces if id(f) not in given_way and id(f) not in replaced] + list(held.values())
-                + in_bodies, [b for b in kept if id(b) not in held], lone_pips)
+                + in_bodies, [b for b in kept if id(b) not in held], lone_pips, washed)
 
     def _classified(self, image: np.ndarray, body: DieBody, view: ViewEstimate) -> DieReading:
         """Read one die body with faces.classify_crop, given the body's tight box, its mask (which
@@ -753,13 +767,23 @@ def _pip_die_face(image: np.ndarray, body: DieBody) -> PipFace | None:
     at 25-45 px and 12 in crowds (of 1168 and 4878 dice), each right and unsure, none read worse, every bench image as
     before; read doubted then (pips.doubted: a speck in a body is one pip as well), they were unsure. Vouched for
     (session 52): 7 more dice sure and right at 60-90 px, 6 at 25-45 px, 18 in crowds, none read worse, the bench and
-    the other checks as before. None when it holds neither. image: HxWx3 uint8 BGR, the frame (px)."""
+    the other checks as before. None when it holds neither. A light lone pip at a glint's grey is unsure
+    (_glint_doubted). image: HxWx3 uint8 BGR, the frame (px)."""
     near = _faces_in_body(image, body, True)
     face = _face_read_in_body(image, body, near, pip_die=True)
     if face is None and len(near) == 1 and _lone_pip_of(near[0], body) and _d6_by_shape(image, body) >= D6_BY_SHAPE:
-        one = near[0]
+        one = _glint_doubted(image, near[0])
         return replace(one, confidence=one.confidence if one.uncapped is None else one.uncapped, uncapped=None)
     return face
+
+
+def _glint_doubted(image: np.ndarray, pip: PipFace) -> PipFace:
+    """A lone pip in a die body's middle (the body's 1, _pip_die_face, read_as_one), doubted (pips.doubted: no body
+    vouches for it) where it is a light pip whose middle is at a glint's grey (glints.at_ceiling): a glint in the
+    middle of a die is as likely. The glint render probe's scene 198 at 60-90 px read a green 2 with a glint between
+    its orange pips as a sure 1 so. image: HxWx3 uint8 BGR, the frame."""
+    p = pip.pips[0]
+    return doubted(pip) if pip.polarity == "light" and glints.at_ceiling(image, p.x, p.y, p.diameter) else pip
 
 
 def _sure_face_read_in_body(image: np.ndarray, body: DieBody, larger: bool) -> PipFace | None:
