@@ -406,6 +406,7 @@ class DiceReader:
         for b in kept:  # the one face that gave way to the body, else the set-aside pips in its middle
             aside = [f for f in set_aside or [] if _lone_pip_of(f, b)]
             near = marks[id(b)] or aside
+            own = False
             if not marks[id(b)] and self.die_set is None:  # a body no face was read on: looked into (finer, if small),
                 # a lone pip set aside in its middle or not (a 3's or a 5's middle pip, its others unread); with one
                 # set aside, a body of any size
@@ -415,6 +416,7 @@ class DiceReader:
                     held[id(b)] = face
                     continue
                 near = _lone_pip_held(aside, inside, b) or aside or inside
+                own = bool(near) and near is inside  # a lone pip only the body's own read found
                 if not near:  # nothing read in it: a small die's 1 on a face its enlarged read measures rough?
                     rough = rough_lone_pip(image, b.box)
                     near = [rough] if rough is not None else []
@@ -424,7 +426,7 @@ class DiceReader:
                     held[id(b)] = face
                     continue
             if len(near) == 1 and _lone_pip_of(near[0], b):
-                lone_pips[id(b)] = _glint_doubted(image, near[0])
+                lone_pips[id(b)] = _glint_doubted(image, near[0]) if own else near[0]
         return ([f for f in faces if id(f) not in given_way and id(f) not in replaced] + list(held.values())
                 + in_bodies, [b for b in kept if id(b) not in held], lone_pips, washed)
 
@@ -778,10 +780,13 @@ def _pip_die_face(image: np.ndarray, body: DieBody) -> PipFace | None:
 
 
 def _glint_doubted(image: np.ndarray, pip: PipFace) -> PipFace:
-    """A lone pip in a die body's middle (the body's 1, _pip_die_face, read_as_one), doubted (pips.doubted: no body
-    vouches for it) where it is a light pip whose middle is at a glint's grey (glints.at_ceiling): a glint in the
-    middle of a die is as likely. The glint render probe's scene 198 at 60-90 px read a green 2 with a glint between
-    its orange pips as a sure 1 so. image: HxWx3 uint8 BGR, the frame."""
+    """A lone pip in a die body's middle that only the body's own read found (the body's 1, _pip_die_face,
+    read_as_one), doubted (pips.doubted: no body vouches for it) where it is a light pip whose middle is at a glint's
+    grey (glints.at_ceiling): a glint in the middle of a die is as likely. The glint render probe's scene 198 at 60-90
+    px read a green 2 with a glint between its orange pips as a sure 1 so. Not a pip the frame's pip search found too
+    and set aside (for its colour, the frame's other dice's pips being dark): white 1s on dark dice at the camera's
+    ceiling, five in the render probes, were read sure and right so, and stay so. image: HxWx3 uint8 BGR, the
+    frame."""
     p = pip.pips[0]
     return doubted(pip) if pip.polarity == "light" and glints.at_ceiling(image, p.x, p.y, p.diameter) else pip
 
