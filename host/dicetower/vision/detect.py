@@ -748,7 +748,11 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"], faces: list[PipF
       a face read at the analysis scale (a die holding its pips), only, at most, a pip that fills them
       (PIP_IS_BODY); and where faces are read sure at the analysis scale, their pips tell the frame's
       scale: a body as long as their die (their median pip diameter / PIP_OF_DIE) or longer is a die, no
-      pip (small dice on a light table, their own pips unread, make a pattern as a face's pips do). Pip
+      pip (small dice on a light table, their own pips unread, make a pattern as a face's pips do); where
+      none is sure, the pips of faces of two pips or more tell it (a lone "pip" may be a speck, or a die):
+      a glint-row frame of five 4s, each face unsure for its glint, read two of the dice as the pips of a
+      close-up 2 boxed over four of them, and all five were lost (four such frames in the row, 18 dice,
+      all found now, unsure; every other bench image and render as before). Pip
       bodies alike in size (PIPS_ALIKE) within LINK_DIAMETERS of their sides of each other are one
       pattern, read in the pattern's box grown by a pip pitch (a lone body holding no pip at all: by half a
       face, FACE_SIDE_DIAMETERS / 2 of its side), without the bodies that are no pips: those marked inside
@@ -798,9 +802,11 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"], faces: list[PipF
     pips, of the same value, and found cut by the frame's edge (PipFace.runs_off) stays cut."""
     s0 = analysis_scale(image.shape)
     small_pips = [p for f in faces for p in f.pips]
-    sure = [p.diameter for f in faces if f.confidence >= UNSURE_BELOW for p in f.pips]
-    # the pips read sure tell the frame's scale: a body as large as their die is a die, no pip
-    largest = statistics.median(sure) / PIP_OF_DIE if sure else math.inf
+    # the pips read sure tell the frame's scale, else those of faces of two pips or more: a body as large as their
+    # die is a die, no pip
+    scale = ([p.diameter for f in faces if f.confidence >= UNSURE_BELOW for p in f.pips]
+             or [p.diameter for f in faces if len(f.pips) > 1 for p in f.pips])
+    largest = statistics.median(scale) / PIP_OF_DIE if scale else math.inf
 
     def pip_body(b: DieBody) -> bool:
         side = max(b.box[2:])
@@ -834,8 +840,8 @@ def large_pip_faces(image: np.ndarray, bodies: list["DieBody"], faces: list[PipF
         # so is one holding two pips alike (a small die whose pips went unread)
         return pip_marks(gray_full, _as_pip(b)) > MARKED_PIP or _twin_pips_polarity(gray_full, b.box) is not None
 
-    def no_pip(b: DieBody) -> bool:  # the second only where no sure face tells the frame's scale
-        return held_die(b) if not sure else pip_marks(gray_full, _as_pip(b)) > MARKED_PIP
+    def no_pip(b: DieBody) -> bool:  # the second only where no face tells the frame's scale
+        return held_die(b) if not scale else pip_marks(gray_full, _as_pip(b)) > MARKED_PIP
 
     found: list[PipFace] = []
     for group in patterns:
