@@ -28,7 +28,8 @@ A glint on the face round a few dark pips is no mark on it (pips.face_roughness'
 was too rough for a die's and the die was lost (the glint row lost 59 of 359 dice, most of them 1s). A die body a glint
 lights beside sure pip dice is read unsure though no pip shows in it (lights_body), and a light lone pip at the glint's
 grey in a body's middle vouches for no 1 (at_ceiling). The glint row, session 63: found 300 -> 315, right 63 -> 84,
-sure and wrong 1 = 1; the glint probes found 25 and 13 more dice, sure and wrong as before.
+sure and wrong 1 = 1; the glint probes found 25 and 13 more dice, sure and wrong as before. A frame whose every face a
+glint left unsure has its scale told by its faces of two pips or more (detect.large_pip_faces): 18 more found.
 """
 
 from __future__ import annotations
