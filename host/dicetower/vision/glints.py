@@ -171,8 +171,6 @@ def hides_pip(centres: np.ndarray, diameters: np.ndarray, layout: np.ndarray | N
 #: die whose pips a glint washed out (lights_body)
 GLINT_LIT_SHARE = 0.02
 GLINT_LIT_MOST = 0.5
-#: the middle of a light pip, GLINT_PIP_MIDDLE of its diameter either way, at a glint's grey (at_ceiling)
-GLINT_PIP_MIDDLE = 0.3
 
 
 def lights_body(image: np.ndarray, box: tuple[int, int, int, int], mask: np.ndarray) -> bool:
@@ -187,13 +185,11 @@ def lights_body(image: np.ndarray, box: tuple[int, int, int, int], mask: np.ndar
 
 
 def at_ceiling(image: np.ndarray, x: float, y: float, diameter: float) -> bool:
-    """Whether a light pip's middle (the square GLINT_PIP_MIDDLE of its diameter either way of its centre x, y; px)
-    is at a glint's grey (its median GLINT_CORE or more): a glint, as likely as a pip. image: HxWx3 uint8 BGR, the
-    frame."""
-    r = max(1, int(round(GLINT_PIP_MIDDLE * diameter)))
-    cx, cy = int(round(x)), int(round(y))
-    middle = image[max(0, cy - r):cy + r + 1, max(0, cx - r):cx + r + 1]
-    return middle.size > 0 and float(np.median(cv2.cvtColor(middle, cv2.COLOR_BGR2GRAY))) >= GLINT_CORE
+    """Whether a light pip's middle (_grey_at's square, GLINT_SPOT of its diameter px across, round its centre x, y
+    px) is at a glint's grey (its median GLINT_CORE or more): a glint, as likely as a pip. False where that square runs
+    off the frame. image: HxWx3 uint8 BGR, the frame."""
+    grey = _grey_at(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.array([x, y]), diameter)
+    return grey is not None and grey >= GLINT_CORE
 
 
 def _grey_at(gray: np.ndarray, point: np.ndarray, dia: float) -> float | None:
