@@ -22,8 +22,11 @@ face was read, and the side face was read as a sure die no one threw: a face see
 doubt for a glint as far off as its die's top face (GLINT_SIDE_REACH), faces of 5 and 6 pips too. The bench's glint
 row (359 dice, session 60): readings of no die read sure 10 -> 3, sure and wrong 2 -> 1, one die right and sure now
 unsure, 6 more dice found; every other bench row, the numbered sets and all eight render probes as before, die by die.
-Not caught: a side 3 (its pips on one line leave its layout square, so it shows no foreshortening), two of the
-three such readings left.
+A side 3 shows no foreshortening in its layout (its pips lie on one line), but its pips do, squashed alike
+(GLINT_ALIKE): a face of 2 or 3 pips so is in doubt for a glint where its die's top face would be, beyond it along the
+pips' minor axis. The glint row's two side 3s read sure (session 64) are unsure now (one of their top faces, a 1, is
+found, unsure and wrong); every other bench row and all eight render probes read as before, die by die. Not caught:
+a side 1 (one pip, its squash alike by itself) below a glint that washed out a 5's pips.
 A glint on the face round a few dark pips is no mark on it (pips.face_roughness's glints_out): counted as one, the face
 was too rough for a die's and the die was lost (the glint row lost 59 of 359 dice, most of them 1s). A die body a glint
 lights beside sure pip dice is read unsure though no pip shows in it (lights_body), and a light lone pip at the glint's
@@ -62,6 +65,12 @@ GLINT_FACE_REACH = 2.2
 #: for faces of 5 and 6 pips too (the side 4 below a 1 in the bench's glint row, photo 0001: pitches 7.5 and 12 px)
 GLINT_OBLIQUE = 0.8
 GLINT_SIDE_REACH = 3.2
+#: a face of 2 or 3 pips shows no foreshortening in its layout (its pips lie on one line), but in its pips: where they
+#: are squashed alike (their mean roundness under GLINT_OBLIQUE, their major axes GLINT_ALIKE alike: the mean
+#: resultant length of their doubled angles), the face may be a side face, its die's top face beyond it along their
+#: minor axis (GLINT_SIDE_REACH pitches on, as above). The side 3 below a 1 the glint washed out, read as a sure 3 no one
+#: threw, in the bench's glint row (photos 3 and 8: pips ~12 x 6 px)
+GLINT_ALIKE = 0.9
 #: a glint ends within GLINT_RUN_ON times a face's reach of its centre (it may be larger than the die's face); a white
 #: floor round a die runs on past that
 GLINT_RUN_ON = 2.5
@@ -83,21 +92,50 @@ GLINT_SPOT = 0.6
 GLINT_BESIDE = 1.2
 
 
-def hides_pip(centres: np.ndarray, diameters: np.ndarray, layout: np.ndarray | None, gray: np.ndarray) -> bool:
+def hides_pip(centres: np.ndarray, diameters: np.ndarray, layout: np.ndarray | None, gray: np.ndarray,
+              squash: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
     """Whether a glint that could hide a pip lies near a face of 1..n pips on its die, where its other pips would
-    be, or (a face of 3 to 6 pips seen obliquely, GLINT_OBLIQUE) where its die's top face would be: a blob at least
-    GLINT_GREY and GLINT_OVER above the plain face round the pips (grey levels), large enough (GLINT_PIP_AREAS,
-    GLINT_THIN, GLINT_WHOLE_PIP), its pips left out, within the face's reach (GLINT_LONE_REACH, GLINT_TWO_REACH,
-    GLINT_FACE_REACH, GLINT_SIDE_REACH) and not running on to the reach's edge: a white floor round a dark die is
-    as bright, and runs on. A 2 may be a 3 whose glint makes no blob of its own (_third_pip_under_glint).
+    be, or (a face of 3 to 6 pips seen obliquely, GLINT_OBLIQUE; of 2 or 3 whose pips are squashed alike, GLINT_ALIKE)
+    where its die's top face would be: a blob at least GLINT_GREY and GLINT_OVER above the plain face round the pips
+    (grey levels), large enough (GLINT_PIP_AREAS, GLINT_THIN, GLINT_WHOLE_PIP), its pips left out, within the face's
+    reach (GLINT_LONE_REACH, GLINT_TWO_REACH, GLINT_FACE_REACH, GLINT_SIDE_REACH) and not running on to the reach's
+    edge: a white floor round a dark die is as bright, and runs on. A 2 may be a 3 whose glint makes no blob of its
+    own (_third_pip_under_glint).
     centres: (N, 2) float px, the face's pip centres in gray's px; diameters: (N,) float px; layout: the face's
     layout map (3x2, image point = [u v 1] @ layout, pips._layout_map) for 2 pips or more, None for a lone pip;
-    gray: HxW uint8. False when the face is too light to show a glint or its reach lies off the frame."""
+    gray: HxW uint8; squash: the pips' (roundness (N,) 0..1, major axis angles (N,) degrees), or None. False when the
+    face is too light to show a glint or its reach lies off the frame."""
+    if _glint_within(centres, diameters, layout, gray, None):
+        return True
+    if squash is None or layout is None or len(centres) > 3 or not _squashed_alike(*squash):
+        return False
+    return _glint_within(centres, diameters, layout, gray, _side_reach(centres, *squash))
+
+
+def _side_reach(centres: np.ndarray, roundness: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """Where a face of 2 or 3 pips (centres: (N, 2) float px) squashed alike (roundness: (N,), angles: (N,) degrees
+    of their major axes) may have its die's top face, seen as a side face: a rectangle along the pips' axes,
+    GLINT_FACE_REACH pitches along the major, that foreshortened and GLINT_SIDE_REACH on along the minor (4x2 px
+    corners)."""
+    pitch = float(np.linalg.norm(centres[:, None] - centres[None], axis=2).max()) / (2 * math.sqrt(2))
+    turn = math.radians(_mean_axis(angles))
+    axes = np.array([[math.cos(turn), math.sin(turn)], [-math.sin(turn), math.cos(turn)]]) * pitch  # major, minor
+    eu, ev = GLINT_FACE_REACH, GLINT_FACE_REACH * float(np.mean(roundness)) + GLINT_SIDE_REACH
+    return centres.mean(axis=0) + np.array([[-eu, -ev], [eu, -ev], [eu, ev], [-eu, ev]]) @ axes
+
+
+def _glint_within(centres: np.ndarray, diameters: np.ndarray, layout: np.ndarray | None, gray: np.ndarray,
+                  side: np.ndarray | None) -> bool:
+    """hides_pip within the face's own reach (side None), or within side (4x2 px corners: _side_reach)."""
     n = len(centres)
     dia = float(np.mean(diameters))
     h, w = gray.shape
     polygon = None
-    if layout is None:
+    if side is not None:
+        polygon = np.column_stack([side, np.ones(4)])
+        (cx, cy) = side.mean(axis=0)
+        reach = float(np.hypot(side[:, 0] - cx, side[:, 1] - cy).max())
+    elif layout is None:
         (cx, cy), reach = centres[0], GLINT_LONE_REACH * dia
     elif n == 2:
         (cx, cy), reach = layout[2], GLINT_TWO_REACH * float(np.hypot(*(centres[1] - centres[0]))) / 2 + dia
@@ -133,7 +171,7 @@ def hides_pip(centres: np.ndarray, diameters: np.ndarray, layout: np.ndarray | N
     level = max(plain + GLINT_OVER, GLINT_GREY)
     if level > GLINT_CORE or peak < level:
         return False  # a face too light to tell a glint on, or nothing brighter than it near it
-    if n == 2 and _third_pip_under_glint(centres, dia, gray, level, plain):
+    if n == 2 and side is None and _third_pip_under_glint(centres, dia, gray, level, plain):
         return True
     far = GLINT_RUN_ON * reach
     x0, x1 = max(int(cx - far), 0), min(int(cx + far) + 1, w)
@@ -171,6 +209,20 @@ def hides_pip(centres: np.ndarray, diameters: np.ndarray, layout: np.ndarray | N
 #: die whose pips a glint washed out (lights_body)
 GLINT_LIT_SHARE = 0.02
 GLINT_LIT_MOST = 0.5
+
+
+def _squashed_alike(roundness: np.ndarray, angles: np.ndarray) -> bool:
+    """Whether pips (roundness: (N,) minor/major axis, 0..1; angles: (N,) degrees of their major axes) are squashed
+    alike, as a face seen obliquely shows them: mean roundness under GLINT_OBLIQUE, axes GLINT_ALIKE alike."""
+    doubled = np.radians(2 * np.asarray(angles, np.float64))
+    alike = float(np.hypot(np.cos(doubled).mean(), np.sin(doubled).mean()))
+    return float(np.mean(roundness)) < GLINT_OBLIQUE and alike >= GLINT_ALIKE
+
+
+def _mean_axis(angles: np.ndarray) -> float:
+    """The mean direction (degrees) of axes at angles (degrees, each the same axis as its turn by 180)."""
+    doubled = np.radians(2 * np.asarray(angles, np.float64))
+    return math.degrees(math.atan2(np.sin(doubled).mean(), np.cos(doubled).mean())) / 2
 
 
 def lights_body(image: np.ndarray, box: tuple[int, int, int, int], mask: np.ndarray) -> bool:

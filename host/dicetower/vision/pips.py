@@ -2079,8 +2079,9 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
         # a glint may hide a pip (of a face of 1-4 pips, or of the top face beside a side face)
         if not doubt and max(conf, vouchable or 0.0) >= UNSURE_BELOW:
             centres = np.array([[p.x, p.y] for p in g])
+            squash = (np.array([p.roundness for p in g]), np.array([p.angle for p in g])) if n in (2, 3) else None
             glint = doubt = glints.hides_pip(centres, np.array([p.diameter for p in g]),
-                                             _layout_map(centres)[1] if n > 1 else None, gray)
+                                             _layout_map(centres)[1] if n > 1 else None, gray, squash)
         # its pips are a face of its polarity as sure as read: its count alone is in doubt (not for a lone pip: a
         # glint may throw specks beside it)
         before_glint = conf if glint and n > 1 and not (ambiguous or marked) else None
