@@ -13,7 +13,7 @@ from dicetower.readings import UNSURE_BELOW, DieReading
 from dicetower.vision import glints
 from dicetower.vision.camera import load_image
 from dicetower.vision.detect import KERNEL_PX, find_die_bodies
-from dicetower.vision.pips import _layout_map, read_faces
+from dicetower.vision.pips import Pip, _layout_map, _pip_direction, _roundness, _smeared_alike, read_faces
 from dicetower.vision.reader import DiceReader, _pip_die_face
 from bench.probes import pip_scene
 from bench.vision import glinted_photos
@@ -105,9 +105,9 @@ def test_a_glint_on_the_top_face_above_a_side_face_puts_the_side_face_in_doubt()
 
 
 def drawn_below_a_glint(pips: list[tuple[int, int]], roundness: float, angles: list[int], glint: bool) -> bool:
-    """glints.hides_pip of a face of pips (ellipses 8 px long, roundness minor/major, their major axes
-    at angles, degrees, as hides_pip is told them) below its die's top face, a glint (16 px across, 50-55 px above
-    the pips) on that top face when glint."""
+    """glints.hides_pip, as pips.read_faces asks it, of a face of pips (Pips 8 px long, roundness minor/major, their
+    major axes at angles, degrees) below its die's top face, a glint (16 px across, 50-55 px above the pips) on that top
+    face when glint."""
     gray = np.full((140, 120), 120, np.uint8)
     cv2.rectangle(gray, (30, 5), (89, 57), 215, -1)  # the top face
     cv2.rectangle(gray, (30, 58), (89, 95), 200, -1)  # the face below it
@@ -115,10 +115,12 @@ def drawn_below_a_glint(pips: list[tuple[int, int]], roundness: float, angles: l
         cv2.ellipse(gray, (x, y), (4, max(1, int(round(4 * roundness)))), turn, 0, 360, 40, -1, cv2.LINE_AA)
     if glint:
         cv2.circle(gray, (60, 20), 8, 255, -1, cv2.LINE_AA)
+    dia = 8.0 * np.sqrt(roundness)
+    group = [Pip(x, y, np.pi / 4 * dia * dia, roundness, turn, 150.0) for (x, y), turn in zip(pips, angles)]
     centres = np.array(pips, np.float64)
-    return glints.hides_pip(centres, np.full(len(pips), 8.0 * np.sqrt(roundness)),
-                            _layout_map(centres)[1] if len(pips) > 1 else None, gray,
-                            (np.full(len(pips), roundness), np.array(angles, np.float64)))
+    squash = (_roundness(group), _pip_direction(group)) if _smeared_alike(group) else None
+    return glints.hides_pip(centres, np.full(len(pips), dia), _layout_map(centres)[1] if len(pips) > 1 else None,
+                            gray, squash)
 
 
 @pytest.mark.parametrize("pips", [[(45, 70), (60, 70), (75, 70)], [(60, 75)]], ids=["3", "1"])

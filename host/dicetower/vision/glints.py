@@ -23,7 +23,7 @@ doubt for a glint as far off as its die's top face (GLINT_SIDE_REACH), faces of 
 row (359 dice, session 60): readings of no die read sure 10 -> 3, sure and wrong 2 -> 1, one die right and sure now
 unsure, 6 more dice found; every other bench row, the numbered sets and all eight render probes as before, die by die.
 A side 3 shows no foreshortening in its layout (its pips lie on one line), but its pips do, squashed alike
-(GLINT_ALIKE): a face of 1 to 3 pips so is in doubt for a glint where its die's top face would be, beyond it along the
+(pips._smeared_alike): a face of 1 to 3 pips so is in doubt for a glint where its die's top face would be, beyond it along the
 pips' minor axis. The glint row's two side 3s and one side 1 (below a 5 whose glint washed out three pips) read sure
 (session 64) are unsure now, and two of their top faces are found, unsure and wrong; every other bench row, all eight
 render probes and the numbered sets read as before, die by die.
@@ -66,12 +66,10 @@ GLINT_FACE_REACH = 2.2
 GLINT_OBLIQUE = 0.8
 GLINT_SIDE_REACH = 3.2
 #: a face of 2 or 3 pips shows no foreshortening in its layout (its pips lie on one line), nor a lone pip (it has no
-#: layout), but in its pips: where they are squashed alike (their mean roundness under GLINT_OBLIQUE, their major axes
-#: GLINT_ALIKE alike: the mean resultant length of their doubled angles), the face may be a side face, its die's top
-#: face beyond it along their minor axis (GLINT_SIDE_REACH pitches on, as above). The side 3 below a 1 the glint
-#: washed out, read as a sure 3 no one threw, in the bench's glint row (photos 3 and 8: pips ~12 x 6 px)
-GLINT_ALIKE = 0.9
-#: ... and a lone pip so (a side 1), its face's pitch taken as GLINT_LONE_PITCH of its major axis (a face's side is
+#: layout), but in its pips: where they are squashed alike (pips._smeared_alike, as a face seen obliquely shows them),
+#: the face may be a side face, its die's top face beyond it along their minor axis (GLINT_SIDE_REACH pitches on, as
+#: above). The side 3 below a 1 the glint washed out, read as a sure 3 no one threw, in the bench's glint row (photos 3
+#: and 8: pips ~12 x 6 px). A lone pip's face's pitch is taken as GLINT_LONE_PITCH of its major axis (a face's side is
 #: ~4.6 pip diameters, pips.FACE_SIDE_DIAMETERS, and ~3.2 pitches)
 GLINT_LONE_PITCH = 1.45
 #: a glint ends within GLINT_RUN_ON times a face's reach of its centre (it may be larger than the die's face); a white
@@ -96,9 +94,9 @@ GLINT_BESIDE = 1.2
 
 
 def hides_pip(centres: np.ndarray, diameters: np.ndarray, layout: np.ndarray | None, gray: np.ndarray,
-              squash: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
+              squash: tuple[float, float] | None = None) -> bool:
     """Whether a glint that could hide a pip lies near a face of 1..n pips on its die, where its other pips would
-    be, or (a face of 3 to 6 pips seen obliquely, GLINT_OBLIQUE; of 1 to 3 whose pips are squashed alike, GLINT_ALIKE)
+    be, or (a face of 3 to 6 pips seen obliquely, GLINT_OBLIQUE; of 1 to 3 pips squashed alike, squash given)
     where its die's top face would be: a blob at least GLINT_GREY and GLINT_OVER above the plain face round the pips
     (grey levels), large enough (GLINT_PIP_AREAS, GLINT_THIN, GLINT_WHOLE_PIP), its pips left out, within the face's
     reach (GLINT_LONE_REACH, GLINT_TWO_REACH, GLINT_FACE_REACH, GLINT_SIDE_REACH) and not running on to the reach's
@@ -106,27 +104,28 @@ def hides_pip(centres: np.ndarray, diameters: np.ndarray, layout: np.ndarray | N
     own (_third_pip_under_glint).
     centres: (N, 2) float px, the face's pip centres in gray's px; diameters: (N,) float px; layout: the face's
     layout map (3x2, image point = [u v 1] @ layout, pips._layout_map) for 2 pips or more, None for a lone pip;
-    gray: HxW uint8; squash: the pips' (roundness (N,) 0..1, major axis angles (N,) degrees), or None. False when the
-    face is too light to show a glint or its reach lies off the frame."""
+    gray: HxW uint8; squash: the pips' (mean roundness 0..1, mean major axis direction in degrees) where they are
+    squashed alike (pips._smeared_alike), else None. False when the face is too light to show a glint or its reach
+    lies off the frame."""
     if _glint_within(centres, diameters, layout, gray, None):
         return True
-    if squash is None or len(centres) > 3 or not _squashed_alike(*squash):
+    if squash is None or len(centres) > 3:
         return False
     return _glint_within(centres, diameters, layout, gray, _side_reach(centres, diameters, *squash))
 
 
-def _side_reach(centres: np.ndarray, diameters: np.ndarray, roundness: np.ndarray, angles: np.ndarray) -> np.ndarray:
-    """Where a face of 1 to 3 pips (centres: (N, 2) float px; diameters: (N,) px) squashed alike (roundness: (N,),
-    angles: (N,) degrees of their major axes) may have its die's top face, seen as a side face: a rectangle along the
-    pips' axes, GLINT_FACE_REACH pitches along the major, that foreshortened and GLINT_SIDE_REACH on along the minor
-    (4x2 px corners). A lone pip's pitch is GLINT_LONE_PITCH of its major axis."""
+def _side_reach(centres: np.ndarray, diameters: np.ndarray, roundness: float, axis: float) -> np.ndarray:
+    """Where a face of 1 to 3 pips (centres: (N, 2) float px; diameters: (N,) px) squashed alike (their mean
+    roundness, 0..1; axis: their major axes' direction, degrees) may have its die's top face, seen as a side face: a
+    rectangle along the pips' axes, GLINT_FACE_REACH pitches along the major, that foreshortened and GLINT_SIDE_REACH
+    on along the minor (4x2 px corners). A lone pip's pitch is GLINT_LONE_PITCH of its major axis."""
     if len(centres) == 1:
-        pitch = GLINT_LONE_PITCH * float(diameters[0]) / math.sqrt(max(float(roundness[0]), 0.1))
+        pitch = GLINT_LONE_PITCH * float(diameters[0]) / math.sqrt(max(roundness, 0.1))
     else:
         pitch = float(np.linalg.norm(centres[:, None] - centres[None], axis=2).max()) / (2 * math.sqrt(2))
-    turn = math.radians(_mean_axis(angles))
+    turn = math.radians(axis)
     axes = np.array([[math.cos(turn), math.sin(turn)], [-math.sin(turn), math.cos(turn)]]) * pitch  # major, minor
-    eu, ev = GLINT_FACE_REACH, GLINT_FACE_REACH * float(np.mean(roundness)) + GLINT_SIDE_REACH
+    eu, ev = GLINT_FACE_REACH, GLINT_FACE_REACH * roundness + GLINT_SIDE_REACH
     return centres.mean(axis=0) + np.array([[-eu, -ev], [eu, -ev], [eu, ev], [-eu, ev]]) @ axes
 
 
@@ -215,20 +214,6 @@ def _glint_within(centres: np.ndarray, diameters: np.ndarray, layout: np.ndarray
 #: die whose pips a glint washed out (lights_body)
 GLINT_LIT_SHARE = 0.02
 GLINT_LIT_MOST = 0.5
-
-
-def _squashed_alike(roundness: np.ndarray, angles: np.ndarray) -> bool:
-    """Whether pips (roundness: (N,) minor/major axis, 0..1; angles: (N,) degrees of their major axes) are squashed
-    alike, as a face seen obliquely shows them: mean roundness under GLINT_OBLIQUE, axes GLINT_ALIKE alike."""
-    doubled = np.radians(2 * np.asarray(angles, np.float64))
-    alike = float(np.hypot(np.cos(doubled).mean(), np.sin(doubled).mean()))
-    return float(np.mean(roundness)) < GLINT_OBLIQUE and alike >= GLINT_ALIKE
-
-
-def _mean_axis(angles: np.ndarray) -> float:
-    """The mean direction (degrees) of axes at angles (degrees, each the same axis as its turn by 180)."""
-    doubled = np.radians(2 * np.asarray(angles, np.float64))
-    return math.degrees(math.atan2(np.sin(doubled).mean(), np.cos(doubled).mean())) / 2
 
 
 def lights_body(image: np.ndarray, box: tuple[int, int, int, int], mask: np.ndarray) -> bool:

@@ -2080,7 +2080,7 @@ def _read_faces(gray: np.ndarray, polarity: str, kernel_px: int, within: list[tu
         # or of 1-3 pips squashed alike)
         if not doubt and max(conf, vouchable or 0.0) >= UNSURE_BELOW:
             centres = np.array([[p.x, p.y] for p in g])
-            squash = (np.array([p.roundness for p in g]), np.array([p.angle for p in g])) if n <= 3 else None
+            squash = (_roundness(g), _pip_direction(g)) if n <= 3 and _smeared_alike(g) else None
             glint = doubt = glints.hides_pip(centres, np.array([p.diameter for p in g]),
                                              _layout_map(centres)[1] if n > 1 else None, gray, squash)
         # its pips are a face of its polarity as sure as read: its count alone is in doubt (not for a lone pip: a
