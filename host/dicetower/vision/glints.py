@@ -23,10 +23,10 @@ doubt for a glint as far off as its die's top face (GLINT_SIDE_REACH), faces of 
 row (359 dice, session 60): readings of no die read sure 10 -> 3, sure and wrong 2 -> 1, one die right and sure now
 unsure, 6 more dice found; every other bench row, the numbered sets and all eight render probes as before, die by die.
 A side 3 shows no foreshortening in its layout (its pips lie on one line), but its pips do, squashed alike
-(pips._smeared_alike): a face of 1 to 3 pips so is in doubt for a glint where its die's top face would be, beyond it along the
-pips' minor axis. The glint row's two side 3s and one side 1 (below a 5 whose glint washed out three pips) read sure
-(session 64) are unsure now, and two of their top faces are found, unsure and wrong; every other bench row, all eight
-render probes and the numbered sets read as before, die by die.
+(pips._smeared_alike): a face of 1 to 3 pips so is in doubt for a glint where its die's top face would be, beyond it
+along the pips' minor axis. The glint row's two side 3s and one side 1 (below a 5 whose glint washed out three pips)
+read sure (session 64) are unsure now, and two of their top faces are found, unsure and wrong; every other bench row,
+all eight render probes and the numbered sets read as before, die by die.
 A glint on the face round a few dark pips is no mark on it (pips.face_roughness's glints_out): counted as one, the face
 was too rough for a die's and the die was lost (the glint row lost 59 of 359 dice, most of them 1s). A die body a glint
 lights beside sure pip dice is read unsure though no pip shows in it (lights_body), and a light lone pip at the glint's
@@ -109,7 +109,7 @@ def hides_pip(centres: np.ndarray, diameters: np.ndarray, layout: np.ndarray | N
     lies off the frame."""
     if _glint_within(centres, diameters, layout, gray, None):
         return True
-    if squash is None or len(centres) > 3:
+    if squash is None:
         return False
     return _glint_within(centres, diameters, layout, gray, _side_reach(centres, diameters, *squash))
 
@@ -173,8 +173,8 @@ def _glint_within(centres: np.ndarray, diameters: np.ndarray, layout: np.ndarray
     if not on.any():
         return False
     plain = float(np.median(gray[np.round(samples[on, 1]).astype(int), np.round(samples[on, 0]).astype(int)]))
-    level = max(plain + GLINT_OVER, GLINT_GREY)
-    if level > GLINT_CORE or peak < level:
+    level = glint_level(plain)
+    if level is None or peak < level:
         return False  # a face too light to tell a glint on, or nothing brighter than it near it
     if n == 2 and side is None and _third_pip_under_glint(centres, dia, gray, level, plain):
         return True
@@ -243,6 +243,44 @@ def _grey_at(gray: np.ndarray, point: np.ndarray, dia: float) -> float | None:
     if x - r < 0 or y - r < 0 or x + r >= w or y + r >= h:
         return None
     return float(np.median(gray[y - r:y + r + 1, x - r:x + r + 1]))
+
+
+def glint_level(face: float) -> float | None:
+    """The grey level (0..255) from which a blob is a glint on a face of grey level face: GLINT_GREY and GLINT_OVER
+    above the face; None when that passes GLINT_CORE (a face too light to tell a glint on)."""
+    level = max(face + GLINT_OVER, GLINT_GREY)
+    return None if level > GLINT_CORE else level
+
+
+def on_face(gray: np.ndarray, corner: tuple[int, int], region: np.ndarray, face: float,
+            reach: tuple[float, float, float]) -> np.ndarray | None:
+    """The pixels of a glint on a face round dark pips (hxw bool over region), which pips.face_roughness leaves out: a
+    glint's core is a blob of gray (the frame, HxW uint8) at a glint's grey (glint_level of the face's grey level face)
+    holding some of region and ending within GLINT_RUN_ON times the face's reach of its centre (reach: x, y, radius px;
+    a white floor round a die runs on past that: no glint), and its halo is what is brighter than the face by half
+    GLINT_OVER or more round it. region: hxw bool, the face's pixels in the window of gray whose top left corner is
+    corner (x, y px). None when there is no such blob, the face is too light to tell a glint on, or leaving the glint
+    out would leave under 8 pixels of region."""
+    level = glint_level(face)
+    (x0, y0), (h, w) = corner, region.shape
+    if level is None or not ((gray[y0:y0 + h, x0:x0 + w] >= level) & region).any():
+        return None
+    cx, cy, r = reach
+    far = GLINT_RUN_ON * r
+    fx0, fy0 = max(int(cx - far), 0), max(int(cy - far), 0)
+    fx1, fy1 = min(int(cx + far) + 1, gray.shape[1]), min(int(cy + far) + 1, gray.shape[0])
+    near = gray[fy0:fy1, fx0:fx1]
+    _, cores = cv2.connectedComponents((near >= level).astype(np.uint8), connectivity=8)
+    edge = np.concatenate([cores[0], cores[-1], cores[:, 0], cores[:, -1]])
+    over = cores[y0 - fy0:y0 - fy0 + h, x0 - fx0:x0 - fx0 + w]  # the cores over the face's window
+    glint = np.isin(cores, np.setdiff1d(np.unique(over[region & (over > 0)]), edge))
+    if not glint.any():
+        return None
+    _, halos = cv2.connectedComponents((near > face + GLINT_OVER / 2).astype(np.uint8), connectivity=8)
+    edge = np.concatenate([halos[0], halos[-1], halos[:, 0], halos[:, -1]])
+    ids = np.setdiff1d(np.unique(halos[glint]), edge)  # a halo running on is a white floor round a dark face
+    lit = np.isin(halos, ids)[y0 - fy0:y0 - fy0 + h, x0 - fx0:x0 - fx0 + w]
+    return lit if lit.any() and np.count_nonzero(region & ~lit) >= 8 else None
 
 
 def _third_pip_under_glint(centres: np.ndarray, dia: float, gray: np.ndarray, level: float, plain: float) -> bool:

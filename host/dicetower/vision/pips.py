@@ -1772,7 +1772,7 @@ def face_roughness(group: list[Pip], gray: np.ndarray, polarity: str, noise: flo
     glyph on a black key). noise: the grey levels of white noise left in gray (noise.noise_sigma, _grain), whose
     share of the deviations (NOISE_DEVIATION of its sigmas) is taken off them in quadrature: grain is no mark on the
     face (0.0: none taken off). glints_out: a glint on the face round dark pips is no mark on it either
-    (_glint_on_face): its pixels are left out, and the deviations are measured toward the pips' side only, a glint's
+    (glints.on_face): its pixels are left out, and the deviations are measured toward the pips' side only, a glint's
     halo fading out lighter than the face (their 95th percentile: a plain face's 90th of both sides)."""
     ref = max(group, key=lambda p: p.area)
     major = _mean([p.major for p in group])
@@ -1823,7 +1823,7 @@ def face_roughness(group: list[Pip], gray: np.ndarray, polarity: str, noise: flo
     contrast = (med - float(np.median(pips))) * (1.0 if polarity == "dark" else -1.0)
     if contrast <= 0.0:
         return math.inf
-    lit = _glint_on_face(gray, (x0, y0), region, med, (cx, cy, reach)) if glints_out and polarity == "dark" else None
+    lit = glints.on_face(gray, (x0, y0), region, med, (cx, cy, reach)) if glints_out and polarity == "dark" else None
     if lit is not None:
         region &= ~lit
         ring = win[region]
@@ -1836,37 +1836,6 @@ def face_roughness(group: list[Pip], gray: np.ndarray, polarity: str, noise: flo
     else:
         deviation = _quantile(np.maximum(np.median(resid) - resid, 0.0), 0.95)
     return _without_grain(deviation, noise) / max(contrast, 1.0)
-
-
-def _glint_on_face(gray: np.ndarray, corner: tuple[int, int], region: np.ndarray, face: float,
-                   reach: tuple[float, float, float]) -> np.ndarray | None:
-    """The pixels of a glint on a face round dark pips (HxW bool over region): a glint's core is a blob of gray (the
-    frame, HxW uint8) at a glint's grey (glints.GLINT_GREY, and GLINT_OVER above the face's grey level face) holding
-    some of region and ending within glints.GLINT_RUN_ON times the face's reach of its centre (reach: x, y, radius
-    px; a white floor round a die runs on past that: no glint), and its halo is what is brighter than the face by
-    half GLINT_OVER or more round it. region: hxw bool, the face's pixels in the window of gray whose top left corner
-    is corner (x, y px). None when there is no such blob, the face is too light to tell a glint on
-    (glints.GLINT_CORE), or leaving the glint out would leave under 8 pixels of region."""
-    level = max(face + glints.GLINT_OVER, glints.GLINT_GREY)
-    (x0, y0), (h, w) = corner, region.shape
-    if level > glints.GLINT_CORE or not ((gray[y0:y0 + h, x0:x0 + w] >= level) & region).any():
-        return None
-    cx, cy, r = reach
-    far = glints.GLINT_RUN_ON * r
-    fx0, fy0 = max(int(cx - far), 0), max(int(cy - far), 0)
-    fx1, fy1 = min(int(cx + far) + 1, gray.shape[1]), min(int(cy + far) + 1, gray.shape[0])
-    near = gray[fy0:fy1, fx0:fx1]
-    _, cores = cv2.connectedComponents((near >= level).astype(np.uint8), connectivity=8)
-    edge = np.concatenate([cores[0], cores[-1], cores[:, 0], cores[:, -1]])
-    on_face = cores[y0 - fy0:y0 - fy0 + h, x0 - fx0:x0 - fx0 + w]
-    glint = np.isin(cores, np.setdiff1d(np.unique(on_face[region & (on_face > 0)]), edge))
-    if not glint.any():
-        return None
-    _, halos = cv2.connectedComponents((near > face + glints.GLINT_OVER / 2).astype(np.uint8), connectivity=8)
-    edge = np.concatenate([halos[0], halos[-1], halos[:, 0], halos[:, -1]])
-    ids = np.setdiff1d(np.unique(halos[glint]), edge)  # a halo running on is a white floor round a dark face
-    lit = np.isin(halos, ids)[y0 - fy0:y0 - fy0 + h, x0 - fx0:x0 - fx0 + w]
-    return lit if lit.any() and np.count_nonzero(region & ~lit) >= 8 else None
 
 
 def merge_halves(groups: list[list[Pip]], thr: float) -> list[list[Pip]]:
