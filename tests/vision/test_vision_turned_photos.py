@@ -58,6 +58,19 @@ def test_a_photo_read_with_its_camera_turn_reads_the_dice_of_the_upright_photo(t
         read_image_file(reader, str(side), turn=45)
 
 
+@pytest.mark.skipif(not MATTEOP65.is_dir(), reason=f"shared datasets not found at {MATTEOP65}")
+def test_a_photo_turned_upside_down_whose_side_faces_lie_above_and_a_little_left_reads_its_dice():
+    # dice_25: three 1s. Turned 180 degrees, its pairs told by shape lie above their top faces and a little left (3
+    # votes), left (1) and below (1); while the frame's direction was the axis nearest their mean ("left", tied with
+    # BELOW), it was read as upright, and a 1's side 3 below it in the upright photo was read as a sure 3 in its place
+    photo = load_image(MATTEOP65 / "images/Train/dice_25.jpg")
+    reader = DiceReader()
+    upright = reader.read(photo)
+    assert sorted(d.value for d in upright) == [1, 1, 1] and not any(d.unsure for d in upright)
+    turned = reader.read(cv2.rotate(photo, cv2.ROTATE_180))
+    assert sorted(d.value for d in turned) == [1, 1, 1] and not any(d.unsure for d in turned)
+
+
 def _pip(x: float, y: float, diameter: float, roundness: float) -> Pip:
     return Pip(x, y, math.pi * diameter * diameter / 4.0, roundness, 0.0, 100.0)
 
@@ -116,3 +129,22 @@ def test_a_side_face_paired_with_two_top_faces_has_one_vote_for_the_frames_direc
     apart = [(face(400, 120), face(400, 100)), (face(450, 120), face(450, 100)), (face(500, 120), face(500, 100))]
     assert _toward_camera(right + apart) == BELOW
     assert _toward_camera([]) == BELOW
+
+
+def test_the_frames_direction_is_the_axis_most_pairs_lie_nearest_to_not_their_means():
+    # a camera above and a little left of the dice (a photo turned 180 degrees): three side faces lie above their top
+    # faces and a little left, two left (a die's other side face) and one below (a side face paired by shape with
+    # the next die's top face). Their mean lies nearest "left", which the old rule took, but "above" has the most
+    def pair(dx: float, dy: float, x: float) -> tuple[list[Pip], list[Pip]]:
+        return [_pip(x + dx, 300 + dy, 3.0, 0.4)], [_pip(x, 300, 4.0, 0.8)]
+
+    above = [pair(-17, -29, 100), pair(-16, -29, 200), pair(-6, -40, 300)]
+    left = [pair(-34, 5, 400), pair(-37, -12, 500)]
+    below = [pair(-30, 49, 600)]
+    assert _toward_camera(above + left + below) == (0.0, -1.0)
+    # two axes with the most votes: the one nearest the pairs' mean, when it beats BELOW; two opposite pairs cancel
+    assert _toward_camera(above[:2] + left[:2] + below) == (-1.0, 0.0)
+    assert _toward_camera([pair(49, -2, 100), pair(-63, -35, 300)]) == BELOW
+    # the most, but not twice BELOW's (faces flattened by a glint pair above the top faces of an upright frame): BELOW
+    leaning = [pair(-30, -35, x) for x in (100, 200, 300)] + [pair(-30, 40, x) for x in (400, 500)]
+    assert _toward_camera(leaning + [pair(-40, 0, 600)]) == BELOW

@@ -1588,6 +1588,14 @@ def _top_unknown(g: list[Pip], h: list[Pip], toward: tuple[float, float]) -> boo
     return _axial_turn(math.degrees(math.atan2(toward[1], toward[0])) % 180.0, minor) > 45.0
 
 
+#: the four image axes (unit vectors, x right, y down) a frame's direction toward the camera may take (_toward_camera)
+_AXES = (BELOW, (0.0, -1.0), (-1.0, 0.0), (1.0, 0.0))
+#: the axis most side faces lie nearest to is the frame's direction toward the camera (_toward_camera) with this many
+#: times BELOW's votes: BELOW is the upright camera's, most frames', and faces flattened otherwise (a glint washing out
+#: some of a face's pips) pair by shape with faces beside them in any direction
+PLURALITY_OVER_BELOW = 2.0
+
+
 def _nearest_axis(dx: float, dy: float) -> tuple[float, float]:
     """The image axis (unit vector, x right, y down) nearest to the direction (dx, dy)."""
     return (math.copysign(1.0, dx), 0.0) if abs(dx) > abs(dy) else (0.0, math.copysign(1.0, dy))
@@ -1598,12 +1606,21 @@ def _toward_camera(side_pairs: list[tuple[list[Pip], list[Pip]]]) -> tuple[float
     axis (a unit vector, x right, y down: BELOW, above, left or right), from the pairs whose shapes alone
     tell the side face from the top face (_side_face_by_shape), which does not depend on how the camera
     or the photo is turned (a tower camera mounted on its side, a phone photo whose EXIF turn was
-    stripped: the side faces lie left, right or above their top faces). The image axis nearest the
-    pairs' mean direction (a camera sees two side faces of a die at once, up to 45 degrees either side
-    of its direction, so the pairs scatter that far, and _is_side_face's cone around the axis spans
-    more), when more pairs (by their votes) lie nearest to that axis than to BELOW; else BELOW (an upright
-    camera above the tray, also when no pair tells or the pairs' directions cancel out). side_pairs: (side
-    face, top face) pip groups, the pairs _side_face_by_shape calls side faces.
+    stripped: the side faces lie left, right or above their top faces). The image axis most pairs (by their
+    votes) lie nearest to, when that is one axis other than BELOW with PLURALITY_OVER_BELOW times BELOW's votes or
+    more; else the axis nearest the pairs' mean direction (a camera sees two side faces of a die at once, up to 45
+    degrees either side of its direction, so the pairs scatter that far, and _is_side_face's cone around the axis
+    spans more), when more pairs lie nearest to it than to BELOW; else BELOW (an upright camera above the tray,
+    also when no pair tells or the pairs' directions cancel out). side_pairs: (side face, top face) pip groups,
+    the pairs _side_face_by_shape calls side faces.
+    Before session 65 the mean's axis alone was asked, and a camera above and a little left of the dice lost its
+    majority: in matteop65's dice_25 turned 180 degrees, pairs worth 3 votes lie above their 1s (and a little left
+    of them), 1 left and 1 below (a side face paired with the next die's 1); their mean's axis, "left", tied BELOW
+    (1 vote each), and the frame was read as upright: a 1's side 3 was read as a sure 3 in place of the 1. Every
+    matteop65 photo turned by 90, 180 and 270 degrees (3240 dice): sure dice no one threw 11 -> 9, found 3206 ->
+    3207, right 3199 -> 3200, none read worse; every bench row, render probe and numbered set as before, die by die.
+    With the plurality alone (any lead over BELOW), 11 -> 8, but an upright glint-row photo whose glints flattened
+    faces above a 3 and a 2 (5 votes above, 3 below) was read as turned, and the 3 (unsure) as an unsure 5.
     A side face paired with several top faces (a lone pip beside two dice) is one face seen once, at most
     one of whose pairs is real: its pairs share one vote, in the mean and in the counts. Counted once per pair,
     such a pip turned matteop65's dice_46 (five 1s, the frame turned a quarter turn) to "below", and two side
@@ -1640,12 +1657,16 @@ def _toward_camera(side_pairs: list[tuple[list[Pip], list[Pip]]]) -> tuple[float
     my = sum(w * uy for w, (_, uy) in zip(weights, units))
     if math.hypot(mx, my) < 1e-9:
         return BELOW
-    axis = _nearest_axis(mx, my)
     nearest = [_nearest_axis(*u) for u in units]
 
     def votes(a: tuple[float, float]) -> float:
         return sum(w for w, n in zip(weights, nearest) if n == a)
 
+    most = max(votes(a) for a in _AXES)
+    leading = [a for a in _AXES if votes(a) >= most - 1e-9]
+    if len(leading) == 1 and leading[0] != BELOW and most >= PLURALITY_OVER_BELOW * votes(BELOW) - 1e-9:
+        return leading[0]
+    axis = _nearest_axis(mx, my)
     return axis if votes(axis) > votes(BELOW) + 1e-9 else BELOW
 
 
