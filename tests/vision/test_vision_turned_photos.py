@@ -59,15 +59,18 @@ def test_a_photo_read_with_its_camera_turn_reads_the_dice_of_the_upright_photo(t
 
 
 @pytest.mark.skipif(not MATTEOP65.is_dir(), reason=f"shared datasets not found at {MATTEOP65}")
-def test_a_photo_turned_upside_down_whose_side_faces_lie_above_and_a_little_left_reads_its_dice():
-    # dice_25: three 1s. Turned 180 degrees, its pairs told by shape lie above their top faces and a little left (3
-    # votes), left (1) and below (1); while the frame's direction was the axis nearest their mean ("left", tied with
-    # BELOW), it was read as upright, and a 1's side 3 below it in the upright photo was read as a sure 3 in its place
+@pytest.mark.parametrize("degrees", [90, 180, 270])
+def test_a_turned_photo_whose_side_faces_lie_off_its_axis_reads_its_dice(degrees):
+    # dice_25: three 1s, each with a side face the camera sees in front and one to the right. Turned 180 degrees, its
+    # pairs told by shape lie above their top faces and a little left (3 votes), left (1) and below (1); while the
+    # frame's direction was the axis nearest their mean ("left", tied with BELOW), it was read as upright, and a 1's
+    # side 3 was read as a sure 3 in its place. Turned 90 degrees, two side faces paired with another side face, a 5,
+    # as their top face gave "below" a vote: a side face has none of its own, and such a pair is no evidence
     photo = load_image(MATTEOP65 / "images/Train/dice_25.jpg")
     reader = DiceReader()
     upright = reader.read(photo)
     assert sorted(d.value for d in upright) == [1, 1, 1] and not any(d.unsure for d in upright)
-    turned = reader.read(cv2.rotate(photo, cv2.ROTATE_180))
+    turned = reader.read(cv2.rotate(photo, TURNS[degrees]))
     assert sorted(d.value for d in turned) == [1, 1, 1] and not any(d.unsure for d in turned)
 
 
@@ -148,3 +151,19 @@ def test_the_frames_direction_is_the_axis_most_pairs_lie_nearest_to_not_their_me
     # the most, but not twice BELOW's (faces flattened by a glint pair above the top faces of an upright frame): BELOW
     leaning = [pair(-30, -35, x) for x in (100, 200, 300)] + [pair(-30, 40, x) for x in (400, 500)]
     assert _toward_camera(leaning + [pair(-40, 0, 600)]) == BELOW
+
+
+def test_a_pair_whose_top_face_is_itself_a_side_face_is_no_evidence_of_the_frames_direction():
+    # matteop65's dice_25 turned 90 degrees clockwise (side faces left of their top faces): two side faces pair by
+    # shape both with their 1 (left) and with a 5 below them, which is itself the side face of another 1
+    def face(x: float, y: float) -> list[Pip]:
+        return [_pip(x, y, 4.0, 0.6)]
+
+    one, five, other_one, one_beyond, three = face(245, 567), face(216, 543), face(167, 512), face(284, 470), \
+        face(250, 454)
+    two, lone, five_left, two_beyond = face(206, 574), face(209, 587), face(127, 518), face(255, 487)
+    pairs = [(two, one), (two, five), (lone, one), (lone, five), (five, other_one), (five_left, other_one),
+             (two_beyond, one_beyond), (two_beyond, three)]
+    # left 2.5 votes, below 0.5 (the pairs taking the 5 for a top face lose their halves), right 1; with those halves,
+    # below had 1.5, left not twice as many, and the mean of all, the 5's own pair pulling it right, lay nearest below
+    assert _toward_camera(pairs) == (-1.0, 0.0)

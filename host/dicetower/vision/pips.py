@@ -1621,6 +1621,12 @@ def _toward_camera(side_pairs: list[tuple[list[Pip], list[Pip]]]) -> tuple[float
     3207, right 3199 -> 3200, none read worse; every bench row, render probe and numbered set as before, die by die.
     With the plurality alone (any lead over BELOW), 11 -> 8, but an upright glint-row photo whose glints flattened
     faces above a 3 and a 2 (5 votes above, 3 below) was read as turned, and the 3 (unsure) as an unsure 5.
+    A pair whose top face is itself the side face of another pair is no evidence (a side face has none of its own);
+    its share of its side face's vote is lost, not passed to that face's other pairs. dice_25 turned 90 degrees
+    clockwise: two side faces paired with a 1 (left) and with that 1's other side face, a 5 (below), gave "below" 1.5
+    votes against "left"'s 2.5, and the mean, which the 5's own pair pulled right, lay nearest below: a 1's side 3
+    was read as a sure die. The turned photos: 9 -> 8 sure dice no one threw, nothing else changed; passed on to the
+    other pairs, a small-dice region read finer turned "right" on two such side faces, and a sure 1 was unsure.
     A side face paired with several top faces (a lone pip beside two dice) is one face seen once, at most
     one of whose pairs is real: its pairs share one vote, in the mean and in the counts. Counted once per pair,
     such a pip turned matteop65's dice_46 (five 1s, the frame turned a quarter turn) to "below", and two side
@@ -1646,6 +1652,8 @@ def _toward_camera(side_pairs: list[tuple[list[Pip], list[Pip]]]) -> tuple[float
     sides = [id(g) for g, _ in side_pairs]
     units, weights = [], []
     for g, h in side_pairs:
+        if id(h) in sides:  # its top face is a side face itself, which has none of its own: no evidence
+            continue
         (gx, gy), (hx, hy) = _centre(g), _centre(h)
         d = math.hypot(gx - hx, gy - hy)
         if d > 0:
