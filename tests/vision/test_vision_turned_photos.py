@@ -6,6 +6,7 @@ take its direction toward the camera from the frame itself (pips._toward_camera)
 Real photos from ../shared/datasets/matteop65_table_d6 (labels.csv: one row per die, its value)."""
 
 import math
+from dataclasses import replace
 
 import cv2
 import pytest
@@ -59,14 +60,18 @@ def test_a_photo_read_with_its_camera_turn_reads_the_dice_of_the_upright_photo(t
 
 
 @pytest.mark.skipif(not MATTEOP65.is_dir(), reason=f"shared datasets not found at {MATTEOP65}")
+@pytest.mark.parametrize("image", ["images/Train/dice_25.jpg", "images/Train/dice_27.jpg"])
 @pytest.mark.parametrize("degrees", [90, 180, 270])
-def test_a_turned_photo_whose_side_faces_lie_off_its_axis_reads_its_dice(degrees):
-    # dice_25: three 1s, each with a side face the camera sees in front and one to the right. Turned 180 degrees, its
-    # pairs told by shape lie above their top faces and a little left (3 votes), left (1) and below (1); while the
-    # frame's direction was the axis nearest their mean ("left", tied with BELOW), it was read as upright, and a 1's
-    # side 3 was read as a sure 3 in its place. Turned 90 degrees, two side faces paired with another side face, a 5,
-    # as their top face gave "below" a vote: a side face has none of its own, and such a pair is no evidence
-    photo = load_image(MATTEOP65 / "images/Train/dice_25.jpg")
+def test_a_turned_photo_whose_side_faces_lie_off_its_axis_reads_its_dice(image, degrees):
+    # dice_25 and dice_27: three 1s each, each with a side face the camera sees in front and one to the right. dice_25
+    # turned 180 degrees: its pairs told by shape lie above their top faces and a little left (3 votes), left (1) and
+    # below (1); while the frame's direction was the axis nearest their mean ("left", tied with BELOW), it was read as
+    # upright, and a 1's side 3 was read as a sure 3 in its place. Turned 90 degrees, two side faces paired with
+    # another side face, a 5, as their top face gave "below" a vote: a side face has none of its own, and such a pair
+    # is no evidence. dice_27: a 1's side 2 lies toward the camera; another die's side 5, squashed across the way it
+    # lies from that 1, paired with it the other way and tied the frame's direction: turned 180 degrees, read upright,
+    # its three 1s were taken for side faces (lost) and the 2 read as a sure die
+    photo = load_image(MATTEOP65 / image)
     reader = DiceReader()
     upright = reader.read(photo)
     assert sorted(d.value for d in upright) == [1, 1, 1] and not any(d.unsure for d in upright)
@@ -167,3 +172,17 @@ def test_a_pair_whose_top_face_is_itself_a_side_face_is_no_evidence_of_the_frame
     # left 2.5 votes, below 0.5 (the pairs taking the 5 for a top face lose their halves), right 1; with those halves,
     # below had 1.5, left not twice as many, and the mean of all, the 5's own pair pulling it right, lay nearest below
     assert _toward_camera(pairs) == (-1.0, 0.0)
+
+
+def test_a_side_face_squashed_across_the_way_it_lies_from_its_top_face_gives_no_vote():
+    # matteop65's dice_27 turned 180 degrees: a 1's side 2 lies above it, squashed along that way (its pips' major axes
+    # across it); another die's side 5 lies below-left of it, squashed left-right (across that way)
+    top = [_pip_at(445, 296, 169.0)]
+    two = [_pip_at(438, 247, 6.0), _pip_at(446, 247, 6.0)]
+    five = [_pip_at(x, y, 102.0) for x, y in ((404, 350), (416, 350), (410, 359), (404, 368), (416, 368))]
+    assert _toward_camera([(two, top), (five, top)]) == (0.0, -1.0)
+    # the 5 squashed along the way it lies (major axes across it, at 30 degrees): a tie of opposite votes, BELOW
+    five_along = [replace(p, angle=30.0) for p in five]
+    assert _toward_camera([(two, top), (five_along, top)]) == BELOW
+    # a lone pip's own axis is too few px to tell: its pair votes whatever its axis
+    assert _toward_camera([(two, top), ([_pip_at(410, 359, 102.0)], top)]) == BELOW

@@ -1594,6 +1594,12 @@ _AXES = (BELOW, (0.0, -1.0), (-1.0, 0.0), (1.0, 0.0))
 #: times BELOW's votes: BELOW is the upright camera's, most frames', and faces flattened otherwise (a glint washing out
 #: some of a face's pips) pair by shape with faces beside them in any direction
 PLURALITY_OVER_BELOW = 2.0
+#: degrees within which a side face of two pips or more lies from its top face along the way its pips are squashed
+#: (their minor axes) for its pair to vote for the frame's direction (_toward_camera): a camera sees a side face
+#: squashed along its own direction, and two side faces of a die at once, up to 45 degrees either side of it; 15 more
+#: for the pips' axes, which a few px of pip and a glint's wash blur (a glint-row side 2 squashed 46 degrees off the
+#: way it lies from its 1)
+SIDE_SQUASH_ALIGN = 60.0
 
 
 def _nearest_axis(dx: float, dy: float) -> tuple[float, float]:
@@ -1627,6 +1633,16 @@ def _toward_camera(side_pairs: list[tuple[list[Pip], list[Pip]]]) -> tuple[float
     votes against "left"'s 2.5, and the mean, which the 5's own pair pulled right, lay nearest below: a 1's side 3
     was read as a sure die. The turned photos: 9 -> 8 sure dice no one threw, nothing else changed; passed on to the
     other pairs, a small-dice region read finer turned "right" on two such side faces, and a sure 1 was unsure.
+    Nor is a pair whose side face, of two pips or more, is squashed across the way it lies from its top face (its
+    pips' minor axes more than SIDE_SQUASH_ALIGN degrees off that way): a camera sees a side face squashed along its
+    own direction, so that face is another die's, seen from the side. dice_27 turned 180 degrees: a 1's side 2 above
+    it (the camera's way) and another die's side 5 below it, squashed left-right, tied the frame's direction, which
+    stayed BELOW: its three 1s were taken for side faces and lost, and the 2 was read as a sure die. The turned photos:
+    sure dice no one threw 8 -> 3, found 3207 -> 3210, right 3200 -> 3203, unsure 29 -> 27; a shrunk photo's 2 read
+    sure (right, unsure before), a crowd render's 2 read unsure as a 2 (a d10 8 before); every other bench row, render
+    probe and numbered set as before, die by die. A lone pip's own axis is a few px: asked of lone pips too (at 45
+    degrees), dice_20 turned a quarter turn lost two 1s. At 45 degrees, a glint-row side 2 squashed 46 degrees off its
+    way lost its vote and that frame read two unsure side faces as dice.
     A side face paired with several top faces (a lone pip beside two dice) is one face seen once, at most
     one of whose pairs is real: its pairs share one vote, in the mean and in the counts. Counted once per pair,
     such a pip turned matteop65's dice_46 (five 1s, the frame turned a quarter turn) to "below", and two side
@@ -1655,6 +1671,9 @@ def _toward_camera(side_pairs: list[tuple[list[Pip], list[Pip]]]) -> tuple[float
         if id(h) in sides:  # its top face is a side face itself, which has none of its own: no evidence
             continue
         (gx, gy), (hx, hy) = _centre(g), _centre(h)
+        if len(g) > 1 and _axial_turn((_pip_direction(g) + 90.0) % 180.0,
+                                      math.degrees(math.atan2(gy - hy, gx - hx)) % 180.0) > SIDE_SQUASH_ALIGN:
+            continue  # squashed across the way it lies from its top face: another die's side face
         d = math.hypot(gx - hx, gy - hy)
         if d > 0:
             units.append(((gx - hx) / d, (gy - hy) / d))
