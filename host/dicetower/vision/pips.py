@@ -1460,6 +1460,12 @@ def _pip_direction(group: list[Pip]) -> float:
     return _axial_mean([p.angle for p in group])
 
 
+def _squash_direction(group: list[Pip]) -> float:
+    """The direction a face's pips are squashed along (a tilt foreshortens them so): the mean of their minor axes,
+    degrees in [0, 180) (_pip_direction turned a quarter turn)."""
+    return (_pip_direction(group) + 90.0) % 180.0
+
+
 def _perpendicular_possible(g: list[Pip], h: list[Pip]) -> bool:
     """Whether pip groups g and h can be two perpendicular faces of one cube: their roundnesses r_g,
     r_h (cosines of perpendicular tilts) have r_g^2 + r_h^2 <= PERPENDICULAR_FACES. A face's roundness is
@@ -1574,7 +1580,7 @@ def _top_unknown(g: list[Pip], h: list[Pip], toward: tuple[float, float]) -> boo
     face for face (a 5's pips outweigh a 1's), the upright photos went 0.93 -> 1.02 % unsure."""
     if _roundness(g) >= SQUARE_FACE or _roundness(h) >= SQUARE_FACE:
         return False
-    minor_g, minor_h = (_pip_direction(g) + 90.0) % 180.0, (_pip_direction(h) + 90.0) % 180.0
+    minor_g, minor_h = _squash_direction(g), _squash_direction(h)
     if _axial_turn(minor_g, minor_h) > FORESHORTEN_ALIGN:
         return False
     (gx, gy), (hx, hy) = _centre(g), _centre(h)
@@ -1671,7 +1677,7 @@ def _toward_camera(side_pairs: list[tuple[list[Pip], list[Pip]]]) -> tuple[float
         if id(h) in sides:  # its top face is a side face itself, which has none of its own: no evidence
             continue
         (gx, gy), (hx, hy) = _centre(g), _centre(h)
-        if len(g) > 1 and _axial_turn((_pip_direction(g) + 90.0) % 180.0,
+        if len(g) > 1 and _axial_turn(_squash_direction(g),
                                       math.degrees(math.atan2(gy - hy, gx - hx)) % 180.0) > SIDE_SQUASH_ALIGN:
             continue  # squashed across the way it lies from its top face: another die's side face
         d = math.hypot(gx - hx, gy - hy)
